@@ -1,0 +1,1 @@
+"""Conformance: oracles (real readers), the plug-in protocol, differential runs and reports."""

@@ -1,0 +1,252 @@
+#!/usr/bin/env node
+// rechain's long-lived bridge to the session readers of @anthropic-ai/claude-agent-sdk.
+//
+// Usage: node ts_sdk_bridge.mjs <sdk-package-dir>
+//
+// Importing the SDK costs ~0.2 s and a call ~1 ms, so one process serves many
+// requests: one JSON object per line on stdin, one reply per line on stdout, in
+// request order. First, before reading stdin, the bridge prints a ready line:
+//   {"id": 0, "ok": true, "ready": true, "version": "0.3.332", "import_ms": 180.5}
+// (or {"id": 0, "ok": false, "error": ...} and exit 1 if the SDK cannot be imported).
+// Requests:
+//   {"id", "cmd": "version"}
+//     -> {"id", "ok": true, "version", "node", "import_ms"}
+//   {"id", "cmd": "session_messages", "transcript_b64", "session_id",
+//    "include_system_messages", "limit", "offset", "env"}
+//     -> {"id", "ok": true, "messages": [...]}
+//   {"id", "cmd": "list_sessions", "files": [{"session_id", "transcript_b64", "mtime_ms"}],
+//    "limit", "offset", "include_programmatic", "env"}
+//     -> {"id", "ok": true, "sessions": [...], "dir": "<the project cwd used>"}
+//   {"id", "cmd": "stop"} -> {"id", "ok": true}, then exit 0
+// Any failure -> {"id", "ok": false, "error": "<one line>"}.
+//
+// Isolation: every reader call gets a fresh temp config dir and a fresh temp
+// project cwd under os.tmpdir(), removed afterwards; CLAUDE_CONFIG_DIR points
+// there for the call only, so a real ~/.claude is never read or written.
+//
+// What was learned about SDK 0.3.332 by experiment (see docs in ts_sdk.py):
+// * env vars such as CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP are read through a lazy
+//   proxy on every access (re-parsed when the raw string changes), so setting
+//   them around one call is enough: no restart is needed.
+// * the config dir is memoized per CLAUDE_CONFIG_DIR *value* in a Map that is
+//   never cleared: a fresh dir per call is correct but grows that Map by one
+//   small entry per call; the Python side recycles the process now and then.
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { Console } from "node:console";
+import { pathToFileURL } from "node:url";
+
+// Only replies may reach stdout: route anything the SDK logs to stderr.
+globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
+
+const protocolOut = process.stdout;
+const MAX_PROJECT_NAME = 200; // longer sanitized names get a hash suffix; we avoid that case
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const RESERVED_ENV = new Set(["CLAUDE_CONFIG_DIR", "HOME"]);
+
+/** Write one reply line; the callback runs once it is handed to the OS. */
+function reply(message, done) {
+  protocolOut.write(`${JSON.stringify(message)}\n`, done);
+}
+
+/** One-line text for an error, so the Python side can show it as is. */
+function describe(error) {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.replace(/\s*\n\s*/g, " | ");
+}
+
+/** Drop inherited Claude/Anthropic settings so only a request's env applies. */
+function scrubEnvironment() {
+  for (const name of Object.keys(process.env)) {
+    if (/^(CLAUDE|ANTHROPIC)/.test(name)) delete process.env[name];
+  }
+}
+
+/** A session file name that cannot leave the project dir. */
+function checkSessionId(sessionId) {
+  if (typeof sessionId !== "string" || !/^[^/\\\0]{1,200}$/.test(sessionId)
+      || sessionId === "." || sessionId === "..") {
+    throw new Error(`unusable session_id for a file name: ${JSON.stringify(sessionId)}`);
+  }
+  return sessionId;
+}
+
+/** The bytes of a transcript, exactly as the caller sent them. */
+function transcriptBytes(b64) {
+  if (typeof b64 !== "string") throw new Error("transcript_b64 must be a base64 string");
+  return Buffer.from(b64, "base64");
+}
+
+/** The requested env overrides: string sets, null unsets. */
+function envOverrides(env) {
+  if (env === undefined || env === null) return [];
+  if (typeof env !== "object" || Array.isArray(env)) throw new Error("env must be an object");
+  return Object.entries(env).map(([name, value]) => {
+    if (!ENV_NAME.test(name) || RESERVED_ENV.has(name)) {
+      throw new Error(`env may not set ${JSON.stringify(name)}`);
+    }
+    if (value !== null && typeof value !== "string") {
+      throw new Error(`env value for ${name} must be a string or null`);
+    }
+    return [name, value];
+  });
+}
+
+/** Set env vars for the duration of fn, then restore the previous values. */
+async function withEnv(pairs, fn) {
+  const saved = [];
+  try {
+    for (const [name, value] of pairs) {
+      saved.push([name, Object.hasOwn(process.env, name) ? process.env[name] : undefined]);
+      if (value === null) delete process.env[name];
+      else process.env[name] = value;
+    }
+    return await fn();
+  } finally {
+    for (const [name, value] of saved.reverse()) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+/** Run fn in a fresh config dir + project cwd, pointed to by CLAUDE_CONFIG_DIR. */
+async function withScratch(env, fn) {
+  const pairs = envOverrides(env);
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "rc-")));
+  try {
+    const configDir = path.join(root, "cfg");
+    const cwd = path.join(root, "cwd");
+    fs.mkdirSync(cwd);
+    const projectName = cwd.replace(/[^A-Za-z0-9]/g, "-");
+    if (projectName.length > MAX_PROJECT_NAME) {
+      throw new Error(`temp dir path too long for an unhashed project name: ${cwd}`);
+    }
+    const projectDir = path.join(configDir, "projects", projectName);
+    fs.mkdirSync(projectDir, { recursive: true });
+    return await withEnv([...pairs, ["CLAUDE_CONFIG_DIR", configDir]], () =>
+      fn({ cwd, projectDir }),
+    );
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Place one transcript where the SDK looks for it, optionally with a given mtime. */
+function writeSession(projectDir, sessionId, b64, mtimeMs) {
+  const file = path.join(projectDir, `${checkSessionId(sessionId)}.jsonl`);
+  fs.writeFileSync(file, transcriptBytes(b64));
+  if (mtimeMs !== undefined && mtimeMs !== null) {
+    if (typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs)) {
+      throw new Error("mtime_ms must be a finite number");
+    }
+    fs.utimesSync(file, mtimeMs / 1000, mtimeMs / 1000);
+  }
+}
+
+/** Paging options in the SDK's shape; absent values stay absent. */
+function paging(request) {
+  const options = {};
+  if (request.limit !== undefined && request.limit !== null) options.limit = request.limit;
+  if (request.offset !== undefined && request.offset !== null) options.offset = request.offset;
+  return options;
+}
+
+function makeHandlers(sdk, info) {
+  return {
+    async version() {
+      return { version: info.version, node: process.version, import_ms: info.importMs };
+    },
+    async session_messages(request) {
+      const messages = await withScratch(request.env, async ({ cwd, projectDir }) => {
+        writeSession(projectDir, request.session_id, request.transcript_b64, null);
+        return sdk.getSessionMessages(request.session_id, {
+          dir: cwd,
+          includeSystemMessages: Boolean(request.include_system_messages),
+          ...paging(request),
+        });
+      });
+      return { messages };
+    },
+    async list_sessions(request) {
+      if (!Array.isArray(request.files)) throw new Error("files must be a list");
+      return withScratch(request.env, async ({ cwd, projectDir }) => {
+        for (const file of request.files) {
+          writeSession(projectDir, file.session_id, file.transcript_b64, file.mtime_ms);
+        }
+        const options = { dir: cwd, includeWorktrees: false, ...paging(request) };
+        if (typeof request.include_programmatic === "boolean") {
+          options.includeProgrammatic = request.include_programmatic;
+        }
+        return { sessions: await sdk.listSessions(options), dir: cwd };
+      });
+    },
+    async stop() {
+      return {};
+    },
+  };
+}
+
+let stopped = false;
+
+/** Answer one request line; never throws. Lines after a stop are ignored. */
+async function serve(line, handlers) {
+  if (stopped) return;
+  let id = null;
+  let stopping = false;
+  try {
+    const request = JSON.parse(line);
+    if (typeof request !== "object" || request === null || Array.isArray(request)) {
+      throw new Error("a request must be a JSON object");
+    }
+    id = request.id ?? null;
+    const handler = Object.hasOwn(handlers, request.cmd) ? handlers[request.cmd] : undefined;
+    if (!handler) throw new Error(`unknown cmd ${JSON.stringify(request.cmd)}`);
+    stopping = request.cmd === "stop";
+    stopped = stopping;
+    const result = await handler(request);
+    reply({ id, ok: true, ...result }, stopping ? () => process.exit(0) : undefined);
+  } catch (error) {
+    reply({ id, ok: false, error: describe(error) });
+  }
+}
+
+async function main() {
+  const sdkDir = process.argv[2];
+  if (!sdkDir) {
+    reply({ id: 0, ok: false, error: "usage: node ts_sdk_bridge.mjs <sdk-package-dir>" });
+    process.exitCode = 2;
+    return;
+  }
+  scrubEnvironment();
+  let sdk;
+  let info;
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(sdkDir, "package.json"), "utf8"));
+    const started = performance.now();
+    sdk = await import(pathToFileURL(path.join(sdkDir, manifest.main ?? "sdk.mjs")).href);
+    info = { version: manifest.version, importMs: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (error) {
+    reply({ id: 0, ok: false, error: `cannot import the SDK from ${sdkDir}: ${describe(error)}` },
+      () => process.exit(1));
+    return;
+  }
+  process.on("unhandledRejection", (error) => {
+    process.stderr.write(`bridge: unhandled rejection: ${describe(error)}\n`);
+  });
+  const handlers = makeHandlers(sdk, info);
+  reply({ id: 0, ok: true, ready: true, version: info.version, import_ms: info.importMs });
+  let queue = Promise.resolve();
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  lines.on("line", (line) => {
+    queue = queue.then(() => serve(line, handlers));
+  });
+  lines.on("close", () => {
+    queue.then(() => process.exit(0));
+  });
+}
+
+await main();

@@ -1,0 +1,171 @@
+"""Install pinned oracles into the rechain cache, idempotently.
+
+An install is built in a staging dir next to its final place and renamed into
+place only once it is complete (marker written last), so an interrupted install
+never looks installed and a second run simply finishes the job.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from rechain.conformance.oracles.registry import (
+    MARKER_NAME,
+    REGISTRY,
+    OracleSpec,
+    install_dir,
+    is_installed,
+    marker_content,
+    oracles_root,
+)
+
+from rechain.errors import UsageError
+
+NPM_TIMEOUT_S = 900
+MIN_NODE = (18, 14)  # the SDK's engines.node; tested on Node 20
+# --omit=optional skips the 384 MiB native CLI binary, which the readers never run.
+# --legacy-peer-deps skips the peers (@anthropic-ai/sdk, MCP SDK, zod: 102 packages,
+# 67 MB, ~12 s): sdk.mjs bundles everything the readers use and imports no peer,
+# so the install is exactly one pinned package. --ignore-scripts: nothing to run.
+NPM_FLAGS = (
+    "--omit=optional",
+    "--no-audit",
+    "--no-fund",
+    "--ignore-scripts",
+    "--legacy-peer-deps",
+    "--no-update-notifier",
+)
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    """What ``install`` did, for the command line to report."""
+
+    spec: OracleSpec
+    path: Path
+    already: bool
+    seconds: float
+
+
+def require_tool(tool: str, spec: OracleSpec) -> str:
+    """The absolute path of ``tool``, or a one-line UsageError naming what needs it."""
+    found = shutil.which(tool)
+    if found is None:
+        raise UsageError(
+            f"{spec.name} needs `{tool}` on PATH (install Node.js >= 18.14 with npm; 20 is tested)"
+        )
+    return found
+
+
+def node_version(node: str) -> tuple[int, int]:
+    """Major and minor version of the ``node`` binary (0, 0 when unreadable)."""
+    try:
+        text = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return (0, 0)
+    match = re.match(r"v(\d+)\.(\d+)", text.strip())
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+
+
+def committed_package_json() -> bytes:
+    """The package.json shipped with rechain that pins the TS SDK."""
+    node_dir = resources.files("rechain.conformance").joinpath("node")
+    return node_dir.joinpath("package.json").read_bytes()
+
+
+def check_pin(spec: OracleSpec, manifest: bytes) -> None:
+    """Refuse to install when package.json and the registry disagree on the version."""
+    pinned = json.loads(manifest).get("dependencies", {}).get(spec.package)
+    if pinned != spec.version:
+        raise UsageError(
+            f"conformance/node/package.json pins {spec.package} {pinned!r}, "
+            f"but the registry says {spec.version}: make them agree"
+        )
+
+
+def last_line(text: str) -> str:
+    """The most telling line of a tool's output: npm puts the error summary last."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if "ERR" in line]
+    return (errors or lines or ["(no output)"])[-1]
+
+
+def install_npm(spec: OracleSpec, staging: Path) -> None:
+    """``npm install`` the committed package.json into ``staging``."""
+    node = require_tool("node", spec)
+    npm = require_tool("npm", spec)
+    found = node_version(node)
+    if found < MIN_NODE:
+        raise UsageError(f"{spec.name} needs Node.js >= 18.14 ({node} is {found[0]}.{found[1]})")
+    manifest = committed_package_json()
+    check_pin(spec, manifest)
+    (staging / "package.json").write_bytes(manifest)
+    try:
+        done = subprocess.run(
+            [npm, "install", *NPM_FLAGS],
+            cwd=staging,
+            capture_output=True,
+            text=True,
+            timeout=NPM_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"npm install of {spec.slug} took over {NPM_TIMEOUT_S} s") from None
+    if done.returncode != 0:
+        raise UsageError(
+            f"npm install of {spec.slug} failed (exit {done.returncode}): "
+            f"{last_line(done.stderr or done.stdout)}"
+        )
+    if not (staging / spec.entry).exists():
+        raise UsageError(f"npm install of {spec.slug} did not create {spec.entry}")
+
+
+INSTALLERS: dict[str, Callable[[OracleSpec, Path], None]] = {"npm": install_npm}
+
+
+def can_install(spec: OracleSpec) -> bool:
+    """Whether this module knows how to install ``spec``."""
+    return spec.installer in INSTALLERS
+
+
+def installable() -> list[OracleSpec]:
+    """Every registered oracle that ``install`` can handle, in name order."""
+    return [REGISTRY[name] for name in sorted(REGISTRY) if can_install(REGISTRY[name])]
+
+
+def install(spec: OracleSpec, *, force: bool = False) -> InstallResult:
+    """Install ``spec`` unless a finished install is already there (or ``force``)."""
+    target = install_dir(spec)
+    if is_installed(spec) and not force:
+        return InstallResult(spec, target, already=True, seconds=0.0)
+    if not can_install(spec):
+        raise UsageError(f"rechain cannot install {spec.name} yet (installer {spec.installer!r})")
+    started = time.monotonic()
+    oracles_root().mkdir(parents=True, exist_ok=True)
+    staging = oracles_root() / f".{spec.slug}.staging-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        INSTALLERS[spec.installer](spec, staging)
+        marker = json.dumps(marker_content(spec), indent=2) + "\n"
+        (staging / MARKER_NAME).write_text(marker, encoding="utf-8")
+        shutil.rmtree(target, ignore_errors=True)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not is_installed(spec):  # a concurrent install did not win either
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return InstallResult(spec, target, already=False, seconds=time.monotonic() - started)

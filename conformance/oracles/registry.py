@@ -1,0 +1,94 @@
+"""Which oracles exist, the version each is pinned to, and where each one is installed.
+
+One frozen ``OracleSpec`` per oracle. Install locations live under
+``rechain.cache.cache_dir()/oracles/<name>@<version>/`` so two pinned versions
+can sit side by side, and a marker file written last tells a finished install
+from an interrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from rechain.cache import cache_dir
+from rechain.errors import UsageError
+
+MARKER_NAME = ".rechain-installed.json"
+
+
+@dataclass(frozen=True)
+class OracleSpec:
+    """A pinned oracle: what it is, how ``install`` gets it, and what it loads."""
+
+    name: str
+    version: str
+    installer: str  # key into ``rechain.conformance.oracles.install.INSTALLERS``
+    package: str  # the package name in its registry (npm, PyPI)
+    entry: str  # path, relative to the install dir, of what the adapter loads
+    summary: str
+
+    @property
+    def slug(self) -> str:
+        """``name@version``: the install dir's name and how the oracle is shown."""
+        return f"{self.name}@{self.version}"
+
+
+AGENT_SDK_TS = OracleSpec(
+    name="agent-sdk-ts",
+    version="0.3.332",
+    installer="npm",
+    package="@anthropic-ai/claude-agent-sdk",
+    entry="node_modules/@anthropic-ai/claude-agent-sdk",
+    summary="TypeScript Agent SDK session readers (getSessionMessages, listSessions)",
+)
+
+# Others (agent-sdk-py, claude-code) add their spec here and an installer in install.py.
+REGISTRY: MappingProxyType[str, OracleSpec] = MappingProxyType(
+    {spec.name: spec for spec in (AGENT_SDK_TS,)}
+)
+
+
+def get(name: str) -> OracleSpec:
+    """The spec called ``name``; an unknown name is the user's mistake."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(REGISTRY))
+        raise UsageError(f"unknown oracle {name!r} (known: {known})") from None
+
+
+def oracles_root() -> Path:
+    """Parent of every install dir; read at call time so ``$RECHAIN_CACHE`` applies."""
+    return cache_dir() / "oracles"
+
+
+def install_dir(spec: OracleSpec) -> Path:
+    """Where ``spec`` is (or would be) installed."""
+    return oracles_root() / spec.slug
+
+
+def entry_path(spec: OracleSpec) -> Path:
+    """The file or directory the adapter loads from the install dir."""
+    return install_dir(spec) / spec.entry
+
+
+def marker_path(spec: OracleSpec) -> Path:
+    """The file ``install`` writes last, once everything else is in place."""
+    return install_dir(spec) / MARKER_NAME
+
+
+def marker_content(spec: OracleSpec) -> dict[str, str]:
+    """What the marker records, so a stale or foreign dir is not taken as installed."""
+    return {"name": spec.name, "version": spec.version, "package": spec.package}
+
+
+def is_installed(spec: OracleSpec) -> bool:
+    """True when a finished install of exactly this pinned version is in the cache."""
+    try:
+        recorded = json.loads(marker_path(spec).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return recorded == marker_content(spec) and entry_path(spec).exists()

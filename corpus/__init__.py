@@ -1,0 +1,1 @@
+"""Language-agnostic corpus cases and the code that loads, lints, records and anonymises them."""

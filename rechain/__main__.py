@@ -1,0 +1,5 @@
+"""``python -m rechain`` runs the command line."""
+
+from rechain.cli import main
+
+raise SystemExit(main())

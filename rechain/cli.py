@@ -1,0 +1,56 @@
+"""The ``rechain`` command: one subcommand per module in ``rechain.commands``.
+
+Each module there exposes ``register(subparsers)``, which adds its parser and
+sets ``handler`` (``args -> exit code``) as a default. Adding a command is
+adding a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from rechain import __version__, commands
+from rechain.errors import UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as ``rechain: ...`` and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, with every command module registered in name order."""
+    parser = _Parser(prog="rechain", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"rechain {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; user mistakes become one line on stderr and exit 2."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "handler", None):
+            parser.print_help(sys.stderr)
+            return 2
+        return int(args.handler(args))
+    except UsageError as error:
+        print(f"rechain: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rechain: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

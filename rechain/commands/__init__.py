@@ -1,0 +1,1 @@
+"""Subcommands of ``rechain``: each module defines ``register(subparsers)``."""

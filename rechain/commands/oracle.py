@@ -1,0 +1,78 @@
+"""``rechain oracle install|list``: put the pinned real readers into the cache and show them.
+
+Oracles are installed on demand (not at pip install time) because they come from
+other registries (npm) and are large; the tests that need one skip until then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from rechain.conformance.oracles.install import InstallResult, can_install, install, installable
+from rechain.conformance.oracles.registry import REGISTRY, get, install_dir, is_installed
+from rechain.errors import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add ``oracle`` with its two actions."""
+    parser = subparsers.add_parser(
+        "oracle",
+        help="install or list the oracles (real transcript readers)",
+        description="Install the pinned oracles into the rechain cache, or list them.",
+    )
+    actions = parser.add_subparsers(dest="oracle_action", metavar="ACTION")
+    install_parser = actions.add_parser(
+        "install", help="install oracles into the cache (default: all that rechain can install)"
+    )
+    install_parser.add_argument("names", nargs="*", metavar="NAME", help="oracle names")
+    install_parser.add_argument(
+        "--force", action="store_true", help="reinstall even when already installed"
+    )
+    actions.add_parser("list", help="show each oracle, its pinned version and install state")
+    parser.set_defaults(handler=run, oracle_parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch to the chosen action; no action prints the usage."""
+    if args.oracle_action == "install":
+        return run_install(args.names, force=args.force)
+    if args.oracle_action == "list":
+        return run_list()
+    args.oracle_parser.print_help(sys.stderr)
+    return 2
+
+
+def run_install(names: list[str], *, force: bool) -> int:
+    """Install the named oracles (or every installable one) and say what happened."""
+    specs = [get(name) for name in names] if names else installable()
+    for spec in specs:
+        if not can_install(spec):
+            raise UsageError(f"rechain cannot install {spec.name} yet")
+    for spec in specs:
+        print(describe(install(spec, force=force)), flush=True)
+    return 0
+
+
+def describe(result: InstallResult) -> str:
+    """One line per oracle: what was done, which version, where."""
+    spec = result.spec
+    if result.already:
+        return f"{spec.name} {spec.version}: already installed in {result.path}"
+    return f"{spec.name} {spec.version}: installed in {result.path} ({result.seconds:.1f} s)"
+
+
+def run_list() -> int:
+    """A table of every registered oracle."""
+    rows = [("NAME", "VERSION", "INSTALLED", "PATH")]
+    for name in sorted(REGISTRY):
+        spec = REGISTRY[name]
+        rows.append(
+            (spec.name, spec.version, "yes" if is_installed(spec) else "no", str(install_dir(spec)))
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)]
+        print("  ".join([*cells, row[3]]))
+    return 0

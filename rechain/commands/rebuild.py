@@ -1,0 +1,80 @@
+"""``rechain rebuild``: one transcript, rebuilt as a profile's reader does."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rechain import jsonio, textview
+from rechain.errors import UsageError
+from rechain.reference import DEFAULT_PROFILE, Options, get_profile, rebuild
+from rechain.reference.sessions import find_session, is_session_id
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "rebuild",
+        help="rebuild one transcript's conversation as a reader does",
+        description="Rebuild a transcript (a path, or --session ID) with a profile's rules.",
+    )
+    parser.add_argument("path", nargs="?", type=Path, help="a transcript .jsonl file")
+    parser.add_argument("--session", metavar="ID", help="find the session by id instead of a path")
+    parser.add_argument(
+        "--project", metavar="DIR", type=Path, help="with --session: the project's working directory"
+    )
+    parser.add_argument("--profile", default=DEFAULT_PROFILE, help="reader profile (default: sdk)")
+    parser.add_argument("--system", action="store_true", help="include system rows (SDK option)")
+    parser.add_argument("--limit", type=int, default=None, help="page size (SDK option)")
+    parser.add_argument("--offset", type=int, default=0, help="page start (SDK option)")
+    parser.add_argument("--format", choices=("json", "text"), default="json")
+    parser.set_defaults(handler=run)
+
+
+def _transcript(args: argparse.Namespace) -> Path:
+    if args.path is not None and args.session is not None:
+        raise UsageError("give a PATH or --session ID, not both")
+    if args.session is not None:
+        if not is_session_id(args.session):
+            raise UsageError(f"--session {args.session!r} is not a session id (a UUID)")
+        found = find_session(args.session, args.project)
+        if found is None:
+            where = f"project {args.project}" if args.project else "any project"
+            raise UsageError(f"no transcript for session {args.session} in {where}")
+        return found
+    if args.path is None:
+        raise UsageError("give a transcript PATH or --session ID")
+    return args.path
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory, not a transcript") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    profile = get_profile(args.profile)
+    path = _transcript(args)
+    data = _read(path)
+    options = Options(
+        include_system_messages=args.system,
+        limit=args.limit,
+        offset=args.offset,
+        disable_precompact_skip=bool(os.environ.get("CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP")),
+    )
+    stem = path.name.removesuffix(".jsonl")
+    result = rebuild(data, profile, options, session_id=stem if is_session_id(stem) else None)
+    if args.format == "json":
+        sys.stdout.buffer.write(jsonio.dumps(result.to_json()) + b"\n")
+    else:
+        sys.stdout.write(textview.render(result))
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,91 @@
+"""A rebuilt conversation as text people read: roles, tool calls beside their results."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rechain.reference.model import Rebuild
+
+_WIDTH = 100
+
+
+def _clip(text: str, limit: int = 400) -> str:
+    text = text.replace("\r", "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _block_lines(block: Any, results: dict[str, str]) -> list[str]:
+    if not isinstance(block, dict):
+        return [_clip(str(block))]
+    kind = block.get("type")
+    if kind == "text":
+        return [_clip(str(block.get("text", "")))]
+    if kind == "thinking":
+        return [f"(thinking) {_clip(str(block.get('thinking', '')), 200)}"]
+    if kind == "tool_use":
+        name, call = block.get("name", "?"), block.get("id", "?")
+        lines = [f"→ {name} [{call}] {_clip(str(block.get('input', '')), 200)}"]
+        if call in results:
+            lines.append(f"  ← {results[call]}")
+        else:
+            lines.append("  ← (no result in the rebuilt conversation)")
+        return lines
+    if kind == "tool_result":
+        return [f"← result for [{block.get('tool_use_id', '?')}] (shown with its call)"]
+    return [f"({kind})"]
+
+
+def _results(messages: tuple[dict[str, Any], ...]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for message in messages:
+        content = (message.get("message") or {}).get("content") if isinstance(
+            message.get("message"), dict
+        ) else None
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                body = block.get("content")
+                if isinstance(body, list):
+                    body = " ".join(
+                        str(b.get("text", "")) for b in body if isinstance(b, dict)
+                    )
+                error = " (error)" if block.get("is_error") else ""
+                found[str(block.get("tool_use_id"))] = _clip(str(body), 200) + error
+    return found
+
+
+def render(result: Rebuild) -> str:
+    """The conversation, then a summary of what was skipped or left off the chain."""
+    results = _results(result.messages)
+    out = [f"profile {result.profile} · leaf {result.leaf or '(none)'} · "
+           f"{len(result.messages)} messages"]
+    for message in result.messages:
+        body = message.get("message")
+        role = body.get("role", message["type"]) if isinstance(body, dict) else message["type"]
+        flags = [f for f in ("is_meta", "isCompactSummary", "isQueuedCommand") if message.get(f)]
+        header = f"── {role} · line {message['line']} · {message['uuid']}"
+        if flags:
+            header += " · " + ", ".join(flags)
+        out.append(header[:_WIDTH])
+        content = body.get("content") if isinstance(body, dict) else body
+        if isinstance(content, list):
+            lines = [line for block in content for line in _block_lines(block, results)]
+            only_results = all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+            if only_results and content:
+                lines = ["(tool results, shown with their calls)"]
+        else:
+            lines = [_clip(str(content))]
+        out.extend("   " + line for line in lines)
+    if result.error:
+        out.append(f"reader error: {result.error}")
+    counts = Counter(d.kind for d in result.diagnostics)
+    if counts:
+        out.append("── left out or repaired: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
+        for d in result.diagnostics:
+            if d.kind in ("recovered", "relinked"):
+                continue
+            where = f"line {d.line}" if d.line is not None else "file"
+            out.append(f"   {where}: {d.kind}: {d.detail}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,118 @@
+"""JavaScript value semantics the real readers rely on, for parsed JSON values.
+
+The oracles are JavaScript: their ``if (x)``, ``===``, ``??`` and ``x.y`` on
+whatever a line happened to contain decide what is kept. These helpers give
+the same answers for values that came out of a JSON parser, so the stages can
+say what they mean without re-deriving JS rules at every use.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+
+class _Undefined:
+    """JavaScript's ``undefined``: a missing key, distinct from JSON ``null``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEFINED: Final = _Undefined()
+
+
+def prop(value: Any, key: str) -> Any:
+    """``value?.[key]`` for a parsed JSON value (only objects have properties here)."""
+    if type(value) is dict:
+        return value.get(key, UNDEFINED)
+    return UNDEFINED
+
+
+def truthy(value: Any) -> bool:
+    """JavaScript truthiness: ``[]`` and ``{}`` are true; ``0``, ``""``, null are false."""
+    if value is None or value is UNDEFINED or value is False:
+        return False
+    if value is True:
+        return True
+    if isinstance(value, int | float):
+        return value == value and value != 0  # NaN is falsy
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def nullish(value: Any) -> bool:
+    """True for ``null`` and ``undefined`` (the left side of ``??`` is replaced)."""
+    return value is None or value is UNDEFINED
+
+
+def is_object(value: Any) -> bool:
+    """``typeof v === "object" && v !== null``: objects and arrays."""
+    return type(value) is dict or type(value) is list
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """``a === b`` for parsed JSON values: objects are never equal to a copy."""
+    if a is b:
+        return not (isinstance(a, float) and a != a)
+    ta, tb = type(a), type(b)
+    if ta is bool or tb is bool:
+        return ta is tb and a == b
+    if ta in (int, float) and tb in (int, float):
+        return a == b
+    if ta is str and tb is str:
+        return a == b
+    return False
+
+
+def key(value: Any) -> tuple[str, Any] | None:
+    """A hashable stand-in with ``===`` semantics, or None for objects (equal to nothing)."""
+    t = type(value)
+    if t is str:
+        return ("s", value)
+    if t is bool:
+        return ("b", value)
+    if t is int or t is float:
+        return ("n", float(value)) if value == value else None
+    if value is None:
+        return ("null", None)
+    if value is UNDEFINED:
+        return ("undefined", None)
+    return None
+
+
+def to_string(value: Any) -> str:
+    """``String(value)`` for parsed JSON values (used where JS concatenates keys)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if value is UNDEFINED:
+        return "undefined"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, list):
+        return ",".join("" if nullish(v) else to_string(v) for v in value)
+    return "[object Object]"
+
+
+def is_string_nonempty(value: Any) -> bool:
+    """``typeof v === "string" && v``."""
+    return type(value) is str and value != ""

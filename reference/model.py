@@ -1,0 +1,67 @@
+"""Value types shared by every stage of the reference loader and its profiles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Why a line or entry did not make it into the rebuilt conversation.
+
+    ``line`` is 1-based in the original file (``None`` when the finding is not
+    tied to one line); ``kind`` is a short stable token from
+    ``rechain/schemas/rebuild.json``; ``detail`` is for people.
+    """
+
+    line: int | None
+    kind: str
+    detail: str
+
+    def to_json(self) -> Json:
+        return {"line": self.line, "kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Reader options, as the real readers take them.
+
+    ``disable_precompact_skip`` mirrors ``CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP``;
+    the CLI reads the variable at its edge so the stages stay pure.
+    """
+
+    include_system_messages: bool = False
+    limit: int | None = None
+    offset: int = 0
+    disable_precompact_skip: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuild:
+    """The conversation a profile rebuilds from one transcript, plus what it left out."""
+
+    profile: str
+    session_id: str | None
+    leaf: str | None
+    messages: tuple[Json, ...]
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+    error: str | None = None
+
+    @property
+    def uuids(self) -> list[str]:
+        """The uuids of the rebuilt messages, in order."""
+        return [m["uuid"] for m in self.messages]
+
+    def to_json(self) -> Json:
+        """The ``rechain rebuild --format json`` object (schema: ``rebuild.json``)."""
+        return {
+            "profile": self.profile,
+            "session_id": self.session_id,
+            "leaf": self.leaf,
+            "messages": list(self.messages),
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "error": self.error,
+        }

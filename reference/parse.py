@@ -1,0 +1,123 @@
+"""Stage 2, parsing: numbered lines to entries, with a reason for every line left out.
+
+The TS SDK skips leading bytes up to 0x20, decodes UTF-8 with U+FFFD for bad
+bytes, runs a strict ``JSON.parse`` and keeps objects whose ``type`` is a
+conversation type and whose ``uuid`` is a string. ``voice_call_talk`` system
+rows are rewritten to user (or queued-command) rows first. ``host-row`` lines
+are kept aside, and ``queue-operation`` lines feed the "delivered" counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rechain.reference import queued
+from rechain.reference.js import prop, truthy
+from rechain.reference.jsonparse import JsonError, parse_line
+from rechain.reference.model import Diagnostic, Json
+
+MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachment"})
+_LEADING = bytes(range(0x21))
+
+
+@dataclass(slots=True)
+class Parsed:
+    """Everything stage 2 hands on: entries in file order and their line numbers."""
+
+    entries: list[Json] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    host_rows: list[Json] = field(default_factory=list)
+    delivered: dict[str, int] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def rewrite_voice_call(value: Any) -> Any:
+    """A ``voice_call_talk`` system row as the user or queued-command row it stands for."""
+    if type(value) is not dict or value.get("type") != "system":
+        return value
+    if value.get("subtype") != "voice_call_talk":
+        return value
+    rest = {
+        k: v
+        for k, v in value.items()
+        if k not in ("subtype", "level", "msgV", "content", "blocks", "fold")
+    }
+    content = value.get("content")
+    origin = rest.get("origin")
+    if type(content) is not str or type(origin) is not dict or origin.get("kind") != "voice-call":
+        return value
+    blocks = value.get("blocks")
+    body = blocks if type(blocks) is list else content
+    if "fold" not in value:
+        return {**rest, "type": "user", "message": {"role": "user", "content": body}}
+    fold = value["fold"]
+    if type(fold) is not dict or type(fold.get("command")) is not dict:
+        return value
+    without_meta = {k: v for k, v in rest.items() if k not in ("isMeta", "origin")}
+    fold_rest = {k: v for k, v in fold.items() if k != "command"}
+    attachment = {**fold["command"], "type": "queued_command", "prompt": body}
+    attachment["origin"] = origin
+    return {**fold_rest, **without_meta, "type": "attachment", "attachment": attachment}
+
+
+def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
+    """The TS SDK's line parser (``KLe``), reporting each skipped line."""
+    parsed = Parsed()
+    entries, numbers, diagnostics = parsed.entries, parsed.lines, parsed.diagnostics
+    tally = queued.DeliveryTally()
+    for number, raw in lines:
+        data = raw.lstrip(_LEADING) if raw[:1] <= b" " else raw
+        if not data:
+            diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
+            continue
+        try:
+            value, replaced = parse_line(data)
+        except JsonError as error:
+            diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
+            continue
+        if replaced:
+            diagnostics.append(
+                Diagnostic(number, "invalid-utf8", "invalid UTF-8 bytes read as U+FFFD")
+            )
+        if value is None:
+            diagnostics.append(Diagnostic(number, "not-an-object", "JSON null is not an entry"))
+            continue
+        value = rewrite_voice_call(value)
+        if type(value) is not dict:
+            kind = type(value).__name__
+            diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not an entry"))
+            continue
+        kind = value.get("type")
+        if kind in MESSAGE_TYPES and type(value.get("uuid")) is str:
+            entries.append(value)
+            numbers.append(number)
+        elif kind == "host-row" and type(value.get("ranByToolUseId")) is str:
+            parsed.host_rows.append(value)
+        elif kind in MESSAGE_TYPES:
+            diagnostics.append(
+                Diagnostic(number, "missing-uuid", f"{kind} entry without a string uuid")
+            )
+        else:
+            diagnostics.append(_ignored(number, kind))
+        tally.add(value)
+    parsed.delivered = tally.counts()
+    return parsed
+
+
+def _ignored(number: int, kind: Any) -> Diagnostic:
+    if type(kind) is str:
+        detail = f"type {kind!r} is not part of the conversation for this reader"
+        return Diagnostic(number, "ignored-type", detail)
+    return Diagnostic(number, "ignored-type", "entry without a string type")
+
+
+def is_tool_result_entry(entry: Json, parent: Any) -> bool:
+    """A user entry with a parent and at least one tool_result block (``Pz``)."""
+    if entry.get("type") != "user" or not truthy(parent):
+        return False
+    content = prop(entry.get("message"), "content")
+    if type(content) is not list:
+        return False
+    return any(type(b) is dict and b.get("type") == "tool_result" for b in content)

@@ -1,0 +1,96 @@
+"""``rebuild``: the stages in order, for one profile. Pure: bytes in, a Rebuild out."""
+
+from __future__ import annotations
+
+from rechain.reference import view
+from rechain.reference.graph import Graph, ReaderError, index, walk
+from rechain.reference.model import Diagnostic, Json, Options, Rebuild
+from rechain.reference.parse import Parsed
+from rechain.reference.profiles import DEFAULT_PROFILE, Profile, get_profile
+from rechain.reference.recover import recover_orphans
+from rechain.reference.trailing import trailing_queued_commands
+
+
+def rebuild(
+    data: bytes,
+    profile: str | Profile = DEFAULT_PROFILE,
+    options: Options | None = None,
+    *,
+    session_id: str | None = None,
+) -> Rebuild:
+    """The conversation ``profile`` rebuilds from a transcript's bytes; never raises on input."""
+    chosen = profile if isinstance(profile, Profile) else get_profile(profile)
+    options = options or Options()
+    source = chosen.read(data, options)
+    parsed = chosen.parse(source.numbered_lines())
+    graph = index(parsed.entries, parsed.lines)
+    diagnostics: list[Diagnostic] = [*source.diagnostics, *parsed.diagnostics]
+    try:
+        chosen.relink(graph)
+        leaf = chosen.choose_leaf(graph)
+        chain = walk(graph, leaf) if leaf is not None else []
+        chain = recover_orphans(graph, chain)
+        messages, shown_lines = _present(parsed, graph, chain, leaf, options)
+    except ReaderError as error:
+        diagnostics.extend(graph.diagnostics)
+        diagnostics.append(Diagnostic(None, "reader-error", str(error)))
+        return Rebuild(chosen.name, session_id, None, (), tuple(diagnostics), error=str(error))
+    diagnostics.extend(graph.diagnostics)
+    diagnostics.extend(_left_out(graph, chain, shown_lines, options))
+    for message, line in zip(messages, shown_lines, strict=True):
+        message["line"] = line
+    diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
+    return Rebuild(
+        chosen.name,
+        session_id,
+        leaf["uuid"] if leaf is not None else None,
+        tuple(messages),
+        tuple(diagnostics),
+    )
+
+
+def _present(
+    parsed: Parsed, graph: Graph, chain: list[Json], leaf: Json | None, options: Options
+) -> tuple[list[Json], list[int]]:
+    trailing = trailing_queued_commands(parsed.entries, graph, chain, leaf)
+    lines = [graph.line[row["uuid"]] for row in chain]
+    if trailing:
+        # a trailing row may be an earlier copy of a duplicated uuid: use its own line
+        own_line = {id(e): n for e, n in zip(parsed.entries, parsed.lines, strict=True)}
+        lines += [own_line[id(row)] for row in trailing]
+    rows = view.mark_queued_and_local(
+        [*chain, *trailing], {row["uuid"] for row in trailing}, parsed.delivered, keep_meta=False
+    )
+    kept = [
+        (row, line)
+        for row, line in zip(rows, lines, strict=True)
+        if view.hidden_reason(row, options.include_system_messages) is None
+    ]
+    messages = [view.session_message(row) for row, _ in kept]
+    numbers = [line for _, line in kept]
+    paged = view.page(list(range(len(messages))), options)
+    return [messages[i] for i in paged], [numbers[i] for i in paged]
+
+
+def _left_out(
+    graph: Graph, chain: list[Json], shown_lines: list[int], options: Options
+) -> list[Diagnostic]:
+    """Why each user/assistant entry is not among the messages shown."""
+    on_chain = {row["uuid"]: row for row in chain}
+    shown = set(shown_lines)
+    out: list[Diagnostic] = []
+    for uuid, entry in graph.nodes.items():
+        line = graph.line[uuid]
+        if line in shown:
+            continue
+        row = on_chain.get(uuid)
+        if row is None:
+            if entry.get("type") in ("user", "assistant"):
+                out.append(Diagnostic(line, "off-chain", "not on the chain from the leaf"))
+            continue
+        reason = view.hidden_reason(row, options.include_system_messages)
+        if reason is not None:
+            out.append(Diagnostic(line, "hidden", f"on the chain but not shown: {reason}"))
+        else:
+            out.append(Diagnostic(line, "paged-out", "outside --limit/--offset"))
+    return out

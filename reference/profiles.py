@@ -1,0 +1,53 @@
+"""Named profiles: which stage functions make up each real reader's behaviour.
+
+A profile is data: a frozen record of stage functions. New readers (the CLI's
+resume, the 2.1.88 loader, the Python SDK) recombine the same stages and swap
+the ones that differ, instead of ``if profile == ...`` inside the stages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rechain.errors import UsageError
+from rechain.reference import graph, parse, read
+from rechain.reference.model import Json, Options
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One reader's behaviour, stage by stage."""
+
+    name: str
+    description: str
+    oracle: str
+    read: Callable[[bytes, Options], read.Source]
+    parse: Callable[..., parse.Parsed]
+    relink: Callable[[graph.Graph], None]
+    choose_leaf: Callable[[graph.Graph], Json | None]
+    aliases: tuple[str, ...] = field(default=())
+
+
+AGENT_SDK_TS = Profile(
+    name="agent-sdk@0.3.332",
+    description="getSessionMessages of @anthropic-ai/claude-agent-sdk 0.3.332 (TypeScript)",
+    oracle="agent-sdk-ts",
+    read=lambda data, options: read.read_sdk(data, options.disable_precompact_skip),
+    parse=parse.parse_sdk,
+    relink=graph.relink_compactions,
+    choose_leaf=graph.choose_leaf_sdk,
+    aliases=("sdk", "agent-sdk", "agent-sdk-ts"),
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (AGENT_SDK_TS,)}
+DEFAULT_PROFILE = AGENT_SDK_TS.name
+
+
+def get_profile(name: str) -> Profile:
+    """A profile by name or alias; unknown names are a usage error listing the choices."""
+    for profile in PROFILES.values():
+        if name == profile.name or name in profile.aliases:
+            return profile
+    known = ", ".join(f"{p.name} ({', '.join(p.aliases)})" for p in PROFILES.values())
+    raise UsageError(f"unknown profile {name!r}; known: {known}")

@@ -1,0 +1,155 @@
+"""Stage 1, reading: which bytes of the file a reader looks at, line by line.
+
+Small files are read whole. The TS SDK streams files over 5 MiB in 1 MiB
+chunks and keeps only what follows the last plain ``compact_boundary`` line;
+it also drops ``attribution-snapshot`` lines but the last, which it moves to
+the end. Its chunking shows through: a line that straddles a chunk edge is
+only recognised as a boundary when it starts with ``{"type":"system"``. This
+module reproduces that from the whole buffer with ``bytes.find``, without a
+per-line Python loop, and keeps every line's number in the original file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rechain.reference.jsonparse import JsonError, parse_line
+from rechain.reference.model import Diagnostic
+
+LARGE_FILE_BYTES = 5 * 1024 * 1024
+CHUNK_BYTES = 1024 * 1024
+MARKER_WINDOW = 256
+BOUNDARY_MARKER = b'"compact_boundary"'
+SNAPSHOT_PREFIX = b'{"type":"attribution-snapshot"'
+SYSTEM_PREFIX = b'{"type":"system"'
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """The lines a reader parses, in the order it parses them, with their numbers."""
+
+    lines: tuple[tuple[int, bytes], ...] | None
+    data: bytes
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def numbered_lines(self) -> Iterator[tuple[int, bytes]]:
+        """(1-based line number, bytes without the LF); the empty tail after a final LF is not a line."""
+        if self.lines is not None:
+            yield from self.lines
+            return
+        pieces = self.data.split(b"\n")
+        if pieces and pieces[-1] == b"":
+            pieces.pop()
+        yield from enumerate(pieces, 1)
+
+
+def read_whole(data: bytes) -> Source:
+    """Every line of the file (the Python SDK, the CLI under 5 MiB, ...)."""
+    return Source(None, data)
+
+
+def read_sdk(data: bytes, disable_precompact_skip: bool) -> Source:
+    """The TS SDK's read: whole up to 5 MiB, else the pre-compact skip."""
+    if len(data) <= LARGE_FILE_BYTES or disable_precompact_skip:
+        return read_whole(data)
+    return _read_after_last_boundary(data)
+
+
+def _is_plain_boundary(line: bytes) -> bool:
+    """A compact_boundary system entry with neither preservedSegment nor preservedMessages."""
+    try:
+        value, _ = parse_line(line)
+    except JsonError:
+        return False
+    if type(value) is not dict:
+        return False
+    if value.get("type") != "system" or value.get("subtype") != "compact_boundary":
+        return False
+    meta = value.get("compactMetadata")
+    if type(meta) is not dict:
+        return True
+    from rechain.reference.js import truthy
+
+    return not (truthy(meta.get("preservedSegment")) or truthy(meta.get("preservedMessages")))
+
+
+def _straddles(start: int, newline: int) -> bool:
+    """Whether the SDK sees this line through its carry-over path at a chunk edge.
+
+    A line whose LF lies in a later chunk than its start is carried; a carry
+    shorter than the snapshot prefix is re-scanned as an ordinary line, but
+    only when the line crosses a single chunk edge.
+    """
+    first, last = start // CHUNK_BYTES, newline // CHUNK_BYTES
+    if first == last:
+        return False
+    carry = (first + 1) * CHUNK_BYTES - start
+    return not (last == first + 1 and carry < len(SNAPSHOT_PREFIX))
+
+
+def _line_bounds(data: bytes, at: int) -> tuple[int, int]:
+    """(start, index of the LF or len(data)) of the line holding byte ``at``."""
+    start = data.rfind(b"\n", 0, at) + 1
+    newline = data.find(b"\n", at)
+    return start, (len(data) if newline == -1 else newline)
+
+
+def _last_boundary_start(data: bytes) -> int:
+    """Start offset of the line after which the SDK keeps bytes (0 when none)."""
+    last = 0
+    checked: set[int] = set()
+    at = data.find(BOUNDARY_MARKER)
+    while at != -1:
+        start, newline = _line_bounds(data, at)
+        if start not in checked:
+            checked.add(start)
+            if newline < len(data) and not data.startswith(SNAPSHOT_PREFIX, start):
+                line = data[start:newline]
+                if _straddles(start, newline):
+                    found = line.startswith(SYSTEM_PREFIX) and _is_plain_boundary(line)
+                else:
+                    first = data.find(BOUNDARY_MARKER, start, newline)
+                    found = first - start < MARKER_WINDOW and _is_plain_boundary(line)
+                if found:
+                    last = start
+        at = data.find(BOUNDARY_MARKER, at + 1)
+    return last
+
+
+def _read_after_last_boundary(data: bytes) -> Source:
+    begin = _last_boundary_start(data)
+    first_line = data.count(b"\n", 0, begin) + 1
+    diagnostics: list[Diagnostic] = []
+    if begin:
+        diagnostics.append(
+            Diagnostic(
+                1,
+                "before-compact-boundary",
+                f"lines 1-{first_line - 1} not read: the file is over 5 MiB and they precede "
+                f"the last compact boundary (line {first_line})",
+            )
+        )
+    pieces = data[begin:].split(b"\n")
+    ends_with_newline = pieces[-1] == b""
+    if ends_with_newline:
+        pieces.pop()
+    kept: list[tuple[int, bytes]] = []
+    snapshot: tuple[int, bytes] | None = None
+    for offset, piece in enumerate(pieces):
+        number = first_line + offset
+        if piece.startswith(SNAPSHOT_PREFIX):
+            if snapshot is not None:
+                diagnostics.append(_dropped_snapshot(snapshot[0]))
+            snapshot = (number, piece)
+        else:
+            kept.append((number, piece))
+    if snapshot is not None:
+        kept.append(snapshot)
+    return Source(tuple(kept), data, tuple(diagnostics))
+
+
+def _dropped_snapshot(line: int) -> Diagnostic:
+    return Diagnostic(
+        line, "attribution-snapshot", "attribution snapshot dropped: only the last one is read"
+    )

@@ -1,0 +1,75 @@
+"""Queued commands that trail the leaf (``JLe``): typed after the last reply, never answered.
+
+They are not on the chain (nothing hangs off them), so the TS SDK looks for
+non-message rows below the leaf, depth first in timestamp order, and keeps the
+``queued_command`` attachments that do not lead on to a later conversation.
+"""
+
+from __future__ import annotations
+
+from rechain.reference.collate import code_unit_key
+from rechain.reference.graph import Graph
+from rechain.reference.js import truthy
+from rechain.reference.model import Json
+
+
+def _is_queued_attachment(entry: Json) -> bool:
+    attachment = entry.get("attachment")
+    return (
+        entry.get("type") == "attachment"
+        and type(attachment) is dict
+        and attachment.get("type") == "queued_command"
+    )
+
+
+def trailing_queued_commands(
+    entries: list[Json], graph: Graph, chain: list[Json], leaf: Json | None
+) -> list[Json]:
+    """Queued-command attachments hanging below the leaf, in the order the SDK emits them."""
+    if leaf is None:
+        return []
+    below: dict[str, list[Json]] = {}
+    for entry in entries:
+        if entry.get("type") in ("user", "assistant"):
+            continue
+        relinked = graph.nodes.get(entry["uuid"])
+        original = entry.get("parentUuid")
+        current = relinked.get("parentUuid") if relinked is not None else None
+        for parent in (original, current) if current != original else (original,):
+            if type(parent) is str and parent:  # only a string can match a uuid
+                below.setdefault(parent, []).append(entry)
+    visited = {row["uuid"] for row in chain}
+    latest = {e["uuid"]: e for e in entries}
+    leads_on: set[str] = set()
+    for entry in entries:
+        if entry.get("type") not in ("user", "assistant"):
+            continue
+        if truthy(entry.get("isSidechain")) or truthy(entry.get("teamName")):
+            continue
+        if entry["uuid"] in visited:
+            continue
+        parent = entry.get("parentUuid")
+        current = latest.get(parent) if type(parent) is str and parent else None
+        while current is not None and current["uuid"] not in visited:
+            if current["uuid"] in leads_on:
+                break
+            leads_on.add(current["uuid"])
+            parent = current.get("parentUuid")
+            current = latest.get(parent) if type(parent) is str and parent else None
+    found: list[Json] = []
+    stack: list[Json] = [leaf]
+    while stack:
+        row = stack.pop()
+        if row is not leaf:
+            if row["uuid"] in visited:
+                continue
+            visited.add(row["uuid"])
+            if _is_queued_attachment(row) and row["uuid"] not in leads_on:
+                found.append(row)
+        children = below.get(row["uuid"], [])
+        if len(children) > 1:
+            children = sorted(children, key=lambda c: code_unit_key(c.get("timestamp")))
+        for child in reversed(children):
+            if child["uuid"] not in visited:
+                stack.append(child)
+    return found

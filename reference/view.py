@@ -1,0 +1,160 @@
+"""Stage 8, the view: which chain rows a reader shows, and in what shape.
+
+For the TS SDK (``getSessionMessages``): queued commands become user rows,
+local-command rows are marked, then user and assistant rows (and system rows
+on request) are kept unless ``isMeta`` (some origins excepted), sidechain,
+team or a quiet-turn closer; each becomes a ``SessionMessage``; then paging.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rechain.reference import queued
+from rechain.reference.js import UNDEFINED, prop, truthy
+from rechain.reference.model import Json, Options
+
+TOOL_DENIAL_KINDS = (
+    "user-rejected",
+    "permission-rule",
+    "automode-blocked",
+    "automode-unavailable",
+    "automode-parsing-error",
+    "interrupted",
+    "cancelled",
+)
+CALL_ENDED = ("not_started",)
+UNANSWERED_DENIALS = ("stream-closed",)
+QUIET_TURN_TEXTS = ("", "No response requested.")
+
+
+def mark_queued_and_local(
+    rows: list[Json], trailing_ids: set[str], delivered: dict[str, int], keep_meta: bool
+) -> list[Json]:
+    """``WA``: queued commands shown as user rows, local commands marked complete."""
+    local = queued.completed_local_commands(rows)
+    replied = queued.replies_follow(rows, local)
+    settled = queued.delivered_rows(rows, delivered)
+    taken = {row["uuid"] for row in rows}
+    out: list[Json] = []
+    for index, row in enumerate(rows):
+        if index in local:
+            out.append({**row, "isCompletedLocalCommand": True})
+            continue
+        shown = settled.get(index)
+        if shown is None:
+            shown = replied[index] or row["uuid"] in trailing_ids
+        out.append(queued.as_user_message(row, shown, taken, keep_meta))
+    return out
+
+
+def closes_quiet_turn(row: Json) -> bool:
+    """An assistant row that only closed a quiet turn (``L$``)."""
+    message = row.get("message")
+    if row.get("type") != "assistant" or row.get("closesQuietTurn") is not True:
+        return False
+    if type(message) is not dict or "content" not in message:
+        return False
+    content = message["content"]
+    if type(content) is not list:
+        return False
+    text = content[0].get("text", UNDEFINED) if len(content) == 1 and prop(content[0], "type") == "text" else UNDEFINED
+    return type(text) is str and text in QUIET_TURN_TEXTS
+
+
+def hidden_reason(row: Json, include_system: bool) -> str | None:
+    """Why the SDK view leaves a chain row out (``ZLe``), or None when it is shown."""
+    kind = row.get("type")
+    if kind not in ("user", "assistant") and not (kind == "system" and include_system):
+        return f"{kind} rows are not messages" if kind != "system" else "system row (--system shows it)"
+    if closes_quiet_turn(row):
+        return "closes a quiet turn"
+    if truthy(row.get("isMeta")) and not queued.shown_meta_origin(row.get("origin")):
+        return "isMeta"
+    if truthy(row.get("isSidechain")):
+        return "isSidechain"
+    if truthy(row.get("teamName")):
+        return "teamName"
+    return None
+
+
+def _tool_result_meta(row: Json) -> list[Json]:
+    content = prop(row.get("message"), "content")
+    ids: list[Any] = []
+    if type(content) is list:
+        for block in content:
+            if type(block) is dict and block.get("type") == "tool_result":
+                ids.append(block.get("tool_use_id", UNDEFINED))
+    denial = row.get("toolDenialKind")
+    ended = row.get("toolCallEnded")
+    non_execution = denial if len(ids) == 1 and denial in TOOL_DENIAL_KINDS else None
+    call_ended = ended if len(ids) == 1 and ended in CALL_ENDED else None
+    rewritten = truthy(row.get("toolResultRewritten", UNDEFINED))
+    if non_execution is None and call_ended is None and not rewritten:
+        return []
+    meta: list[Json] = []
+    for tool_use_id in ids:
+        if type(tool_use_id) is not str:
+            continue
+        item: Json = {"id": tool_use_id}
+        if non_execution is not None:
+            item["non_execution_kind"] = non_execution
+        if call_ended is not None:
+            item["call_ended"] = call_ended
+        if rewritten:
+            item["rewritten_by_plugin"] = True
+        meta.append(item)
+    return meta
+
+
+def session_message(row: Json) -> Json:
+    """A chain row as the SDK's ``SessionMessage`` (``GA``); undefined fields are left out."""
+    out: Json = {"type": row.get("type"), "uuid": row["uuid"]}
+    if "sessionId" in row and row["sessionId"] is not UNDEFINED:
+        out["session_id"] = row["sessionId"]
+    if "message" in row and row["message"] is not UNDEFINED:
+        out["message"] = row["message"]
+    out["parent_tool_use_id"] = None
+    out["parent_agent_id"] = None
+    if row.get("interruptedByShutdown") is True:
+        out["interruptedByShutdown"] = True
+    unanswered = row.get("toolDenialUnanswered")
+    if unanswered in UNANSWERED_DENIALS:
+        out["toolDenialUnanswered"] = unanswered
+    meta = _tool_result_meta(row)
+    if meta:
+        out["tool_result_meta"] = meta
+    if row.get("isCompactSummary") is True:
+        out["isCompactSummary"] = True
+    if (
+        row.get("isMeta") is True
+        or row.get("isCompactSummary") is True
+        or row.get("isVisibleInTranscriptOnly") is True
+    ):
+        out["is_meta"] = True
+    if row.get("isQueuedCommand") is True:
+        out["isQueuedCommand"] = True
+    if row.get("isCompletedLocalCommand") is True:
+        out["isCompletedLocalCommand"] = True
+    timestamp = row.get("timestamp", UNDEFINED)
+    if timestamp is not UNDEFINED:
+        out["timestamp"] = timestamp
+    origin = queued.shown_origin(row.get("origin", UNDEFINED))
+    if truthy(origin):
+        out["origin"] = origin
+    return out
+
+
+def page(messages: list[Json], options: Options) -> list[Json]:
+    """``limit``/``offset`` exactly as the SDK slices."""
+    offset = options.offset or 0
+    if options.limit is not None and options.limit > 0:
+        return _slice(messages, offset, offset + options.limit)
+    if offset > 0:
+        return _slice(messages, offset, None)
+    return messages
+
+
+def _slice(items: list[Json], start: int, stop: int | None) -> list[Json]:
+    """``Array.prototype.slice`` (negative offsets count from the end, as in JS)."""
+    return items[start:stop]

@@ -1,0 +1,100 @@
+"""Format generations: what changed on disk between Claude Code releases.
+
+Each :class:`Generation` says how a release lays out an entry (key order, stamps,
+message key order) and which write-path features it has (source links for parallel
+tool results, persisted progress rows, inline sidechains, preserved segments).
+Facts come from the real files in ``shared/corpus-real`` (1.0.98, 1.0.108, 2.0.76,
+2.1.14, 2.1.38/39) and ``format.md`` §3.3 for the current layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """How one family of releases writes a transcript line."""
+
+    version: str
+    #: stamps (userType, cwd, sessionId, version, gitBranch) before the message fields
+    stamps_first: bool
+    #: tool results carry ``sourceToolAssistantUUID`` and hang off that assistant
+    source_links: bool
+    #: legacy ``progress`` rows are persisted in the parent chain
+    progress: bool
+    #: sidechain (subagent) entries go inline into the main file
+    inline_sidechains: bool
+    #: ``file-history-snapshot`` lines before each prompt
+    file_history: bool
+    #: ``slug`` stamp and ``preservedSegment``/``preservedMessages`` support
+    slug: bool
+    preserved: bool
+    #: assistant ``message`` keys start with ``model`` (else ``id``)
+    model_first: bool
+    model: str
+
+
+#: Newest first: ``sampled_from`` shrinks toward the current format.
+GENERATIONS: tuple[Generation, ...] = (
+    Generation("2.1.332", stamps_first=False, source_links=True, progress=False,
+               inline_sidechains=False, file_history=True, slug=True, preserved=True,
+               model_first=True, model="claude-sonnet-4-5-20250929"),
+    Generation("2.1.39", stamps_first=True, source_links=True, progress=True,
+               inline_sidechains=False, file_history=True, slug=True, preserved=False,
+               model_first=True, model="claude-opus-4-6"),
+    Generation("2.0.76", stamps_first=True, source_links=False, progress=False,
+               inline_sidechains=False, file_history=True, slug=True, preserved=False,
+               model_first=True, model="claude-haiku-4-5-20251001"),
+    Generation("1.0.98", stamps_first=True, source_links=False, progress=False,
+               inline_sidechains=True, file_history=False, slug=False, preserved=False,
+               model_first=False, model="claude-sonnet-4-20250514"),
+)
+
+BY_VERSION: dict[str, Generation] = {g.version: g for g in GENERATIONS}
+
+
+@dataclass(frozen=True, slots=True)
+class Stamps:
+    """The per-session values stamped on every transcript message."""
+
+    session_id: str
+    cwd: str
+    git_branch: str
+    slug: str
+
+
+def layout(gen: Generation, stamps: Stamps, chain: Json, own: Json,
+           agent_id: str | None = None) -> Json:
+    """One line's dict in the generation's key order.
+
+    ``chain`` holds ``parentUuid`` (+ ``logicalParentUuid``) and ``isSidechain``;
+    ``own`` the message's own fields in their order. ``parentUuid`` is always first.
+    """
+    out: Json = dict(chain)
+    if gen.stamps_first:
+        out["userType"] = "external"
+        out["cwd"] = stamps.cwd
+        out["sessionId"] = stamps.session_id
+        out["version"] = gen.version
+        out["gitBranch"] = stamps.git_branch
+        if agent_id is not None:
+            out["agentId"] = agent_id
+        if gen.slug:
+            out["slug"] = stamps.slug
+        out.update(own)
+        return out
+    if agent_id is not None:
+        out["agentId"] = agent_id
+    out.update(own)
+    out["userType"] = "external"
+    out["entrypoint"] = "cli"
+    out["cwd"] = stamps.cwd
+    out["sessionId"] = stamps.session_id
+    out["version"] = gen.version
+    out["gitBranch"] = stamps.git_branch
+    out["slug"] = stamps.slug
+    return out

@@ -1,0 +1,41 @@
+"""What the writer knows about each line it wrote, beyond the bytes.
+
+A :class:`Record` travels with every generated line. The expectation engine
+(:mod:`rechain.strategies.conversation`) reads the *line* for what a reader would see
+(type, ``parentUuid``, ``message.id``, timestamp) and the record only for the writer's
+intent that is not on the line: the logical parent after a compaction relink, and
+which boundary makes that relink happen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+#: How a compaction relink picks an entry: by its own uuid (the segment head, the
+#: listed preserved messages) or by its written parent being the anchor.
+RelinkKind = Literal["identity", "by-parent"]
+
+
+@dataclass(frozen=True, slots=True)
+class Relink:
+    """The compaction relink that gives an entry its logical parent.
+
+    Active only while the boundary line is readable and, for ``preservedMessages``,
+    every listed uuid is present (``requires``).
+    """
+
+    boundary: str
+    kind: RelinkKind
+    requires: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """Writer-side facts about one line of the main file (``uuid`` is None for metadata)."""
+
+    uuid: str | None
+    chain_parent: str | None = None
+    relink: Relink | None = None
+    #: the writer's live conversation (in write order) right after this entry was written
+    live_len: int = 0
