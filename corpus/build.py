@@ -244,7 +244,10 @@ class Session:
         **metadata: Any,
     ) -> Row:
         """A ``compact_boundary`` with parent null; ``metadata`` joins compactMetadata."""
-        head = {"parentUuid": None, "logicalParentUuid": None if logical is None else self.uid(logical)}
+        head = {
+            "parentUuid": None,
+            "logicalParentUuid": None if logical is None else self.uid(logical),
+        }
         head["isSidechain"] = False
         body: Row = {
             "type": "system",
@@ -258,7 +261,11 @@ class Session:
 
     def segment(self, head: str, anchor: str, tail: str) -> Row:
         """``compactMetadata.preservedSegment`` from labels."""
-        return {"headUuid": self.uid(head), "anchorUuid": self.uid(anchor), "tailUuid": self.uid(tail)}
+        return {
+            "headUuid": self.uid(head),
+            "anchorUuid": self.uid(anchor),
+            "tailUuid": self.uid(tail),
+        }
 
     def preserved(self, anchor: str, labels: list[str]) -> Row:
         """``compactMetadata.preservedMessages`` from labels."""
@@ -298,7 +305,12 @@ class Session:
     def meta(self, kind: str, value: str, **extra: Any) -> Row:
         """A metadata line without uuid (``custom-title``, ``tag``, ``last-prompt``, ...)."""
         field_name = {"custom-title": "customTitle", "tag": "tag", "last-prompt": "lastPrompt"}
-        return {"type": kind, field_name.get(kind, "value"): value, "sessionId": self.session_id, **extra}
+        return {
+            "type": kind,
+            field_name.get(kind, "value"): value,
+            "sessionId": self.session_id,
+            **extra,
+        }
 
 
 class _Drop:

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rechain.corpus.build import Line, Session, jsonl
-
-DEFAULT_OPTIONS: Mapping[str, Any] = {"include_system_messages": False, "limit": None, "offset": 0}
+from rechain.corpus.cases_io import DEFAULT_OPTIONS
 
 
 def options(*, system: bool = False, limit: int | None = None, offset: int = 0) -> dict[str, Any]:
@@ -33,13 +32,22 @@ class Scenario:
     session_id: str
     env: Mapping[str, str] = field(default_factory=dict)
     variants: tuple[Mapping[str, Any], ...] = (dict(DEFAULT_OPTIONS),)
+    source: str = "hand-written"
+    origin: str = ""
+
+    def provenance(self) -> dict[str, str]:
+        """The case's input provenance: how the bytes were made."""
+        key = "generator" if self.source == "generated" else "scenario"
+        return {"source": self.source, key: self.origin}
 
 
 Body = bytes | Sequence[Line]
 ScenarioFn = Callable[[], Scenario]
 
 
-def collector() -> tuple[list[ScenarioFn], Callable[..., Callable[[Callable[[Session], Body]], ScenarioFn]]]:
+def collector() -> tuple[
+    list[ScenarioFn], Callable[..., Callable[[Callable[[Session], Body]], ScenarioFn]]
+]:
     """A list plus a decorator that appends built scenarios to it, in source order."""
     found: list[ScenarioFn] = []
 
@@ -49,6 +57,7 @@ def collector() -> tuple[list[ScenarioFn], Callable[..., Callable[[Callable[[Ses
         variants: Iterable[Mapping[str, Any]] = (),
         env: Mapping[str, str] | None = None,
         session: Mapping[str, Any] | None = None,
+        source: str = "hand-written",
     ) -> Callable[[Callable[[Session], Body]], ScenarioFn]:
         def wrap(write: Callable[[Session], Body]) -> ScenarioFn:
             def build() -> Scenario:
@@ -64,6 +73,8 @@ def collector() -> tuple[list[ScenarioFn], Callable[..., Callable[[Callable[[Ses
                     session_id=writer.session_id,
                     env=dict(env or {}),
                     variants=(dict(DEFAULT_OPTIONS), *(dict(v) for v in variants)),
+                    source=source,
+                    origin=f"{write.__module__}:{write.__name__}",
                 )
 
             build.__name__ = write.__name__

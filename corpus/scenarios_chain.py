@@ -17,8 +17,16 @@ def _turn(s: Session, n: int, parent: str | None, ask: str, answer: str) -> list
 def linear_two_turns(s: Session) -> list[Line]:
     """Two prompts and two replies in one straight chain, written in order."""
     return [
-        *_turn(s, 1, None, "What does the retry helper in net/backoff.py do?", "It retries with jitter."),
-        *_turn(s, 2, "a1", "Cap the delay at 30 seconds.", "Done: the delay is now capped at 30 s."),
+        *_turn(
+            s,
+            1,
+            None,
+            "What does the retry helper in net/backoff.py do?",
+            "It retries with jitter.",
+        ),
+        *_turn(
+            s, 2, "a1", "Cap the delay at 30 seconds.", "Done: the delay is now capped at 30 s."
+        ),
     ]
 
 
@@ -103,7 +111,13 @@ def rewind_three(s: Session) -> list[Line]:
     ]
 
 
-@scenario("trailing-system-older-branch", "leaf-choice", "system", "rewind", variants=[options(system=True)])
+@scenario(
+    "trailing-system-older-branch",
+    "leaf-choice",
+    "system",
+    "rewind",
+    variants=[options(system=True)],
+)
 def trailing_system(s: Session) -> list[Line]:
     """A turn_duration row under a1 is written after the newer branch u2/a2 and picks a1 as leaf."""
     return [
@@ -133,12 +147,16 @@ def trailing_meta(s: Session) -> list[Line]:
     ]
 
 
-@scenario("system-mid-chain", "system", variants=[options(system=True), options(system=True, offset=2)])
+@scenario(
+    "system-mid-chain", "system", variants=[options(system=True), options(system=True, offset=2)]
+)
 def system_mid_chain(s: Session) -> list[Line]:
     """A local_command system row sits between two turns; only includeSystemMessages shows it."""
     return [
         *_turn(s, 1, None, "Which branch am I on?", "You are on main."),
-        s.system("s1", "local_command", "a1", content="<local-command-stdout>ok</local-command-stdout>"),
+        s.system(
+            "s1", "local_command", "a1", content="<local-command-stdout>ok</local-command-stdout>"
+        ),
         *_turn(s, 2, "s1", "Create feature/retry.", "Created and switched to feature/retry."),
     ]
 
@@ -249,7 +267,9 @@ def sidechain_inline(s: Session) -> list[Line]:
     """Old-style inline sidechain rows written after the main chain are not the conversation."""
     return [
         s.user("u1", "Find where the config is loaded.", None),
-        s.assistant("a1", [s.tool_use("t1", "Task", description="find config", prompt="Search")], "u1"),
+        s.assistant(
+            "a1", [s.tool_use("t1", "Task", description="find config", prompt="Search")], "u1"
+        ),
         s.user("x1", "Search for the config loader.", None, sidechain=True),
         s.assistant("x2", [text("settings.py: load_config().")], "x1", sidechain=True),
         s.result("r1", "t1", "a1", source="a1", output="settings.py: load_config()"),

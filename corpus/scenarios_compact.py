@@ -88,7 +88,8 @@ def preserved_segment(s: Session) -> list[Line]:
 
 @scenario("compaction-preserved-segment-missing-head", "compaction", "preserved-segment")
 def segment_missing_head(s: Session) -> list[Line]:
-    """A preservedSegment whose head was never written: only the anchor's children move."""
+    """A preservedSegment with a missing head: the anchor's children still move, so the summary
+    drops out."""
     return [
         *_history(s),
         s.boundary("cb", logical="a2", preservedSegment=s.segment("gone", "cs", "a2")),
@@ -97,7 +98,9 @@ def segment_missing_head(s: Session) -> list[Line]:
     ]
 
 
-@scenario("compaction-preserved-segment-anchor-children", "compaction", "preserved-segment", "rewind")
+@scenario(
+    "compaction-preserved-segment-anchor-children", "compaction", "preserved-segment", "rewind"
+)
 def segment_anchor_children(s: Session) -> list[Line]:
     """Two rewinds off the summary anchor: both are moved below the preserved tail."""
     return [
@@ -123,7 +126,8 @@ def preserved_messages(s: Session) -> list[Line]:
 
 @scenario("compaction-preserved-messages-reordered", "compaction", "preserved-messages")
 def preserved_reordered(s: Session) -> list[Line]:
-    """preservedMessages lists a1 before u1, so the relinked chain follows the list, not the file."""
+    """preservedMessages lists a1 before u1, so the relinked chain follows the list, not the
+    file."""
     return [
         *_history(s),
         s.boundary("cb", logical="a2", preservedMessages=s.preserved("cs", ["a1", "u1"])),
@@ -143,9 +147,12 @@ def preserved_missing(s: Session) -> list[Line]:
     ]
 
 
-@scenario("compaction-both-preserved-kinds", "compaction", "preserved-messages", "preserved-segment")
+@scenario(
+    "compaction-both-preserved-kinds", "compaction", "preserved-messages", "preserved-segment"
+)
 def both_kinds(s: Session) -> list[Line]:
-    """A boundary with preservedMessages and a preservedSegment: the message list takes precedence."""
+    """A boundary with preservedMessages and a preservedSegment: the message list takes
+    precedence."""
     return [
         *_history(s),
         s.boundary(

@@ -51,7 +51,11 @@ def non_objects(s: Session) -> list[Line]:
         {"type": "User", "uuid": s.uid("x2"), "parentUuid": s.uid("a1")},
         stray,
         a2,
-        {"type": "queue-operation", "operation": "enqueue", "timestamp": "2026-11-20T09:00:09.000Z"},
+        {
+            "type": "queue-operation",
+            "operation": "enqueue",
+            "timestamp": "2026-11-20T09:00:09.000Z",
+        },
         u3,
         b"[" + a3 + b"]",
     ]
@@ -136,10 +140,13 @@ def no_final_newline(s: Session) -> bytes:
 
 @scenario("parse-control-characters", "parse")
 def control_chars(s: Session) -> list[Line]:
-    """A raw tab or SOH inside a string rejects a row; a NUL before a row and DEL in a string do not."""
+    """A raw tab or SOH inside a string rejects a row; a NUL before a row and DEL in a string do
+    not."""
     u1, a1, u2, a2, u3, a3 = _rows(s)
     raw_tab = dumps(s.user("x1", "Extra prompt.", "a3")).replace(b"Extra prompt", b"Extra\tprompt")
-    raw_soh = dumps(s.user("x2", "Extra prompt.", "x1")).replace(b"Extra prompt", b"Extra\x01prompt")
+    raw_soh = dumps(s.user("x2", "Extra prompt.", "x1")).replace(
+        b"Extra prompt", b"Extra\x01prompt"
+    )
     return [u1, a1, b"\x00" + u2, a2.replace(b"Added", b"Add\x7fed"), u3, a3, raw_tab, raw_soh]
 
 

@@ -19,7 +19,9 @@ def one_row(s: Session) -> list[Line]:
     """One assistant row with two tool_use blocks answered by one user row with two results."""
     return [
         _ask(s),
-        s.assistant("a1", [s.tool_use("t1", **_LS), s.tool_use("t2", command="git status -s")], "u1"),
+        s.assistant(
+            "a1", [s.tool_use("t1", **_LS), s.tool_use("t2", command="git status -s")], "u1"
+        ),
         s.result("r1", ["t1", "t2"], "a1", source="a1", output="cli.py\nM cli.py"),
         s.assistant("a2", [text("One modified file: cli.py.")], "r1"),
     ]
@@ -27,10 +29,13 @@ def one_row(s: Session) -> list[Line]:
 
 @scenario("parallel-tools-one-row-two-results", "parallel-tools", "orphan-recovery")
 def one_row_two_results(s: Session) -> list[Line]:
-    """One assistant row with two calls; each result row hangs off it and the reply off the second."""
+    """One assistant row with two calls; each result row hangs off it and the reply off the
+    second."""
     return [
         _ask(s),
-        s.assistant("a1", [s.tool_use("t1", **_LS), s.tool_use("t2", command="git status -s")], "u1"),
+        s.assistant(
+            "a1", [s.tool_use("t1", **_LS), s.tool_use("t2", command="git status -s")], "u1"
+        ),
         s.result("r1", "t1", "a1", source="a1", output="cli.py"),
         s.result("r2", "t2", "a1", source="a1", output="M cli.py"),
         s.assistant("a2", [text("cli.py is modified.")], "r2"),
@@ -61,7 +66,9 @@ def split_in_order(s: Session) -> list[Line]:
     ]
 
 
-@scenario("parallel-tools-split-results-reversed", "parallel-tools", "split-message", "orphan-recovery")
+@scenario(
+    "parallel-tools-split-results-reversed", "parallel-tools", "split-message", "orphan-recovery"
+)
 def split_reversed(s: Session) -> list[Line]:
     """Two streamed tool_use rows whose results arrive second-first; the reply hangs off r1."""
     return [
@@ -73,7 +80,9 @@ def split_reversed(s: Session) -> list[Line]:
     ]
 
 
-@scenario("parallel-tools-reply-off-first-result", "parallel-tools", "split-message", "orphan-recovery")
+@scenario(
+    "parallel-tools-reply-off-first-result", "parallel-tools", "split-message", "orphan-recovery"
+)
 def reply_off_first(s: Session) -> list[Line]:
     """Results in call order, but the next reply names the first result as its parent."""
     return [
@@ -168,16 +177,24 @@ def split_thinking(s: Session) -> list[Line]:
         s.user("u1", "Why does test_retry flake?", None),
         s.assistant("a1", [thinking("Probably the clock. Check the test.", "a1")], "u1", msg="m1"),
         s.assistant("a1b", [text("Let me read the test first.")], "a1", msg="m1"),
-        s.assistant("a1c", [s.tool_use("t1", "Read", file_path="/repo/tests/test_retry.py")], "a1b", msg="m1"),
+        s.assistant(
+            "a1c",
+            [s.tool_use("t1", "Read", file_path="/repo/tests/test_retry.py")],
+            "a1b",
+            msg="m1",
+        ),
         s.result("r1", "t1", "a1c", source="a1c", output="def test_retry(): ..."),
         s.assistant("a2", [thinking("It sleeps on the wall clock.", "a2")], "r1", msg="m2"),
-        s.assistant("a2b", [text("It sleeps on the wall clock; inject a fake clock.")], "a2", msg="m2"),
+        s.assistant(
+            "a2b", [text("It sleeps on the wall clock; inject a fake clock.")], "a2", msg="m2"
+        ),
     ]
 
 
 @scenario("split-message-sibling-fragments", "split-message", "orphan-recovery", "progress")
 def sibling_fragments(s: Session) -> list[Line]:
-    """Streamed fragments of one reply hang side by side under one prompt, split by progress rows."""
+    """Streamed fragments of one reply hang side by side under one prompt, split by progress
+    rows."""
     return [
         s.user("u1", "Check both config files.", None),
         s.assistant("f1", [thinking("Two reads in parallel.", "f1")], "u1", msg="m1"),
@@ -236,7 +253,15 @@ def tool_result_flags(s: Session) -> list[Line]:
             toolDenialKind="user-rejected",
         ),
         s.assistant("a2", [s.tool_use("t2", command="systemctl restart orbit")], "r1"),
-        s.result("r2", "t2", "a2", source="a2", output="not run", is_error=True, toolCallEnded="not_started"),
+        s.result(
+            "r2",
+            "t2",
+            "a2",
+            source="a2",
+            output="not run",
+            is_error=True,
+            toolCallEnded="not_started",
+        ),
         s.assistant("a3", [s.tool_use("t3", command="orbit status")], "r2"),
         s.result("r3", "t3", "a3", source="a3", output="redacted", toolResultRewritten=True),
         s.assistant("a4", [s.tool_use("t4", command="orbit logs")], "r3"),

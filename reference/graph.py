@@ -73,7 +73,7 @@ def relink_compactions(graph: Graph) -> None:
     ]
     if not boundaries:
         return
-    children = _children_index(nodes)
+    children = _children_index(nodes) if len(boundaries) > 2 else None
 
     def set_parent(uuid: str, parent: Any, boundary: Json) -> None:
         entry = nodes[uuid]
@@ -81,10 +81,11 @@ def relink_compactions(graph: Graph) -> None:
         old_key, new_key = key(old), key(parent)
         if old_key is not None and old_key == new_key:
             return
-        if old_key is not None:
-            children.get(old_key, {}).pop(uuid, None)
-        if new_key is not None:
-            children.setdefault(new_key, {})[uuid] = None
+        if children is not None:
+            if old_key is not None:
+                children.get(old_key, {}).pop(uuid, None)
+            if new_key is not None:
+                children.setdefault(new_key, {})[uuid] = None
         nodes[uuid] = {**entry, "parentUuid": parent}
         graph.diagnostics.append(
             Diagnostic(
@@ -109,13 +110,15 @@ def relink_compactions(graph: Graph) -> None:
                 set_parent(uuid, cursor, boundary)
                 cursor = uuid
             head, tail = uuids[0], uuids[-1]
-            _move_children(children, anchor, head, tail, set_parent, boundary)
+            _move_children(children, nodes, anchor, head, tail, set_parent, boundary)
         elif truthy(segment):
             head = prop(segment, "headUuid")
             anchor = prop(segment, "anchorUuid")
             if type(head) is str and head in nodes:
                 set_parent(head, anchor, boundary)
-            _move_children(children, anchor, head, prop(segment, "tailUuid"), set_parent, boundary)
+            _move_children(
+                children, nodes, anchor, head, prop(segment, "tailUuid"), set_parent, boundary
+            )
 
 
 class ReaderError(Exception):
@@ -139,17 +142,25 @@ def _preserved_uuids(kept: Any) -> list[Any]:
 
 
 def _move_children(
-    children: dict[tuple[str, Any], dict[str, None]],
+    children: dict[tuple[str, Any], dict[str, None]] | None,
+    nodes: dict[str, Json],
     anchor: Any,
     keep: Any,
     target: Any,
     set_parent: Callable[[str, Any, Json], None],
     boundary: Json,
 ) -> None:
+    """Every entry whose parent ``=== anchor`` (except ``keep``) gets ``target`` as parent."""
     anchor_key = key(anchor)
     if anchor_key is None:
         return
-    for uuid in list(children.get(anchor_key, {})):
+    if children is not None:
+        moving = list(children.get(anchor_key, {}))
+    elif type(anchor) is str:
+        moving = [u for u, e in nodes.items() if e.get("parentUuid") == anchor]
+    else:
+        moving = [u for u, e in nodes.items() if key(e.get("parentUuid", UNDEFINED)) == anchor_key]
+    for uuid in moving:
         if uuid != keep:
             set_parent(uuid, target, boundary)
 
@@ -160,7 +171,10 @@ def is_conversation(entry: Json) -> bool:
 
 def sdk_eligible(entry: Json) -> bool:
     """Main-chain entries that may end the conversation (``ap``'s filter)."""
-    if truthy(entry.get("isSidechain")) or truthy(entry.get("teamName")):
+    side, team = entry.get("isSidechain"), entry.get("teamName")
+    if (side is not None and side is not False and truthy(side)) or (
+        team is not None and truthy(team)
+    ):
         return False
     kind = entry.get("type")
     if kind == "progress":
@@ -171,14 +185,11 @@ def sdk_eligible(entry: Json) -> bool:
 def choose_leaf_sdk(graph: Graph) -> Json | None:
     """The TS SDK's leaf: last-written eligible terminal, walked up to user/assistant."""
     nodes, position = graph.nodes, graph.position
-    has_eligible_child: set[str] = set()
-    for entry in nodes.values():
-        parent = entry.get("parentUuid")
-        if type(parent) is str and parent and sdk_eligible(entry):
-            has_eligible_child.add(parent)
-    candidates = [
-        e for u, e in nodes.items() if u not in has_eligible_child and sdk_eligible(e)
-    ]
+    eligible = [e for e in nodes.values() if sdk_eligible(e)]
+    has_eligible_child = {
+        p for e in eligible if type(p := e.get("parentUuid")) is str and p
+    }
+    candidates = [e for e in eligible if e["uuid"] not in has_eligible_child]
     candidates.sort(key=lambda e: position[e["uuid"]], reverse=True)
     dead: set[str] = set()
     for candidate in candidates:

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from rechain.reference import queued
 from rechain.reference.js import prop, truthy
 from rechain.reference.jsonparse import JsonError, parse_line
@@ -29,6 +31,7 @@ class Parsed:
     entries: list[Json] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     host_rows: list[Json] = field(default_factory=list)
+    host_lines: list[int] = field(default_factory=list)
     delivered: dict[str, int] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -67,41 +70,49 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     parsed = Parsed()
     entries, numbers, diagnostics = parsed.entries, parsed.lines, parsed.diagnostics
     tally = queued.DeliveryTally()
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for number, raw in lines:
         data = raw.lstrip(_LEADING) if raw[:1] <= b" " else raw
         if not data:
             diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
             continue
         try:
-            value, replaced = parse_line(data)
-        except JsonError as error:
-            diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
-            continue
-        if replaced:
-            diagnostics.append(
-                Diagnostic(number, "invalid-utf8", "invalid UTF-8 bytes read as U+FFFD")
-            )
-        if value is None:
-            diagnostics.append(Diagnostic(number, "not-an-object", "JSON null is not an entry"))
-            continue
-        value = rewrite_voice_call(value)
+            value = loads(data)  # the fast path; parse_line handles what orjson refuses
+        except (decode_error, RecursionError):
+            try:
+                value, replaced = parse_line(data)
+            except JsonError as error:
+                diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
+                continue
+            if replaced:
+                diagnostics.append(
+                    Diagnostic(number, "invalid-utf8", "invalid UTF-8 bytes read as U+FFFD")
+                )
         if type(value) is not dict:
+            if value is None:
+                diagnostics.append(Diagnostic(number, "not-an-object", "JSON null is not an entry"))
+                continue
             kind = type(value).__name__
             diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not an entry"))
             continue
         kind = value.get("type")
+        if kind == "system":
+            value = rewrite_voice_call(value)
+            kind = value.get("type")
         if kind in MESSAGE_TYPES and type(value.get("uuid")) is str:
             entries.append(value)
             numbers.append(number)
         elif kind == "host-row" and type(value.get("ranByToolUseId")) is str:
             parsed.host_rows.append(value)
+            parsed.host_lines.append(number)
         elif kind in MESSAGE_TYPES:
             diagnostics.append(
                 Diagnostic(number, "missing-uuid", f"{kind} entry without a string uuid")
             )
         else:
             diagnostics.append(_ignored(number, kind))
-        tally.add(value)
+        if kind == "attachment" or kind == "queue-operation":
+            tally.add(value)
     parsed.delivered = tally.counts()
     return parsed
 

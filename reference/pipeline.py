@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rechain.reference import view
+from rechain.reference import hostrows, view
 from rechain.reference.graph import Graph, ReaderError, index, walk
 from rechain.reference.model import Diagnostic, Json, Options, Rebuild
 from rechain.reference.parse import Parsed
@@ -52,24 +52,28 @@ def rebuild(
 def _present(
     parsed: Parsed, graph: Graph, chain: list[Json], leaf: Json | None, options: Options
 ) -> tuple[list[Json], list[int]]:
+    """Stage 8 for the SDK view: host rows, trailing queue, queued/local marks, filter, shape."""
     trailing = trailing_queued_commands(parsed.entries, graph, chain, leaf)
-    lines = [graph.line[row["uuid"]] for row in chain]
+    rows = [(row, graph.line[row["uuid"]]) for row in chain]
+    rows = hostrows.keep_virtual_followers(rows, parsed.entries, parsed.lines)
+    rows = hostrows.add_host_calls(rows, parsed.entries, parsed.host_rows, parsed.host_lines)
     if trailing:
         # a trailing row may be an earlier copy of a duplicated uuid: use its own line
         own_line = {id(e): n for e, n in zip(parsed.entries, parsed.lines, strict=True)}
-        lines += [own_line[id(row)] for row in trailing]
-    rows = view.mark_queued_and_local(
-        [*chain, *trailing], {row["uuid"] for row in trailing}, parsed.delivered, keep_meta=False
+        rows += [(row, own_line[id(row)]) for row in trailing]
+    marked = view.mark_queued_and_local(
+        [row for row, _ in rows],
+        {row["uuid"] for row in trailing},
+        parsed.delivered,
+        keep_meta=False,
     )
-    kept = [
+    rows = [
         (row, line)
-        for row, line in zip(rows, lines, strict=True)
+        for row, (_, line) in zip(marked, rows, strict=True)
         if view.hidden_reason(row, options.include_system_messages) is None
     ]
-    messages = [view.session_message(row) for row, _ in kept]
-    numbers = [line for _, line in kept]
-    paged = view.page(list(range(len(messages))), options)
-    return [messages[i] for i in paged], [numbers[i] for i in paged]
+    rows = view.page(hostrows.hide_host_calls(rows), options)
+    return [view.session_message(row) for row, _ in rows], [line for _, line in rows]
 
 
 def _left_out(

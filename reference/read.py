@@ -32,16 +32,16 @@ class Source:
     lines: tuple[tuple[int, bytes], ...] | None
     data: bytes
     diagnostics: tuple[Diagnostic, ...] = ()
+    first_line: int = 1
 
     def numbered_lines(self) -> Iterator[tuple[int, bytes]]:
         """(1-based line number, bytes without the LF); the empty tail after a final LF is not a line."""
         if self.lines is not None:
-            yield from self.lines
-            return
+            return iter(self.lines)
         pieces = self.data.split(b"\n")
         if pieces and pieces[-1] == b"":
             pieces.pop()
-        yield from enumerate(pieces, 1)
+        return enumerate(pieces, self.first_line)
 
 
 def read_whole(data: bytes) -> Source:
@@ -130,6 +130,8 @@ def _read_after_last_boundary(data: bytes) -> Source:
                 f"the last compact boundary (line {first_line})",
             )
         )
+    if data.find(b"\n" + SNAPSHOT_PREFIX, begin) == -1 and not data.startswith(SNAPSHOT_PREFIX, begin):
+        return Source(None, data[begin:] if begin else data, tuple(diagnostics), first_line)
     pieces = data[begin:].split(b"\n")
     ends_with_newline = pieces[-1] == b""
     if ends_with_newline:

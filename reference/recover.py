@@ -51,14 +51,21 @@ def _same_writer(a: Json, b: Json) -> bool:
     )
 
 
+_DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
+
+
 def _sorted_by_timestamp(rows: list[Json]) -> list[Json]:
     """``localeCompare`` on timestamps, throwing where the SDK's comparator throws."""
     if len(rows) < 2:
         return rows
-    for row in rows[1:]:
-        stamp = row.get("timestamp")
+    stamps = [row.get("timestamp") for row in rows]
+    for stamp in stamps[1:]:
         if not nullish(stamp) and type(stamp) is not str:
             raise ReaderError("timestamp.localeCompare is not a function (TypeError)")
+    if all(type(s) is str and s.isascii() for s in stamps):
+        shapes = {s.translate(_DIGITS_TO_ZERO) for s in stamps}  # type: ignore[union-attr]
+        if len(shapes) == 1:  # one format, only digits differ: collation is string order
+            return sorted(rows, key=lambda r: r["timestamp"])
     return sorted(rows, key=lambda r: locale_key(r.get("timestamp")))
 
 
@@ -73,19 +80,33 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
         mid = message_id(row)
         if mid:
             anchor_of[mid] = row
+    on_chain = {row["uuid"] for row in chain}
     groups: dict[str, list[Json]] = {}
     owner: dict[str, Json | None] = {}
-    results: list[Json] = []
+    results: list[Json] = []  # off the chain: results on it are never recovered
     for entry in nodes.values():
-        mid = message_id(entry)
-        if mid:
-            groups.setdefault(mid, []).append(entry)
-            for call in block_ids(entry, "tool_use", "id"):
-                known = owner.get(call, UNDEFINED)
-                claimed = known is UNDEFINED or (known is not None and message_id(known) == mid)
-                owner[call] = entry if claimed else None
-        elif is_tool_result_entry(entry, entry.get("parentUuid")):
-            results.append(entry)
+        kind = entry.get("type")
+        if kind == "user":
+            if entry["uuid"] not in on_chain and is_tool_result_entry(entry, entry.get("parentUuid")):
+                results.append(entry)
+            continue
+        if kind != "assistant":
+            continue
+        message = entry.get("message")
+        mid = message.get("id") if type(message) is dict else None
+        if type(mid) is not str or not mid:
+            continue
+        groups.setdefault(mid, []).append(entry)
+        content = message.get("content")  # type: ignore[union-attr]
+        if type(content) is not list:
+            continue
+        for block in content:
+            if type(block) is dict and block.get("type") == "tool_use":
+                call = block.get("id")
+                if type(call) is str:
+                    known = owner.get(call, UNDEFINED)
+                    claimed = known is UNDEFINED or (known is not None and message_id(known) == mid)
+                    owner[call] = entry if claimed else None
 
     filed: dict[tuple[str, Any], list[Json]] = {}
     tags: set[str] = set()
@@ -114,7 +135,6 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
 
     answered_on_chain = {c for row in chain for c in block_ids(row, "tool_result", "tool_use_id")}
     order: dict[str, int] = {}
-    on_chain = {row["uuid"] for row in chain}
     done: set[str] = set()
     inserts: dict[str, list[Json]] = {}
     for row in assistants:
@@ -136,7 +156,9 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
                 parent = result.get("parentUuid")
                 (direct if type(parent) is str and parent in members else strays).append(result)
         if strays:
-            answered = set(answered_on_chain)
+            # calls answered on the chain or by this group's direct results; the chain's
+            # set is shared, not copied per group (that copy made recovery quadratic)
+            answered: set[str] = set()
             for result in direct:
                 answered.update(block_ids(result, "tool_result", "tool_use_id"))
             if not order:
@@ -146,6 +168,7 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
                 calls = list(block_ids(result, "tool_result", "tool_use_id"))
                 if not any(
                     c not in answered
+                    and c not in answered_on_chain
                     and (o := owner.get(c)) is not None
                     and o["uuid"] in members
                     for c in calls

@@ -8,7 +8,7 @@ team or a quiet-turn closer; each becomes a ``SessionMessage``; then paging.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from rechain.reference import queued
 from rechain.reference.js import UNDEFINED, prop, truthy
@@ -25,6 +25,7 @@ TOOL_DENIAL_KINDS = (
 )
 CALL_ENDED = ("not_started",)
 UNANSWERED_DENIALS = ("stream-closed",)
+T = TypeVar("T")
 QUIET_TURN_TEXTS = ("", "No response requested.")
 
 
@@ -32,6 +33,8 @@ def mark_queued_and_local(
     rows: list[Json], trailing_ids: set[str], delivered: dict[str, int], keep_meta: bool
 ) -> list[Json]:
     """``WA``: queued commands shown as user rows, local commands marked complete."""
+    if not any(row.get("type") == "attachment" or row.get("isMeta") for row in rows):
+        return rows  # nothing to convert, and local-command marks start at a meta caveat
     local = queued.completed_local_commands(rows)
     replied = queued.replies_follow(rows, local)
     settled = queued.delivered_rows(rows, delivered)
@@ -145,7 +148,7 @@ def session_message(row: Json) -> Json:
     return out
 
 
-def page(messages: list[Json], options: Options) -> list[Json]:
+def page(messages: list[T], options: Options) -> list[T]:
     """``limit``/``offset`` exactly as the SDK slices."""
     offset = options.offset or 0
     if options.limit is not None and options.limit > 0:
@@ -155,6 +158,6 @@ def page(messages: list[Json], options: Options) -> list[Json]:
     return messages
 
 
-def _slice(items: list[Json], start: int, stop: int | None) -> list[Json]:
+def _slice(items: list[T], start: int, stop: int | None) -> list[T]:
     """``Array.prototype.slice`` (negative offsets count from the end, as in JS)."""
     return items[start:stop]

@@ -1,23 +1,26 @@
 """The expectation engine: which conversation a transcript's lines encode.
 
-The rule (TS Agent SDK 0.3.332, ``current-2.1.332.md``, Oracle 1, steps 1–7, restated
-for files the writer model produced):
+The rule (TS Agent SDK 0.3.332, ``current-2.1.332.md`` Oracle 1 steps 1–7, restated for
+files the writer model produces):
 
-* the conversation ends at the **last-written eligible entry** (main chain, not progress);
-* it runs back through parents (the logical parent where a compaction relink is in
+* the conversation ends at the **last-written eligible entry that nothing continues**
+  (main chain, not progress; "continues" = is the parent of another eligible entry)
+  and that has a user or assistant message above it (else the next such entry);
+* it runs back through parents (the relinked parent where a compaction relink is in
   force) to the first missing or repeated link;
-* a streamed response keeps all its blocks together: blocks of the same ``message.id``
-  that are off that path, then tool results parented to any of its blocks, each sorted by
+* a streamed response keeps its blocks together: blocks with the same ``message.id`` that
+  are off that path, then tool results parented to any of its blocks, each sorted by
   timestamp, go right after the response's last block on the path.
 
-Everything is computed from the readable lines, so a corruption only has to *declare*
-what it did to lines (unreadable, reparented, moved, inserted); this module turns that
-into the expected conversation, or says why it cannot (:class:`Undetermined`).
+Everything is computed from readable lines, so a corruption only *declares* what it did
+to lines (unreadable, reparented, moved, inserted) and this module turns that into the
+expected conversation, or says why the lines leave it to a reader's tie-breaking
+(:class:`Undetermined`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +32,7 @@ ENTRY_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"
 
 @dataclass(frozen=True, slots=True)
 class Undetermined:
-    """The lines leave the conversation to a reader's tie-breaking rules; only robustness holds."""
+    """Why the expected conversation is left to a reader's rules; only robustness is checked."""
 
     reason: str
 
@@ -47,7 +50,8 @@ def is_entry(obj: object) -> bool:
             and isinstance(obj.get("uuid"), str))
 
 
-def _group(obj: Json) -> str | None:
+def group_of(obj: Json) -> str | None:
+    """The API ``message.id`` shared by the lines of one streamed response."""
     if obj.get("type") != "assistant":
         return None
     message = obj.get("message")
@@ -55,7 +59,8 @@ def _group(obj: Json) -> str | None:
     return mid if isinstance(mid, str) else None
 
 
-def _is_result(obj: Json) -> bool:
+def is_result(obj: Json) -> bool:
+    """A user entry carrying at least one ``tool_result`` block."""
     if obj.get("type") != "user":
         return False
     message = obj.get("message")
@@ -64,44 +69,139 @@ def _is_result(obj: Json) -> bool:
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
-def _eligible(obj: Json) -> bool:
+def _answers(obj: Json) -> set[str]:
+    content = obj["message"]["content"]
+    return {b.get("tool_use_id") for b in content
+            if isinstance(b, dict) and b.get("type") == "tool_result"} - {None}
+
+
+def _calls(obj: Json) -> set[str]:
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return set()
+    return {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"}
+
+
+def eligible(obj: Json) -> bool:
+    """Can end the conversation: a main-chain transcript message that is not progress."""
     return obj.get("type") != "progress" and not obj.get("isSidechain") and not obj.get("teamName")
 
 
-def _index(lines: Iterable[tuple[Json, Record | None]]) -> dict[str, _Entry]:
-    """uuid → entry; a later readable copy replaces an earlier one (and its position)."""
+def _index(lines: Iterable[tuple[object, Record | None]]) -> dict[str, _Entry]:
+    """uuid → entry; a later readable copy replaces an earlier one, and its position."""
     entries: dict[str, _Entry] = {}
     for position, (obj, record) in enumerate(lines):
         if is_entry(obj):
+            assert isinstance(obj, dict)
             entries[obj["uuid"]] = _Entry(obj, position, record)
     return entries
 
 
-def _parents(entries: Mapping[str, _Entry]) -> dict[str, str | None]:
-    """Effective parent of every entry: the relinked one where the relink is in force."""
-    boundaries = {u for u, e in entries.items()
-                  if e.obj.get("type") == "system" and e.obj.get("subtype") == "compact_boundary"}
+def _parents(entries: dict[str, _Entry]) -> dict[str, str | None]:
+    """Effective parent of every entry: the relinked one where that relink is in force."""
     out: dict[str, str | None] = {}
     for uuid, entry in entries.items():
         written = entry.obj.get("parentUuid")
         parent = written if isinstance(written, str) else None
-        record = entry.record
-        relink = record.relink if record else None
-        if relink and relink.boundary in boundaries and all(r in entries for r in relink.requires):
-            original_written = _written_parent(record)
-            if relink.kind == "identity" or parent == original_written:
-                parent = record.chain_parent if record else parent
+        for relink in entry.record.relinks if entry.record else ():
+            if (relink.boundary in entries and all(r in entries for r in relink.requires)
+                    and (relink.kind == "identity" or parent == relink.anchor)):
+                parent = relink.parent
         out[uuid] = parent
     return out
 
 
-def _written_parent(record: Record | None) -> str | None:
-    """The parent the writer put on the line (kept on the relink for by-parent matching)."""
-    if record is None or record.relink is None:
-        return None
-    requires = record.relink.requires
-    return requires[-1] if record.relink.kind == "by-parent" and requires else _ANCHORS.get(
-        record.relink.boundary)
+def _walk(start: str, parents: dict[str, str | None], entries: dict[str, _Entry]) -> list[str]:
+    """``start`` and its ancestors, up to the first missing or repeated parent (leaf first)."""
+    path: list[str] = []
+    seen: set[str] = set()
+    node: str | None = start
+    while node is not None and node in entries and node not in seen:
+        seen.add(node)
+        path.append(node)
+        node = parents[node]
+    return path
 
 
-_ANCHORS: dict[str, str] = {}
+def expected(lines: Iterable[tuple[object, Record | None]]) -> list[str] | Undetermined:
+    """The uuids of the conversation the readable ``lines`` encode, in order.
+
+    ``lines`` pairs each line's parsed value (anything that is not an entry is skipped)
+    with the writer's record for it, in file order.
+    """
+    entries = _index(lines)
+    parents = _parents(entries)
+    usable = [u for u, e in entries.items() if eligible(e.obj)]
+    if not usable:
+        return []
+    continued = {parents[u] for u in usable}
+    terminals = sorted((u for u in usable if u not in continued),
+                       key=lambda u: entries[u].position, reverse=True)
+    seen: set[str] = set()
+    for last in terminals:
+        node: str | None = last
+        while node is not None and node in entries and node not in seen:
+            seen.add(node)
+            if entries[node].obj["type"] in ("user", "assistant"):
+                path = _walk(last, parents, entries)
+                path.reverse()
+                return _recover(path, entries, parents)
+            node = parents[node]
+    return Undetermined("no terminal leads to a user or assistant message")
+
+
+def _recover(path: list[str], entries: dict[str, _Entry],
+             parents: dict[str, str | None]) -> list[str] | Undetermined:
+    """Put each response's off-path blocks and results right after its last path block."""
+    on_path = set(path)
+    groups: dict[str, list[str]] = {}
+    for uuid, entry in entries.items():
+        group = group_of(entry.obj)
+        if group is not None:
+            groups.setdefault(group, []).append(uuid)
+    order = list(path)
+    done: set[str] = set()
+    for group in [g for u in path if (g := group_of(entries[u].obj)) is not None]:
+        if group in done:
+            continue
+        done.add(group)
+        members = set(groups[group])
+        anchor = max(i for i, u in enumerate(order) if u in members)
+        siblings = [u for u in groups[group] if u not in on_path]
+        results = [u for u, e in entries.items() if u not in on_path and is_result(e.obj)
+                   and parents[u] in members]
+        stray = _strays(group, members, on_path | set(siblings) | set(results), entries, parents)
+        if stray:
+            return Undetermined(f"tool results linked to {group} only by id: {stray}")
+        key = _sort_key(entries)
+        extra = sorted(siblings, key=key) + sorted(results, key=key)
+        order[anchor + 1: anchor + 1] = extra
+    return order
+
+
+def _sort_key(entries: dict[str, _Entry]) -> Any:
+    def key(uuid: str) -> tuple[str, int]:
+        stamp = entries[uuid].obj.get("timestamp")
+        return (stamp if isinstance(stamp, str) else "", entries[uuid].position)
+    return key
+
+
+def _strays(group: str, members: set[str], kept: set[str], entries: dict[str, _Entry],
+            parents: dict[str, str | None]) -> list[str]:
+    """Results a reader would add only through ``sourceToolAssistantUUID`` or a tool id."""
+    calls: set[str] = set()
+    for uuid in members:
+        calls |= _calls(entries[uuid].obj)
+    answered: set[str] = set()
+    for uuid in kept:
+        if is_result(entries[uuid].obj):
+            answered |= _answers(entries[uuid].obj)
+    strays = []
+    for uuid, entry in entries.items():
+        if uuid in kept or not is_result(entry.obj) or parents[uuid] in members:
+            continue
+        linked = entry.obj.get("sourceToolAssistantUUID") in members
+        if (linked or _answers(entry.obj) & calls) and _answers(entry.obj) & (calls - answered):
+            strays.append(uuid)
+    return strays

@@ -7,11 +7,13 @@ never looks installed and a second run simply finishes the job.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,15 +21,16 @@ from importlib import resources
 from pathlib import Path
 
 from rechain.conformance.oracles.registry import (
+    AGENT_SDK_PY,
     MARKER_NAME,
     REGISTRY,
     OracleSpec,
+    entry_path,
     install_dir,
     is_installed,
     marker_content,
     oracles_root,
 )
-
 from rechain.errors import UsageError
 
 NPM_TIMEOUT_S = 900
@@ -131,7 +134,120 @@ def install_npm(spec: OracleSpec, staging: Path) -> None:
         raise UsageError(f"npm install of {spec.slug} did not create {spec.entry}")
 
 
-INSTALLERS: dict[str, Callable[[OracleSpec, Path], None]] = {"npm": install_npm}
+PIP_TIMEOUT_S = 900
+CLAUDE_VERSION_TIMEOUT_S = 60
+
+
+def run_step(argv: list[str], spec: OracleSpec, what: str, *, timeout: float,
+             env: dict[str, str] | None = None) -> str:
+    """Run one install step; its failure becomes a one-line UsageError naming the step."""
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, check=False, env=env
+        )
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"{what} for {spec.slug} took over {timeout:g} s") from None
+    except OSError as error:
+        raise UsageError(f"{what} for {spec.slug} could not start: {error}") from None
+    if done.returncode != 0:
+        raise UsageError(
+            f"{what} for {spec.slug} failed (exit {done.returncode}): "
+            f"{last_line(done.stderr or done.stdout)}"
+        )
+    return done.stdout
+
+
+def install_venv(spec: OracleSpec, staging: Path) -> None:
+    """A private venv with exactly ``package==version`` in it, so its deps stay out of ours.
+
+    The venv is built in ``staging`` and renamed into place; that is safe because
+    the adapter only ever runs ``venv/bin/python`` (found via pyvenv.cfg next to
+    it), never the console scripts whose shebangs name the staging path.
+    """
+    venv = staging / "venv"
+    run_step([sys.executable, "-m", "venv", str(venv)], spec, "python -m venv",
+             timeout=PIP_TIMEOUT_S)
+    python = venv / "bin" / "python"
+    run_step(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         "--no-input", f"{spec.package}=={spec.version}"],
+        spec, "pip install", timeout=PIP_TIMEOUT_S,
+    )
+    found = run_step(
+        [str(python), "-I", "-c",
+         "import importlib.metadata as m; print(m.version('claude-agent-sdk'))"],
+        spec, "version check", timeout=PIP_TIMEOUT_S,
+    ).strip()
+    if found != spec.version:
+        raise UsageError(f"pip installed {spec.package} {found}, not {spec.version}")
+
+
+def bundled_claude(venv_python: Path) -> Path | None:
+    """The CLI binary shipped inside the installed Python SDK wheel, if there is one."""
+    venv = venv_python.parent.parent
+    pattern = "lib/python*/site-packages/claude_agent_sdk/_bundled/claude"
+    for candidate in sorted(venv.glob(pattern)):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def claude_version(binary: Path, spec: OracleSpec, scratch: Path) -> str:
+    """What ``claude --version`` prints, run with a throwaway HOME and config dir."""
+    home = scratch / "version-home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"PATH": os.defpath, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+           "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    try:
+        return run_step([str(binary), "--version"], spec, "claude --version",
+                        timeout=CLAUDE_VERSION_TIMEOUT_S, env=env).strip()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def install_claude_bin(spec: OracleSpec, staging: Path) -> None:
+    """``bin/claude`` = the CLI binary bundled in the pinned Python SDK wheel.
+
+    claude-agent-sdk 0.2.189 bundles CLI 2.1.332, byte-identical to the binary in
+    ``@anthropic-ai/claude-code-linux-x64@2.1.332``; reusing it needs neither npm
+    nor a second 400 MB download, and a hard link costs no disk. The Python SDK
+    oracle is installed first when it is missing.
+    """
+    install(AGENT_SDK_PY)
+    source = bundled_claude(entry_path(AGENT_SDK_PY))
+    if source is None:
+        raise UsageError(f"{AGENT_SDK_PY.slug} has no bundled claude binary on this platform")
+    target = staging / spec.entry
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+        how = "hardlink"
+    except OSError:
+        shutil.copy2(source, target)
+        how = "copy"
+    printed = claude_version(target, spec, staging)
+    if not printed.startswith(f"{spec.version} "):
+        raise UsageError(f"{source} reports version {printed!r}, not {spec.version}")
+    provenance = {"from": f"{AGENT_SDK_PY.package}=={AGENT_SDK_PY.version} _bundled/claude",
+                  "how": how, "version": printed, "sha256": sha256_file(target)}
+    (staging / "source.json").write_text(json.dumps(provenance, indent=2) + "\n", "utf-8")
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a (large) file, read in chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+INSTALLERS: dict[str, Callable[[OracleSpec, Path], None]] = {
+    "npm": install_npm,
+    "venv": install_venv,
+    "claude-bin": install_claude_bin,
+}
 
 
 def can_install(spec: OracleSpec) -> bool:

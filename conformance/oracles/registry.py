@@ -45,9 +45,27 @@ AGENT_SDK_TS = OracleSpec(
     summary="TypeScript Agent SDK session readers (getSessionMessages, listSessions)",
 )
 
-# Others (agent-sdk-py, claude-code) add their spec here and an installer in install.py.
+AGENT_SDK_PY = OracleSpec(
+    name="agent-sdk-py",
+    version="0.2.189",
+    installer="venv",
+    package="claude-agent-sdk",
+    entry="venv/bin/python",
+    summary="Python Agent SDK session readers (get_session_messages), in a private venv",
+)
+
+CLAUDE_CODE = OracleSpec(
+    name="claude-code",
+    version="2.1.332",
+    installer="claude-bin",
+    package="@anthropic-ai/claude-code",
+    entry="bin/claude",
+    summary="the real Claude Code CLI resuming a transcript (`claude -p --resume`), offline",
+)
+
+# Others add their spec here and an installer in install.py.
 REGISTRY: MappingProxyType[str, OracleSpec] = MappingProxyType(
-    {spec.name: spec for spec in (AGENT_SDK_TS,)}
+    {spec.name: spec for spec in (AGENT_SDK_TS, AGENT_SDK_PY, CLAUDE_CODE)}
 )
 
 

@@ -1,0 +1,150 @@
+"""``rechain bench load``: the reference's full load against the cost of just parsing.
+
+The floor is reading the file and ``orjson.loads`` of every line: no loader can
+do less. The ratio reference / floor says what the rest of the pipeline costs.
+The real SDK readers are timed on the same file when they are installed (their
+import is not timed; each laid out in a throwaway config dir).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from rechain.conformance.bench.synthetic import synthetic_transcript
+from rechain.conformance.oracles import registry
+from rechain.reference import rebuild
+from rechain.reference.sessions import project_dir_name
+
+SESSION_ID = "5e55a1d0-0b1e-4c0d-9e1a-6b2c3d4e5f60"
+
+
+def _best(runs: int, work: Callable[[], Any]) -> tuple[float, Any]:
+    """Best wall time of ``runs`` calls (the least disturbed by a noisy machine)."""
+    best, result = float("inf"), None
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = work()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def _floor(path: Path) -> int:
+    data = path.read_bytes()
+    loads = orjson.loads
+    count = 0
+    for line in data.split(b"\n"):
+        if line:
+            loads(line)
+            count += 1
+    return count
+
+
+def _reference(path: Path) -> int:
+    return len(rebuild(path.read_bytes()).messages)
+
+
+def _layout(root: Path, path: Path) -> tuple[Path, Path]:
+    cwd = root / "project"
+    cwd.mkdir()
+    config = root / "config"
+    target = config / "projects" / project_dir_name(str(cwd.resolve()))
+    target.mkdir(parents=True)
+    shutil.copyfile(path, target / f"{SESSION_ID}.jsonl")
+    return config, cwd
+
+
+def _time_ts_sdk(path: Path, runs: int) -> float | None:
+    spec = registry.AGENT_SDK_TS
+    node = shutil.which("node")
+    if not registry.is_installed(spec) or node is None:
+        return None
+    script = Path(__file__).resolve().parent.parent / "node" / "time_session_messages.mjs"
+    with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
+        config, cwd = _layout(Path(tmp), path)
+        done = subprocess.run(
+            [node, str(script), str(registry.entry_path(spec)), str(config), str(cwd), SESSION_ID, str(runs)],
+            capture_output=True, text=True, timeout=1800, check=False,
+            env={"PATH": "/usr/bin:/bin", "HOME": tmp},
+        )
+    if done.returncode != 0:
+        return None
+    return min(json.loads(done.stdout)["ms"]) / 1000
+
+
+_PY_TIMER = """
+import os, sys, time, json
+os.environ["CLAUDE_CONFIG_DIR"] = sys.argv[1]
+from claude_agent_sdk import get_session_messages
+best = float("inf")
+for _ in range(int(sys.argv[4])):
+    t = time.perf_counter(); m = get_session_messages(sys.argv[3], directory=sys.argv[2]); best = min(best, time.perf_counter() - t)
+print(json.dumps({"s": best, "messages": len(m)}))
+"""
+
+
+def _time_py_sdk(path: Path, runs: int) -> float | None:
+    spec = registry.AGENT_SDK_PY
+    if not registry.is_installed(spec):
+        return None
+    with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
+        config, cwd = _layout(Path(tmp), path)
+        done = subprocess.run(
+            [str(registry.entry_path(spec)), "-c", _PY_TIMER, str(config), str(cwd), SESSION_ID, str(runs)],
+            capture_output=True, text=True, timeout=1800, check=False,
+            env={"PATH": "/usr/bin:/bin", "HOME": tmp},
+        )
+    if done.returncode != 0:
+        return None
+    return float(json.loads(done.stdout)["s"])
+
+
+def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, Any]:
+    """Generate, measure, print lines as it goes; returns the summary object."""
+    started = time.perf_counter()
+    data = synthetic_transcript(int(size_mb * 1024 * 1024), seed)
+    newlines = data.count(b"\n")
+    print(f"generated {len(data) / 1e6:.1f} MB, {newlines} lines "
+          f"in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
+        path = Path(keep) if keep else Path(tmp) / "bench.jsonl"
+        path.write_bytes(data)
+        del data
+        floor_s, lines = _best(runs, lambda: _floor(path))
+        print(f"floor (read + orjson.loads per line): {floor_s:.3f}s for {lines} lines", file=sys.stderr)
+        reference_s, messages = _best(runs, lambda: _reference(path))
+        print(f"reference (agent-sdk profile): {reference_s:.3f}s, {messages} messages", file=sys.stderr)
+        summary: dict[str, Any] = {
+            "size_mb": round(path.stat().st_size / 1024 / 1024, 1),
+            "lines": lines,
+            "messages": messages,
+            "floor_s": round(floor_s, 4),
+            "reference_s": round(reference_s, 4),
+            "ratio": round(reference_s / floor_s, 3),
+        }
+        for name, timer in (("ts_sdk_s", _time_ts_sdk), ("py_sdk_s", _time_py_sdk)):
+            seconds = timer(path, runs)
+            if seconds is not None:
+                summary[name] = round(seconds, 4)
+                summary[name.replace("_s", "_vs_reference")] = round(seconds / reference_s, 2)
+                print(f"{name}: {seconds:.3f}s", file=sys.stderr)
+    summary["runs"] = runs
+    summary["median_note"] = "best of runs, wall time, one process"
+    return summary
+
+
+def main_json(summary: dict[str, Any]) -> str:
+    return json.dumps(summary, sort_keys=True)
+
+
+

@@ -1,0 +1,150 @@
+"""A large, realistic transcript written fast, for the load benchmark.
+
+Not a Hypothesis strategy: 100 MB must be written in seconds. It follows
+Claude Code's write path closely enough to exercise every stage: prompts,
+assistant turns split one row per block under a shared ``message.id``,
+parallel tool calls whose results chain through ``sourceToolAssistantUUID``,
+rewinds that leave dead branches, progress rows, metadata lines, and a
+compaction that keeps a preserved segment (so the whole file is still read).
+"""
+
+from __future__ import annotations
+
+import random
+import uuid as uuidlib
+from datetime import UTC, datetime, timedelta
+
+import orjson
+
+_WORDS = "the of and to in is it that for on with as this was be by are file test code".split()
+
+
+class _Writer:
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+        self.session = str(uuidlib.UUID(int=self.random.getrandbits(128), version=4))
+        self.clock = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+        self.lines: list[bytes] = []
+        self.size = 0
+        self.cursor: str | None = None
+        self.users: list[str] = []
+
+    def uuid(self) -> str:
+        return str(uuidlib.UUID(int=self.random.getrandbits(128), version=4))
+
+    def text(self, low: int, high: int) -> str:
+        count = self.random.randint(low, high) // 5 + 1
+        return " ".join(self.random.choices(_WORDS, k=count))
+
+    def stamp(self) -> str:
+        self.clock += timedelta(milliseconds=self.random.randint(5, 4000))
+        return self.clock.strftime("%Y-%m-%dT%H:%M:%S.") + f"{self.clock.microsecond // 1000:03d}Z"
+
+    def write(self, entry: dict[str, object]) -> None:
+        line = orjson.dumps(entry) + b"\n"
+        self.lines.append(line)
+        self.size += len(line)
+
+    def row(self, kind: str, parent: str | None, **fields: object) -> str:
+        uuid = self.uuid()
+        entry: dict[str, object] = {"parentUuid": parent, "isSidechain": False, "type": kind}
+        entry.update(fields)
+        entry.update(
+            uuid=uuid,
+            timestamp=self.stamp(),
+            userType="external",
+            cwd="/home/dev/project",
+            sessionId=self.session,
+            version="2.1.332",
+            gitBranch="main",
+        )
+        self.write(entry)
+        return uuid
+
+    def prompt(self) -> None:
+        content = {"role": "user", "content": self.text(40, 2000)}
+        self.cursor = self.row("user", self.cursor, message=content)
+        self.users.append(self.cursor)
+
+    def turn(self) -> None:
+        message_id = f"msg_{self.random.getrandbits(96):024x}"
+        blocks: list[dict[str, object]] = [
+            {"type": "thinking", "thinking": self.text(100, 1500), "signature": "sig" * 20},
+            {"type": "text", "text": self.text(50, 1500)},
+        ]
+        calls = [f"toolu_{self.random.getrandbits(96):024x}" for _ in range(self.random.choice((0, 1, 1, 2, 3, 5)))]
+        blocks += [
+            {"type": "tool_use", "id": c, "name": "Read", "input": {"file_path": f"/src/{c[-6:]}.py"}}
+            for c in calls
+        ]
+        owners: dict[str, str] = {}
+        for block in blocks:
+            message = {"model": "claude-sonnet-4-5", "id": message_id, "type": "message",
+                       "role": "assistant", "content": [block], "stop_reason": None,
+                       "usage": {"input_tokens": 3, "output_tokens": 9}}
+            self.cursor = self.row("assistant", self.cursor, message=message, requestId="req_1")
+            if block["type"] == "tool_use":
+                owners[str(block["id"])] = self.cursor
+        order = list(calls)
+        self.random.shuffle(order)
+        for call in order:
+            if self.random.random() < 0.3:
+                self.row("progress", self.cursor, data={"type": "hook_progress"}, toolUseID=call)
+            result = {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": call, "content": self.text(200, 20000)}]}
+            self.cursor = self.row(
+                "user", owners[call], message=result, sourceToolAssistantUUID=owners[call],
+                toolUseResult={"stdout": "ok"},
+            )
+        if calls:
+            message = {"model": "claude-sonnet-4-5", "id": f"msg_{self.random.getrandbits(96):024x}",
+                       "role": "assistant", "content": [{"type": "text", "text": self.text(20, 600)}]}
+            self.cursor = self.row("assistant", self.cursor, message=message)
+
+    def rewind(self) -> None:
+        target = self.random.choice(self.users[-5:])
+        self.cursor = self.lines_parent_of(target)
+
+    def lines_parent_of(self, uuid: str) -> str | None:
+        for line in reversed(self.lines):
+            entry = orjson.loads(line)
+            if entry.get("uuid") == uuid:
+                return entry.get("parentUuid")
+        return None
+
+    def compact(self) -> None:
+        head, tail = self.users[-2], self.cursor
+        boundary = self.row(
+            "system", None, subtype="compact_boundary", content="Conversation compacted",
+            isMeta=False, level="info", logicalParentUuid=self.cursor,
+            compactMetadata={"trigger": "auto", "preTokens": 150000,
+                             "preservedSegment": {"headUuid": head, "anchorUuid": "", "tailUuid": tail}},
+        )
+        summary = {"role": "user", "content": "This session is being continued. " + self.text(500, 3000)}
+        anchor = self.row("user", boundary, message=summary, isCompactSummary=True)
+        # the segment hangs below the summary: relink head → anchor, anchor's children → tail
+        self.lines[-2] = self.lines[-2].replace(b'"anchorUuid":""', f'"anchorUuid":"{anchor}"'.encode())
+        self.cursor = anchor
+        self.cursor = tail
+
+    def metadata(self) -> None:
+        self.write({"type": "file-history-snapshot", "messageId": self.cursor, "isSnapshotUpdate": False,
+                    "snapshot": {"messageId": self.cursor, "trackedFileBackups": {}, "timestamp": self.stamp()}})
+
+
+def synthetic_transcript(size_bytes: int, seed: int = 0) -> bytes:
+    """About ``size_bytes`` of transcript; deterministic for a seed."""
+    writer = _Writer(seed)
+    compacted = False
+    while writer.size < size_bytes:
+        writer.prompt()
+        writer.turn()
+        if writer.random.random() < 0.2:
+            writer.metadata()
+        if len(writer.users) > 5 and writer.random.random() < 0.05:
+            writer.rewind()
+        if not compacted and writer.size > size_bytes // 2 and len(writer.users) > 2:
+            writer.compact()
+            compacted = True
+    writer.write({"type": "last-prompt", "lastPrompt": "done", "sessionId": writer.session})
+    return b"".join(writer.lines)

@@ -1,0 +1,329 @@
+"""Connectables: turn an ``--impl`` spec into a running reader that answers ``CaseInput``s.
+
+Spec grammar (Bowtie's connectables, for transcript readers)::
+
+    reference[:PROFILE]        the embedded reference loader (tier 0, default profile sdk)
+    agent-sdk-ts | agent-sdk-py | claude-code
+                               the pinned real readers (``rechain oracle install``)
+    python:MODULE:FUNCTION     tier 0: FUNCTION(data: bytes[, session_id, options]) -> messages
+    cmd:COMMAND LINE           tier 1: one process per case, ``{path}`` or stdin, JSON on stdout
+    harness:COMMAND LINE       tier 2: one process speaking protocol v1 (JSON lines)
+
+Every implementation has ``info`` (an ``ImplementationInfo``), ``run(case) ->
+Outcome`` and ``close()``; nothing here raises for what a reader does.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from rechain import __version__
+from rechain.conformance.protocol import (
+    Answered,
+    CaseInput,
+    Crashed,
+    ImplementationInfo,
+    Outcome,
+    ProtocolError,
+    Raised,
+    TimedOut,
+    outcome_from_result,
+)
+from rechain.conformance.protocol_process import Harness, Limits, OneShot, split_command
+from rechain.errors import UsageError
+
+PY_SDK_FIELDS = frozenset(
+    {"type", "uuid", "session_id", "message", "parent_tool_use_id", "parent_agent_id"}
+)
+PRECOMPACT_ENV = "CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP"
+
+
+class Implementation(Protocol):
+    """A connected reader: what every tier looks like to the runner."""
+
+    info: ImplementationInfo
+
+    def run(self, case: CaseInput) -> Outcome: ...
+
+    def close(self) -> None: ...
+
+
+# --- tier 0 -----------------------------------------------------------------------------
+
+
+@dataclass
+class Reference:
+    """The embedded reference loader in one profile."""
+
+    profile: str = "sdk"
+    info: ImplementationInfo = field(init=False)
+
+    def __post_init__(self) -> None:
+        from rechain.reference import get_profile
+
+        chosen = get_profile(self.profile)
+        self.profile = chosen.name
+        self.info = ImplementationInfo(
+            name="reference",
+            version=__version__,
+            language="python",
+            homepage="https://github.com/rechain/rechain",
+            env=frozenset({PRECOMPACT_ENV}),
+            choices={"profile": chosen.name},
+        )
+
+    def run(self, case: CaseInput) -> Outcome:
+        from rechain.reference import Options, rebuild
+
+        options = Options(
+            include_system_messages=bool(case.option("include_system_messages")),
+            limit=case.option("limit"),
+            offset=int(case.option("offset") or 0),
+            disable_precompact_skip=bool(case.env.get(PRECOMPACT_ENV, "").strip()),
+        )
+        result = rebuild(case.data, self.profile, options, session_id=case.session_id)
+        if result.error is not None:
+            kind = re.search(r"\((\w+Error)\)\s*$", result.error)
+            return Raised(kind.group(1) if kind else "Error", result.error)
+        return Answered(result.messages, result.leaf)
+
+    def close(self) -> None:
+        """In-process: nothing to stop."""
+
+
+@dataclass
+class PythonCallable:
+    """Tier 0: a function in this interpreter; raising is the reader's answer.
+
+    The function's module may define ``RECHAIN_INFO`` (the ``implementation``
+    object of the protocol) to say who it is and what it claims. A call past the
+    per-case limit is reported as a timeout; its thread cannot be stopped and is
+    left to finish in the background (use tier 1 or 2 for hostile readers).
+    """
+
+    function: Callable[..., Any]
+    info: ImplementationInfo
+    limits: Limits = field(default_factory=Limits)
+
+    def run(self, case: CaseInput) -> Outcome:
+        box: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                box["value"] = self._call(case)
+            except Exception as error:
+                box["error"] = error
+                box["trace"] = traceback.format_exc(limit=5)
+
+        worker = threading.Thread(target=call, daemon=True)
+        worker.start()
+        worker.join(self.limits.timeout)
+        if worker.is_alive():
+            return TimedOut(self.limits.timeout)
+        if "error" in box:
+            error = box["error"]
+            return Raised(type(error).__name__, str(error)[:500])
+        return outcome_from_result(box["value"])
+
+    def _call(self, case: CaseInput) -> Any:
+        wanted = len(inspect.signature(self.function).parameters)
+        if wanted >= 3:
+            return self.function(case.data, case.session_id, dict(case.options))
+        if wanted == 2:
+            return self.function(case.data, case.session_id)
+        return self.function(case.data)
+
+    def close(self) -> None:
+        """In-process: nothing to stop."""
+
+
+def load_callable(target: str, limits: Limits) -> PythonCallable:
+    """``MODULE:FUNCTION`` (a file path works as MODULE too) as a tier-0 reader."""
+    module_name, _, function_name = target.rpartition(":")
+    if not module_name or not function_name:
+        raise UsageError(f"python:{target}: expected python:MODULE:FUNCTION")
+    if module_name.endswith(".py"):
+        path = Path(module_name).resolve()
+        sys.path.insert(0, str(path.parent))
+        module_name = path.stem
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise UsageError(f"python:{target}: cannot import {module_name}: {error}") from None
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise UsageError(f"python:{target}: {module_name} has no function {function_name}")
+    described = getattr(module, "RECHAIN_INFO", None)
+    if isinstance(described, Mapping):
+        defaults = {"name": module_name, "language": "python", "version": "0"}
+        info = ImplementationInfo.from_json({**defaults, **described})
+    else:
+        version = str(getattr(module, "__version__", "0"))
+        name = module_name.replace("_", "-")
+        info = ImplementationInfo(name=name, version=version, language="python")
+    return PythonCallable(function, info, limits)
+
+
+# --- the pinned oracles ---------------------------------------------------------------------
+
+_TS_RAISED = re.compile(r"^agent-sdk-ts: (?P<type>[A-Za-z]*Error): (?P<message>.*)$", re.S)
+
+
+@dataclass
+class TsSdk:
+    """``@anthropic-ai/claude-agent-sdk``'s ``getSessionMessages`` through its Node bridge."""
+
+    limits: Limits = field(default_factory=Limits)
+    info: ImplementationInfo = field(init=False)
+
+    def __post_init__(self) -> None:
+        from rechain.conformance.oracles.registry import AGENT_SDK_TS
+        from rechain.conformance.oracles.ts_sdk import TsSdkOracle
+
+        reason = TsSdkOracle.available()
+        if reason is not None:
+            raise UsageError(f"agent-sdk-ts: {reason}")
+        self._oracle = TsSdkOracle(timeout=self.limits.timeout)
+        self.info = ImplementationInfo(
+            name="agent-sdk-ts",
+            version=AGENT_SDK_TS.version,
+            language="typescript",
+            homepage="https://www.npmjs.com/package/@anthropic-ai/claude-agent-sdk",
+            env=frozenset({PRECOMPACT_ENV}),
+        )
+
+    def run(self, case: CaseInput) -> Outcome:
+        from rechain.conformance.oracles import OracleError
+
+        try:
+            messages = self._oracle.session_messages(
+                case.data,
+                session_id=case.session_id,
+                include_system_messages=bool(case.option("include_system_messages")),
+                limit=case.option("limit"),
+                offset=int(case.option("offset") or 0),
+                env=dict(case.env),
+            )
+        except OracleError as error:
+            return _oracle_failure(str(error), self.limits, _TS_RAISED)
+        return Answered(tuple(messages))
+
+    def close(self) -> None:
+        self._oracle.close()
+
+
+@dataclass
+class PySdk:
+    """PyPI ``claude-agent-sdk``'s ``get_session_messages`` in its private venv."""
+
+    limits: Limits = field(default_factory=Limits)
+    info: ImplementationInfo = field(init=False)
+
+    def __post_init__(self) -> None:
+        from rechain.conformance.oracles.py_sdk import PySdkOracle
+        from rechain.conformance.oracles.registry import AGENT_SDK_PY
+
+        reason = PySdkOracle.available()
+        if reason is not None:
+            raise UsageError(f"agent-sdk-py: {reason}")
+        self._oracle = PySdkOracle(timeout=self.limits.timeout)
+        self.info = ImplementationInfo(
+            name="agent-sdk-py",
+            version=AGENT_SDK_PY.version,
+            language="python",
+            homepage="https://pypi.org/project/claude-agent-sdk/",
+            fields=PY_SDK_FIELDS,
+            options=frozenset({"limit", "offset"}),
+            choices={"invalid-utf8": "raises UnicodeDecodeError", "large-file-skip": "none"},
+        )
+
+    def run(self, case: CaseInput) -> Outcome:
+        from rechain.conformance.oracles import OracleError
+        from rechain.conformance.oracles.py_sdk import OracleReaderError
+
+        try:
+            messages = self._oracle.session_messages(
+                case.data,
+                session_id=case.session_id,
+                limit=case.option("limit"),
+                offset=int(case.option("offset") or 0),
+                env=dict(case.env),
+            )
+        except OracleReaderError as error:
+            return Raised(error.error_type, error.detail)
+        except OracleError as error:
+            return _oracle_failure(str(error), self.limits, None)
+        return Answered(tuple(messages))
+
+    def close(self) -> None:
+        self._oracle.close()
+
+
+def _oracle_failure(text: str, limits: Limits, raised: re.Pattern[str] | None) -> Outcome:
+    """An adapter's error as an outcome: the reader threw, the call timed out, or it crashed."""
+    if "no answer to" in text:
+        return TimedOut(limits.timeout)
+    match = raised.match(text) if raised is not None else None
+    if match and "bridge" not in text and "worker" not in text:
+        return Raised(match.group("type"), match.group("message"))
+    return Crashed(text)
+
+
+def _claude_code(limits: Limits) -> Implementation:
+    """The real CLI's resume, from its own adapter module (``oracles.claude_cli``)."""
+    try:
+        module = importlib.import_module("rechain.conformance.oracles.claude_cli_impl")
+    except ImportError:
+        raise UsageError("claude-code: its adapter is not available in this rechain") from None
+    return module.connect(limits)  # type: ignore[no-any-return]
+
+
+ORACLES: Mapping[str, Callable[[Limits], Implementation]] = {
+    "agent-sdk-ts": lambda limits: TsSdk(limits),
+    "agent-sdk-py": lambda limits: PySdk(limits),
+    "claude-code": _claude_code,
+}
+
+
+def connect(spec: str, limits: Limits | None = None, *, strict: bool = False) -> Implementation:
+    """A running implementation for ``spec``; a bad spec or a harness that won't start is
+    the user's to fix (``UsageError``)."""
+    limits = limits or Limits()
+    kind, _, rest = spec.partition(":")
+    if kind == "reference":
+        return Reference(rest or "sdk")
+    if spec in ORACLES:
+        return ORACLES[spec](limits)
+    if kind == "python":
+        return load_callable(rest, limits)
+    if kind in ("cmd", "harness"):
+        try:
+            argv = split_command(rest)
+        except ValueError as error:
+            raise UsageError(f"{spec!r}: {error}") from None
+        if kind == "cmd":
+            name = Path(argv[-1] if Path(argv[0]).name.startswith("python") else argv[0]).stem
+            info = ImplementationInfo(name=re.sub(r"[^A-Za-z0-9._-]", "-", name) or "cmd",
+                                      version="unknown", language="unknown")
+            return OneShot(argv, info, limits, strict)
+        try:
+            return Harness(argv, limits, strict=strict)
+        except ProtocolError as error:
+            raise UsageError(f"{spec}: {error}") from None
+    known = ", ".join(["reference[:PROFILE]", *ORACLES, "python:MOD:FN", "cmd:CMD", "harness:CMD"])
+    raise UsageError(f"unknown implementation {spec!r}; use one of: {known}")
+
+
+def label(spec: str, info: ImplementationInfo) -> str:
+    """How reports name a connected implementation: the slug, plus the profile if any."""
+    profile = info.choices.get("profile")
+    return f"{info.slug} ({profile})" if profile else info.slug

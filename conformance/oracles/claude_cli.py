@@ -1,0 +1,369 @@
+"""The real Claude Code CLI 2.1.332 as an oracle: what it sends to the model after ``--resume``.
+
+For each transcript, ``ClaudeCliOracle.resume`` lays a *copy* out in its own
+temp config dir and temp project dir (the CLI appends to what it resumes, and
+cwd decides ``projects/<sanitized realpath>``), then runs, with nothing
+inherited from our environment::
+
+    claude -p --resume <id> --model <MODEL> next
+
+with ``HOME``/``TMPDIR`` private, ``CLAUDE_CONFIG_DIR`` the temp config dir,
+``ANTHROPIC_BASE_URL`` a ``FakeMessagesApi`` on 127.0.0.1 and the
+nonessential-traffic, telemetry, autoupdater and error-reporting switches off.
+The first ``POST /v1/messages`` body is what the model would receive: its last
+message is the turn the harness built (``<system-reminder>`` blocks + the
+prompt), returned apart as ``prompt_turn``. The rows the CLI appended to the
+copy tell which entry the new prompt was chained to.
+
+Runs are independent, so ``workers=N`` runs N at once against one shared fake
+API that files requests by a per-run API key. Each run costs about 0.5 to 0.8 s,
+almost all of it the CLI's own start-up.
+
+Why ``MODEL`` is ``claude-sonnet-4-6``: without ``--model`` the CLI takes the
+model of the last resumed assistant, or ``claude-opus-5-5`` when none survives,
+whose requests carry ``role: "system"`` items inside ``messages`` (as do
+``claude-sonnet-5``'s); ``claude-sonnet-4-5`` prints a retirement warning.
+``claude-sonnet-4-6`` has no retirement entry in 2.1.332's table and keeps the
+classic user/assistant-only ``messages``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles.fake_api import FakeMessagesApi, Recorded
+from rechain.conformance.oracles.registry import CLAUDE_CODE, entry_path, is_installed
+
+MODEL = "claude-sonnet-4-6"
+PROMPT = "next"
+PATH = "/usr/local/bin:/usr/bin:/bin"
+RESERVED_ENV = frozenset(
+    {"HOME", "TMPDIR", "CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"}
+)
+QUIET_ENV = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+}
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+SAFE_SESSION_ID = re.compile(r"[^/\\\x00]{1,200}")
+STDERR_CHARS = 8000
+
+
+@dataclass(frozen=True)
+class CliCase:
+    """One transcript to resume, for ``ClaudeCliOracle.map``."""
+
+    data: bytes
+    session_id: str
+    env: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class CliResume:
+    """What one ``claude -p --resume`` did with a transcript.
+
+    ``messages``: the first model request's ``messages`` without its last item;
+    ``prompt_turn``: that last item (the harness-built turn carrying the prompt);
+    ``resumed_parent``: ``parentUuid`` of the prompt row the CLI appended;
+    ``resumed_leaf``: the same chain followed back past other appended rows (such
+    as a persisted synthetic "No response requested.") to the first uuid that
+    was not appended, i.e. the transcript entry the resume continued from;
+    ``appended``: every row appended to the copy, parsed (``{"_raw": text}`` when
+    a line is not JSON); ``requests``: how many ``POST /v1/messages`` were made.
+    """
+
+    messages: list[dict[str, Any]]
+    prompt_turn: dict[str, Any] | None
+    resumed_parent: str | None
+    resumed_leaf: str | None
+    appended: list[dict[str, Any]]
+    requests: int
+    returncode: int
+    stderr: str
+    first_request: dict[str, Any] | None = None
+    prefix_intact: bool = True
+    seconds: float = 0.0
+    other_requests: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """The CLI exited 0 after asking the model something."""
+        return self.returncode == 0 and self.first_request is not None
+
+
+def project_dir_name(path: str) -> str:
+    """projects/<name> for a short realpath: each char outside [A-Za-z0-9] becomes '-'."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def _check_session_id(session_id: str) -> str:
+    if not SAFE_SESSION_ID.fullmatch(session_id) or session_id in {".", ".."}:
+        raise OracleError(f"claude-code: unusable session_id for a file name: {session_id!r}")
+    return session_id
+
+
+def _check_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    extra = dict(env or {})
+    for name, value in extra.items():
+        if not ENV_NAME.fullmatch(name) or not isinstance(value, str) or name in RESERVED_ENV:
+            raise OracleError(f"claude-code: unusable env entry {name!r}")
+    return extra
+
+
+def _parse_rows(tail: bytes) -> list[dict[str, Any]]:
+    """The appended JSONL rows; a line that is not a JSON object is kept as ``_raw``."""
+    rows: list[dict[str, Any]] = []
+    for line in tail.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        rows.append(row if isinstance(row, dict) else {"_raw": line.decode("utf-8", "replace")})
+    return rows
+
+
+def _is_prompt_row(row: dict[str, Any], prompt: str) -> bool:
+    """The user row that carries our prompt (not a meta row, not an attachment)."""
+    if row.get("type") != "user" or row.get("isMeta"):
+        return False
+    content = (row.get("message") or {}).get("content")
+    if content == prompt:
+        return True
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("text") == prompt for block in content
+    )
+
+
+def chained_to(appended: list[dict[str, Any]], prompt: str) -> tuple[str | None, str | None]:
+    """(parent of the prompt row, first non-appended ancestor of it)."""
+    prompt_row = next((row for row in appended if _is_prompt_row(row, prompt)), None)
+    if prompt_row is None:
+        return None, None
+    parent = prompt_row.get("parentUuid")
+    by_uuid = {row["uuid"]: row for row in appended if isinstance(row.get("uuid"), str)}
+    leaf, seen = parent, set()
+    while isinstance(leaf, str) and leaf in by_uuid and leaf not in seen:
+        seen.add(leaf)
+        leaf = by_uuid[leaf].get("parentUuid")
+    return (parent if isinstance(parent, str) else None,
+            leaf if isinstance(leaf, str) else None)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the CLI and everything it started (it leads its own process group)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+class ClaudeCliOracle:
+    """``claude`` 2.1.332 resuming copies of transcripts against a loopback fake API.
+
+    Use as a context manager (it owns the fake server). ``resume`` is
+    thread-safe; ``map`` runs up to ``workers`` resumes at once. ``wrapper`` is
+    an argv prefix for each run (tests use ``strace``).
+    """
+
+    spec = CLAUDE_CODE
+
+    def __init__(
+        self,
+        *,
+        workers: int = 1,
+        timeout: float = 120.0,
+        model: str = MODEL,
+        prompt: str = PROMPT,
+        wrapper: Sequence[str] = (),
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be >= 1")
+        self.workers = workers
+        self.timeout = timeout
+        self.model = model
+        self.prompt = prompt
+        self.wrapper = list(wrapper)
+        self._api: FakeMessagesApi | None = None
+        self._lock = threading.Lock()
+        self._version: str | None = None
+
+    @staticmethod
+    def available() -> str | None:
+        """None when the oracle can run here, else why not (for ``pytest.skip``)."""
+        spec = CLAUDE_CODE
+        if not is_installed(spec):
+            return f"{spec.slug} is not installed: run `rechain oracle install {spec.name}`"
+        return None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the shared fake API (once)."""
+        reason = self.available()
+        if reason is not None:
+            raise OracleError(f"claude-code is unavailable: {reason}")
+        with self._lock:
+            if self._api is None:
+                api = FakeMessagesApi()
+                api.start()
+                self._api = api
+
+    def close(self) -> None:
+        """Stop the fake API; runs still in flight get connection errors."""
+        with self._lock:
+            if self._api is not None:
+                self._api.close()
+                self._api = None
+
+    @property
+    def binary(self) -> Path:
+        """The installed ``claude`` executable."""
+        return entry_path(self.spec)
+
+    def version(self) -> str:
+        """What ``claude --version`` prints, e.g. ``2.1.332 (Claude Code)``."""
+        if self._version is None:
+            with tempfile.TemporaryDirectory(prefix="rechain-cli-") as tmp:
+                env = {"PATH": PATH, "HOME": tmp, "CLAUDE_CONFIG_DIR": tmp, **QUIET_ENV}
+                done = subprocess.run(
+                    [str(self.binary), "--version"], capture_output=True, text=True,
+                    env=env, cwd=tmp, timeout=self.timeout, check=False, stdin=subprocess.DEVNULL,
+                )
+            if done.returncode != 0:
+                raise OracleError(f"claude-code: --version failed: {done.stderr.strip()}")
+            self._version = done.stdout.strip()
+        return self._version
+
+    def _env(self, root: Path, api: FakeMessagesApi, key: str,
+             extra: dict[str, str]) -> dict[str, str]:
+        """Nothing inherited: the variables below, plus the caller's ``env``."""
+        return {
+            "PATH": PATH,
+            "HOME": str(root / "home"),
+            "TMPDIR": str(root / "tmp"),
+            "LANG": "C.UTF-8",
+            "CLAUDE_CONFIG_DIR": str(root / "config"),
+            "ANTHROPIC_BASE_URL": api.base_url,
+            "ANTHROPIC_API_KEY": key,
+            **QUIET_ENV,
+            **extra,
+        }
+
+    def resume(
+        self, data: bytes, *, session_id: str, env: Mapping[str, str] | None = None
+    ) -> CliResume:
+        """Resume a copy of ``data`` once and report what the model would have received."""
+        _check_session_id(session_id)
+        extra = _check_env(env)
+        api = self._api
+        if api is None:
+            raise OracleError("claude-code: use the oracle as a context manager (or start())")
+        key = api.key()
+        with tempfile.TemporaryDirectory(prefix="rechain-cli-") as tmp:
+            root = Path(os.path.realpath(tmp))
+            for sub in ("home", "tmp", "config", "project"):
+                (root / sub).mkdir()
+            project = root / "project"
+            folder = root / "config" / "projects" / project_dir_name(str(project))
+            folder.mkdir(parents=True)
+            transcript = folder / f"{session_id}.jsonl"
+            transcript.write_bytes(data)
+            argv = [*self.wrapper, str(self.binary), "-p", "--resume", session_id,
+                    "--model", self.model, self.prompt]
+            started = time.monotonic()
+            returncode, stderr = self._run(argv, self._env(root, api, key, extra), project)
+            seconds = time.monotonic() - started
+            after = transcript.read_bytes() if transcript.exists() else b""
+        return self._result(data, after, api.take(key), returncode, stderr, seconds)
+
+    def _run(self, argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
+        """One CLI run with a deadline; a hang kills its whole process group."""
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, start_new_session=True,
+        )
+        try:
+            _, err = proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            raise OracleError(f"claude-code: no exit within {self.timeout:g} s") from None
+        except BaseException:
+            _stop(proc)
+            raise
+        return proc.returncode, err.decode("utf-8", "replace")[-STDERR_CHARS:]
+
+    def _result(self, before: bytes, after: bytes, requests: list[Recorded], returncode: int,
+                stderr: str, seconds: float) -> CliResume:
+        intact = after.startswith(before)
+        appended = _parse_rows(after[len(before):]) if intact else []
+        parent, leaf = chained_to(appended, self.prompt)
+        calls = [r for r in requests if r.is_messages]
+        body = calls[0].body if calls and isinstance(calls[0].body, dict) else None
+        messages = list(body.get("messages") or []) if body is not None else []
+        return CliResume(
+            messages=messages[:-1],
+            prompt_turn=messages[-1] if messages else None,
+            resumed_parent=parent,
+            resumed_leaf=leaf,
+            appended=appended,
+            requests=len(calls),
+            returncode=returncode,
+            stderr=stderr,
+            first_request=body,
+            prefix_intact=intact,
+            seconds=seconds,
+            other_requests=[f"{r.method} {r.path}" for r in requests if not r.is_messages],
+        )
+
+    def map(self, cases: Iterable[CliCase]) -> Iterator[CliResume]:
+        """Resume every case, ``workers`` at a time, yielding results in input order.
+
+        A case whose run fails with ``OracleError`` (a hang) re-raises it when
+        its result is reached; callers that must go on can catch it per item.
+        """
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="rechain-cli")
+        try:
+            futures = [
+                pool.submit(self.resume, case.data, session_id=case.session_id, env=case.env)
+                for case in cases
+            ]
+            for future in futures:
+                yield future.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def resume_all(self, cases: Iterable[CliCase]) -> list[CliResume | OracleError]:
+        """Like ``map`` but collects everything, each failure as its ``OracleError``."""
+        with ThreadPoolExecutor(max_workers=self.workers,
+                                thread_name_prefix="rechain-cli") as pool:
+            futures = [
+                pool.submit(self.resume, case.data, session_id=case.session_id, env=case.env)
+                for case in cases
+            ]
+        results: list[CliResume | OracleError] = []
+        for future in futures:
+            error = future.exception()
+            results.append(error if isinstance(error, OracleError) else future.result())
+        return results

@@ -1,0 +1,363 @@
+"""Readers in other processes: tier 1 (one command per case) and tier 2 (JSON lines).
+
+Both run with a private HOME and TMPDIR and without any inherited CLAUDE_* or
+ANTHROPIC_* variable, under a per-case wall-clock limit and a resident-memory
+limit that a watchdog enforces by killing the process tree. Whatever the
+process does (hangs, dies, prints garbage) becomes that case's Outcome; the
+next case gets a fresh process when the old one is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from rechain.conformance.protocol import (
+    CaseInput,
+    Crashed,
+    ImplementationInfo,
+    Outcome,
+    ProtocolError,
+    Raised,
+    TimedOut,
+    outcome_from_result,
+    parse_run_reply,
+    parse_start_reply,
+    run_request,
+    start_request,
+    stop_request,
+)
+
+STDERR_LINES = 40
+POLL_S = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-case limits: wall-clock seconds and resident memory in MiB (None: unlimited)."""
+
+    timeout: float = 10.0
+    memory_mb: int | None = 2048
+    startup_timeout: float = 60.0
+
+
+def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """PATH and a private HOME/TMPDIR; nothing Claude-related leaks in from the caller."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(home / "home"),
+        "TMPDIR": str(home / "tmp"),
+        "LANG": "C.UTF-8",
+    }
+    for name in ("PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    (home / "home").mkdir(parents=True, exist_ok=True)
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    env.update(extra or {})
+    return env
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and its descendants in MiB (0 when it is gone)."""
+    total = 0.0
+    pending = [pid]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) / 1024
+        pending.extend(int(child) for child in children)
+    return total
+
+
+def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the process group a harness runs in (it was started in its own session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, 9)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+
+
+class _Watched:
+    """A process plus a watchdog thread that kills it past the memory limit."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], memory_mb: int | None) -> None:
+        self.proc = proc
+        self.over_memory = False
+        self._stop = threading.Event()
+        if memory_mb is not None:
+            threading.Thread(target=self._watch, args=(memory_mb,), daemon=True).start()
+
+    def _watch(self, limit: int) -> None:
+        while not self._stop.wait(POLL_S * 2) and self.proc.poll() is None:
+            if rss_mb(self.proc.pid) > limit:
+                self.over_memory = True
+                _kill_tree(self.proc)
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+# --- tier 1 -----------------------------------------------------------------------------
+
+
+@dataclass
+class OneShot:
+    """Tier 1: run ``argv`` once per case; the transcript is a path (``{path}``) or stdin.
+
+    Exit 0 with JSON on stdout (``result.json``) is an answer; any other exit is
+    the reader rejecting the file (toml-test's rule), reported as ``Raised`` with
+    the last stderr line; death by a signal, a timeout or a reply that is not
+    JSON is a crash or timeout of that case only.
+    """
+
+    argv: Sequence[str]
+    info: ImplementationInfo
+    limits: Limits = field(default_factory=Limits)
+    strict: bool = False
+
+    def run(self, case: CaseInput) -> Outcome:
+        with tempfile.TemporaryDirectory(prefix="rechain-t1-") as scratch:
+            root = Path(scratch)
+            path = root / f"{case.session_id}.jsonl"
+            path.write_bytes(case.data)
+            meta = {k: v for k, v in case.to_json().items() if k != "transcript_b64"}
+            env = clean_env(root, {**case.env, "RECHAIN_CASE": json.dumps(meta)})
+            uses_path = any("{path}" in arg for arg in self.argv)
+            argv = [arg.replace("{path}", str(path)).replace("{session_id}", case.session_id)
+                    for arg in self.argv]
+            return self._run(argv, env, None if uses_path else case.data, root)
+
+    def _run(self, argv: list[str], env: dict[str, str], stdin: bytes | None, cwd: Path) -> Outcome:
+        try:
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=env, cwd=cwd, start_new_session=True,
+            )
+        except OSError as error:
+            return Crashed(f"cannot start {argv[0]}: {error.strerror or error}")
+        watched = _Watched(proc, self.limits.memory_mb)
+        try:
+            out, err = proc.communicate(stdin or b"", timeout=self.limits.timeout)
+        except subprocess.TimeoutExpired:
+            _kill_tree(proc)
+            proc.communicate()
+            return TimedOut(self.limits.timeout)
+        finally:
+            watched.stop()
+        stderr = err.decode("utf-8", "replace")
+        if watched.over_memory:
+            return Crashed(f"memory limit of {self.limits.memory_mb} MiB exceeded", stderr)
+        if proc.returncode < 0:
+            return Crashed(f"killed by signal {-proc.returncode}", stderr)
+        if proc.returncode != 0:
+            last = [line for line in stderr.splitlines() if line.strip()]
+            return Raised(f"exit {proc.returncode}", last[-1][:300] if last else "")
+        try:
+            result = json.loads(out)
+        except ValueError:
+            return Crashed(f"stdout is not JSON: {out[:200]!r}", stderr)
+        return outcome_from_result(result, strict=self.strict)
+
+    def close(self) -> None:
+        """Nothing stays running between cases."""
+
+
+# --- tier 2 -----------------------------------------------------------------------------
+
+
+def _pump(stream: IO[bytes], sink: queue.Queue[bytes | None]) -> None:
+    try:
+        for line in iter(stream.readline, b""):
+            sink.put(line)
+    except (OSError, ValueError):
+        pass
+    finally:
+        sink.put(None)
+
+
+def _drain(stream: IO[bytes], tail: deque[str]) -> None:
+    try:
+        for line in iter(stream.readline, b""):
+            tail.append(line.decode("utf-8", "replace").rstrip())
+    except (OSError, ValueError):
+        pass
+
+
+class HarnessDiedError(Exception):
+    """The process ended or went silent; carries what to record for the case."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(str(outcome))
+        self.outcome = outcome
+
+
+class _Process:
+    """One running harness: request lines in, reply lines out, each read with a deadline."""
+
+    def __init__(self, argv: Sequence[str], limits: Limits) -> None:
+        self._scratch = Path(tempfile.mkdtemp(prefix="rechain-t2-"))
+        self.proc = subprocess.Popen(
+            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=clean_env(self._scratch), cwd=self._scratch, start_new_session=True,
+        )
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self.limits = limits
+        self.replies: queue.Queue[bytes | None] = queue.Queue()
+        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        for target, stream, sink in ((_pump, self.proc.stdout, self.replies),
+                                     (_drain, self.proc.stderr, self.stderr)):
+            threading.Thread(target=target, args=(stream, sink), daemon=True).start()
+        self.watched = _Watched(self.proc, limits.memory_mb)
+
+    def tail(self) -> str:
+        return "\n".join(self.stderr)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(message).encode("ascii") + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise HarnessDiedError(self._death("could not send the request")) from None
+
+    def receive(self, timeout: float) -> Any:
+        """The next reply line, parsed; HarnessDiedError on EOF, timeout or memory kill."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise HarnessDiedError(TimedOut(timeout))
+            try:
+                line = self.replies.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                continue
+            if line is None:
+                raise HarnessDiedError(self._death("the harness exited"))
+            try:
+                return json.loads(line)
+            except ValueError:
+                self.kill()
+                broken = Crashed(f"reply is not JSON: {line[:200]!r}", self.tail())
+                raise HarnessDiedError(broken) from None
+
+    def _death(self, why: str) -> Outcome:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=2)
+        if self.watched.over_memory:
+            return Crashed(f"memory limit of {self.limits.memory_mb} MiB exceeded", self.tail())
+        return Crashed(f"{why} (exit {self.proc.returncode})", self.tail())
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        _kill_tree(self.proc)
+        self.close()
+
+    def close(self) -> None:
+        self.watched.stop()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        if self.proc.poll() is None:
+            _kill_tree(self.proc)
+            self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+class Harness:
+    """Tier 2: ``start`` once, ``run`` per case, ``stop`` at the end; restarts after a crash."""
+
+    def __init__(
+        self, argv: Sequence[str], limits: Limits | None = None, *, strict: bool = False
+    ) -> None:
+        self.argv = list(argv)
+        self.limits = limits or Limits()
+        self.strict = strict
+        self.restarts = 0
+        self._process: _Process | None = None
+        self._seq = 0
+        self.info = self._start()
+
+    def _start(self) -> ImplementationInfo:
+        try:
+            self._process = _Process(self.argv, self.limits)
+        except OSError as error:
+            raise ProtocolError(f"cannot start {self.argv[0]}: {error.strerror or error}") from None
+        try:
+            self._process.send(start_request())
+            reply = self._process.receive(self.limits.startup_timeout)
+        except HarnessDiedError as died:
+            self._process.kill()
+            raise ProtocolError(f"the harness did not answer start: {died.outcome}") from None
+        try:
+            return parse_start_reply(reply)
+        except ProtocolError:
+            self._process.kill()
+            raise
+
+    def run(self, case: CaseInput) -> Outcome:
+        if self._process is None or not self._process.alive():
+            if self._process is not None:
+                self._process.close()
+            self.restarts += 1
+            self.info = self._start()
+        assert self._process is not None
+        self._seq += 1
+        try:
+            self._process.send(run_request(self._seq, case))
+            reply = self._process.receive(self.limits.timeout)
+        except HarnessDiedError as died:
+            self._process.kill()
+            return died.outcome
+        outcome = parse_run_reply(reply, self._seq, strict=self.strict)
+        if isinstance(outcome, Crashed) and not outcome.caught:
+            self._process.kill()  # out of step: start afresh for the next case
+            return Crashed(outcome.message, self._process.tail())
+        return outcome
+
+    def close(self) -> None:
+        if self._process is None:
+            return
+        if self._process.alive():
+            with contextlib.suppress(HarnessDiedError):
+                self._process.send(stop_request())
+        self._process.close()
+        self._process = None
+
+
+def split_command(text: str) -> list[str]:
+    """A command line as argv (POSIX shell quoting); an empty one is a usage mistake."""
+    argv = shlex.split(text)
+    if not argv:
+        raise ValueError("empty command")
+    return argv

@@ -1,0 +1,274 @@
+"""Run cases through implementations and judge each answer against each target.
+
+An ``Item`` is one transcript with what is known about it (a recorded
+expectation, the conversation a generator intended). A ``Target`` turns an item
+into the outcome to compare with: the recorded expectation, the intended
+chain, or another implementation's answer. The runner yields one ``Record``
+per (item, implementation, target) and never stops for what a reader does.
+With ``jobs > 1`` each worker thread gets its own connections.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rechain.conformance.compare import Difference, Verdict, common_fields, judge
+from rechain.conformance.impls import Implementation, label
+from rechain.conformance.protocol import (
+    Answered,
+    CaseInput,
+    Crashed,
+    ImplementationInfo,
+    Outcome,
+    Skipped,
+)
+from rechain.conformance.skips import SkipList
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One case to run: the input, its group, and what is known about its answer.
+
+    ``recorded`` is the corpus expectation for the chosen profile (``Skipped``
+    when the case has none; None for generated input); ``intended`` the uuids a
+    generator meant (a string when it says the chain is left to the reader);
+    ``source`` is whatever produced the input (a corpus case, a generated value).
+    """
+
+    case: CaseInput
+    group: str
+    recorded: Outcome | None = None
+    intended: tuple[str, ...] | str | None = None
+    source: Any = field(default=None, compare=False)
+
+
+Signer = Callable[[Item, Verdict, Outcome, Outcome], Iterable[str]]
+
+
+class Target(Protocol):
+    """What an implementation's outcome is compared with."""
+
+    label: str
+    fields: frozenset[str] | None
+
+    def expect(self, item: Item) -> Outcome | None: ...
+
+
+@dataclass
+class Recorded:
+    """The expectation recorded in the corpus (from a real reader) for one profile."""
+
+    profile: str
+    fields: frozenset[str] | None = None
+
+    @property
+    def label(self) -> str:
+        return f"recorded:{self.profile}"
+
+    def expect(self, item: Item) -> Outcome | None:
+        return item.recorded
+
+
+@dataclass
+class Intended:
+    """The chain a generator meant to write: only the uuids, in order, are compared."""
+
+    label: str = "intended"
+    fields: frozenset[str] | None = frozenset({"uuid"})
+
+    def expect(self, item: Item) -> Outcome | None:
+        if item.intended is None:
+            return None
+        if isinstance(item.intended, str):
+            return Skipped(f"undetermined: {item.intended}")
+        return Answered(tuple({"uuid": uuid} for uuid in item.intended))
+
+
+@dataclass
+class Against:
+    """Another implementation's answer to the same case (differential mode)."""
+
+    implementation: Implementation
+
+    @property
+    def label(self) -> str:
+        return label("", self.implementation.info)
+
+    @property
+    def fields(self) -> frozenset[str] | None:
+        return self.implementation.info.fields
+
+    def expect(self, item: Item) -> Outcome | None:
+        return run_one(self.implementation, item.case)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One line of the run report: a case, an implementation, a target and the verdict."""
+
+    seq: int
+    case_id: str
+    group: str
+    implementation: str
+    against: str
+    verdict: Verdict
+    outcome: Outcome
+    expected: Outcome | None
+    seconds: float
+    signature: frozenset[str] = frozenset()
+
+    @property
+    def status(self) -> str:
+        return self.verdict.status
+
+    @property
+    def difference(self) -> Difference | None:
+        return self.verdict.difference
+
+
+def run_one(implementation: Implementation, case: CaseInput) -> Outcome:
+    """One case through one implementation; an adapter bug is recorded, not raised."""
+    reason = implementation.info.unsupported(case)
+    if reason is not None:
+        return Skipped(reason)
+    try:
+        return implementation.run(case)
+    except Exception as error:  # a bug in an adapter must not end the run
+        return Crashed(f"{type(error).__name__} in the adapter: {error}")
+
+
+@dataclass
+class Connections:
+    """The implementations under test and the targets, connected once per worker."""
+
+    implementations: Sequence[Implementation]
+    targets: Sequence[Target]
+    seconds: dict[str, tuple[int, float]] = field(default_factory=dict)  # name -> (calls, s)
+
+    def check(self, seq: int, item: Item, skips: SkipList | None = None,
+              signature: Signer | None = None
+              ) -> list[Record]:
+        """Every (implementation, target) verdict for one item."""
+        expected = []
+        for target in self.targets:
+            started = time.perf_counter()
+            expected.append((target, target.expect(item)))
+            if isinstance(target, Against):
+                self._add(target.label, time.perf_counter() - started)
+        records = []
+        for implementation in self.implementations:
+            name = label("", implementation.info)
+            started = time.perf_counter()
+            outcome = run_one(implementation, item.case)
+            elapsed = time.perf_counter() - started
+            self._add(name, elapsed)
+            for target, wanted in expected:
+                if wanted is None:
+                    continue
+                fields = common_fields(implementation.info.fields, target.fields)
+                verdict = judge(outcome, wanted, fields)
+                tokens = frozenset(signature(item, verdict, outcome, wanted)) if (
+                    signature is not None and verdict.status == "fail") else frozenset()
+                if skips is not None:
+                    verdict = skips.apply(verdict, name, target.label, item.case.id, tokens)
+                records.append(Record(seq, item.case.id, item.group, name, target.label,
+                                      verdict, outcome, wanted, elapsed, tokens))
+        return records
+
+    def _add(self, name: str, seconds: float) -> None:
+        calls, total = self.seconds.get(name, (0, 0.0))
+        self.seconds[name] = (calls + 1, total + seconds)
+
+    def close(self) -> None:
+        closed: set[int] = set()
+        parts: list[Any] = [*self.implementations,
+                            *(t.implementation for t in self.targets if isinstance(t, Against))]
+        for part in parts:
+            if id(part) not in closed:
+                closed.add(id(part))
+                part.close()
+
+
+def run_items(
+    items: Iterable[Item],
+    connect: Callable[[], Connections],
+    *,
+    jobs: int = 1,
+    skips: SkipList | None = None,
+    signature: Signer | None = None,
+    first: Connections | None = None,
+) -> Iterator[tuple[Item, list[Record]]]:
+    """Each item with its records, in input order; ``jobs`` workers each with own connections.
+
+    ``first`` is an already connected set to use as the first worker's.
+    """
+    numbered = list(enumerate(items, start=1))
+    if jobs <= 1 or len(numbered) <= 1:
+        connections = first or connect()
+        try:
+            for seq, item in numbered:
+                yield item, connections.check(seq, item, skips, signature)
+        finally:
+            if first is None:
+                connections.close()
+        return
+    todo: queue.Queue[tuple[int, Item] | None] = queue.Queue()
+    for pair in numbered:
+        todo.put(pair)
+    done: dict[int, tuple[Item, list[Record]]] = {}
+    ready = threading.Condition()
+    errors: list[BaseException] = []
+
+    def work(connections: Connections | None) -> None:
+        try:
+            own = connections or connect()
+        except BaseException as error:  # e.g. a harness that will not start
+            with ready:
+                errors.append(error)
+                ready.notify_all()
+            return
+        try:
+            while True:
+                try:
+                    pair = todo.get_nowait()
+                except queue.Empty:
+                    return
+                if pair is None:
+                    return
+                seq, item = pair
+                result = (item, own.check(seq, item, skips, signature))
+                with ready:
+                    done[seq] = result
+                    ready.notify_all()
+        finally:
+            if connections is None:
+                own.close()
+            with ready:
+                ready.notify_all()
+
+    threads = [threading.Thread(target=work, args=(first if n == 0 else None,), daemon=True)
+               for n in range(min(jobs, len(numbered)))]
+    for thread in threads:
+        thread.start()
+    for seq, _ in numbered:
+        with ready:
+            while seq not in done:
+                if errors and not any(t.is_alive() for t in threads):
+                    raise errors[0]
+                ready.wait(timeout=1.0)
+            result = done.pop(seq)
+        yield result
+    for thread in threads:
+        thread.join()
+
+
+def info_of(connections: Connections) -> list[ImplementationInfo]:
+    """The infos of every connected implementation, under test first."""
+    infos = [i.info for i in connections.implementations]
+    infos += [t.implementation.info for t in connections.targets if isinstance(t, Against)]
+    return infos

@@ -1,0 +1,122 @@
+"""Known, accepted divergences: a strict skip list (toml-test's ``-skip`` + ``-skip-must-err``).
+
+An entry names an implementation (glob on ``name@version``), optionally what it
+is compared with, and either case ids (globs) or a signature token (glob, for
+generated transcripts, which have no stable id), with a reason and a link. A
+failing case an entry covers is reported as ``skip``; a case an id entry covers
+that now *passes* fails the run, so a fixed divergence cannot hide behind a
+stale skip. Signature entries are not strict: generated inputs vary per run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from rechain.conformance.compare import Verdict
+from rechain.errors import UsageError
+
+_KEYS = {"implementation", "against", "cases", "signature", "reason", "link"}
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """One accepted divergence."""
+
+    implementation: str
+    reason: str
+    link: str
+    against: str = "*"
+    cases: tuple[str, ...] = ()
+    signature: str | None = None
+
+    @property
+    def strict(self) -> bool:
+        """Id entries are strict: the case must still fail."""
+        return self.signature is None
+
+    def covers(self, implementation: str, against: str, case_id: str,
+               signature: Iterable[str] = ()) -> bool:
+        if not (fnmatchcase(implementation, self.implementation)
+                and fnmatchcase(against, self.against)):
+            return False
+        if self.signature is not None:
+            return any(fnmatchcase(token, self.signature) for token in signature)
+        return any(fnmatchcase(case_id, pattern) for pattern in self.cases)
+
+
+@dataclass(frozen=True, slots=True)
+class SkipList:
+    """The entries in file order; the first that covers a case decides."""
+
+    entries: tuple[Skip, ...] = ()
+
+    def find(self, implementation: str, against: str, case_id: str,
+             signature: Iterable[str] = ()) -> Skip | None:
+        tokens = tuple(signature)
+        for entry in self.entries:
+            if entry.covers(implementation, against, case_id, tokens):
+                return entry
+        return None
+
+    def apply(self, verdict: Verdict, implementation: str, against: str, case_id: str,
+              signature: Iterable[str] = ()) -> Verdict:
+        """The verdict after the skip list: covered failures skip, covered passes fail."""
+        if verdict.status not in ("fail", "pass"):
+            return verdict
+        entry = self.find(implementation, against, case_id, signature)
+        if entry is None:
+            return verdict
+        if verdict.status == "fail":
+            return Verdict("skip", f"known divergence: {entry.reason} ({entry.link})",
+                           verdict.difference)
+        if entry.strict:
+            return Verdict("fail", f"skipped case now passes: remove its skip ({entry.reason})")
+        return verdict
+
+
+def parse(data: Any, source: str = "skips") -> SkipList:
+    """Validate and build a skip list; every mistake names the entry (UsageError)."""
+    if not isinstance(data, Mapping) or data.get("version") != 1:
+        raise UsageError(f"{source}: expected an object with \"version\": 1")
+    raw = data.get("skips", [])
+    if not isinstance(raw, Sequence):
+        raise UsageError(f"{source}: \"skips\" must be a list")
+    entries = []
+    for index, item in enumerate(raw):
+        where = f"{source}: skips[{index}]"
+        if not isinstance(item, Mapping) or set(item) - _KEYS:
+            raise UsageError(f"{where}: unknown keys {sorted(set(item) - _KEYS)}")
+        for key in ("implementation", "reason", "link"):
+            if not isinstance(item.get(key), str) or not item[key]:
+                raise UsageError(f"{where}: needs a non-empty string {key!r}")
+        cases, signature = item.get("cases"), item.get("signature")
+        if (cases is None) == (signature is None):
+            raise UsageError(f"{where}: give exactly one of \"cases\" or \"signature\"")
+        if cases is not None and (not isinstance(cases, list) or not cases
+                                  or not all(isinstance(c, str) for c in cases)):
+            raise UsageError(f"{where}: \"cases\" must be a non-empty list of globs")
+        entries.append(Skip(
+            implementation=item["implementation"], reason=item["reason"], link=item["link"],
+            against=str(item.get("against", "*")), cases=tuple(cases or ()),
+            signature=str(signature) if signature is not None else None,
+        ))
+    return SkipList(tuple(entries))
+
+
+def load(path: Path | None = None) -> SkipList:
+    """The skip list at ``path``, or the one shipped with rechain."""
+    if path is None:
+        text = files("rechain.conformance").joinpath("skips.json").read_text(encoding="utf-8")
+        return parse(json.loads(text), "conformance/skips.json")
+    try:
+        return parse(json.loads(path.read_text(encoding="utf-8")), str(path))
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    except ValueError as error:
+        raise UsageError(f"{path}: not JSON: {error}") from None

@@ -1,0 +1,79 @@
+"""Fill a case's expectations from a real reader (an oracle), never from the reference.
+
+``record_case`` is pure: the reader is passed in as a function, so tests can
+use a fake and the command can use the TS SDK oracle. An expectation whose
+output and oracle version did not change keeps its old provenance, so
+re-recording an unchanged corpus changes no file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from rechain.corpus.cases_io import VIEW, Case, Expectation, Json
+from rechain.corpus.materialise import UNRECORDED
+
+RECORDED_BY = "rechain corpus record"
+
+Reader = Callable[[bytes, str, Mapping[str, Any], Mapping[str, str]], list[Json]]
+
+
+def option_sets(case: Case, profile: str) -> list[dict[str, Any]]:
+    """The option sets to record: the case's variants, then any other ones already recorded."""
+    wanted = [dict(v) for v in case.variants]
+    for expectation in case.expectations:
+        if expectation.profile == profile and expectation.view == VIEW:
+            options = dict(expectation.options)
+            if options not in wanted:
+                wanted.append(options)
+    return wanted
+
+
+def record_case(
+    case: Case,
+    data: bytes,
+    read: Reader,
+    *,
+    profile: str,
+    oracle: str,
+    version: str,
+    today: str,
+) -> Case:
+    """``case`` with one fresh expectation of ``profile`` per option set, and no unrecorded tag."""
+    old = {_key(e.options): e for e in case.expectations if e.profile == profile and e.view == VIEW}
+    fresh: list[Expectation] = []
+    for options in option_sets(case, profile):
+        messages = tuple(read(data, case.session_id, options, case.env))
+        previous = old.get(_key(options))
+        provenance: Mapping[str, Any] = {
+            "oracle": oracle,
+            "version": version,
+            "recorded_by": RECORDED_BY,
+            "recorded_at": today,
+        }
+        if previous is not None and _same(previous, messages, oracle, version):
+            provenance = previous.provenance
+        fresh.append(Expectation(profile, VIEW, options, messages, dict(provenance)))
+    others = tuple(e for e in case.expectations if e.profile != profile or e.view != VIEW)
+    tags = tuple(t for t in case.tags if t != UNRECORDED)
+    return replace(case, expectations=(*fresh, *others), tags=tags)
+
+
+def _canonical(messages: Sequence[Json]) -> str:
+    return json.dumps(list(messages), sort_keys=True, ensure_ascii=True)
+
+
+def _key(options: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted(options.items()))
+
+
+def _same(previous: Expectation, messages: tuple[Json, ...], oracle: str, version: str) -> bool:
+    """Equal output (as JSON text, so ``1``, ``1.0`` and ``true`` differ) from the same oracle."""
+    return (
+        _canonical(previous.messages) == _canonical(messages)
+        and previous.provenance.get("oracle") == oracle
+        and previous.provenance.get("version") == version
+    )

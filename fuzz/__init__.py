@@ -1,0 +1,8 @@
+"""Atheris harnesses for transcript readers and the ``rechain fuzz`` runner.
+
+The worker side (``contract``, ``mutator``, ``dictionary``, ``minimize``,
+``worker``) imports only the standard library and atheris, because it also
+runs inside a third-party reader's own venv where rechain is not installed.
+The harnesses (``fuzz_*.py``) and the runner side may import rechain.
+See ``docs/fuzzing.md``.
+"""

@@ -1,0 +1,124 @@
+"""Error contracts: what a harness may do with an input, and what counts as a finding.
+
+A harness declares the exceptions that are documented outcomes (say
+``JsonError`` for the line parser); any other exception is a finding, as is a
+hang past ``timeout_s`` or memory past ``rss_mb`` (those two are enforced by
+libFuzzer in the worker). Failures are grouped by a signature (exception type
+and the innermost frame outside the standard library), so one bug found a
+thousand times is one finding. Standard library only: this also runs inside a
+third-party reader's venv.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+InputKind = Literal["bytes", "path"]
+_STDLIB = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"])
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """What a harness promises about every input it is given."""
+
+    #: exceptions that are documented outcomes, not findings
+    allowed: tuple[type[BaseException], ...] = ()
+    #: a single input running longer than this is a finding (a hang)
+    timeout_s: int = 10
+    #: resident memory past this is a finding (a blow-up)
+    rss_mb: int = 2048
+    #: the largest input the fuzzer builds
+    max_len: int = 65536
+    #: how the input reaches the target: the bytes, or a path to a file holding them
+    input: InputKind = "bytes"
+    #: file name used in ``path`` mode (some readers look at the suffix)
+    file_name: str = "session.jsonl"
+    description: str = ""
+
+    def with_overrides(self, **changes: Any) -> Contract:
+        """A copy with some fields replaced (command-line overrides)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def harness(**fields: Any) -> Callable[[Callable[[bytes], Any]], Callable[[bytes], Any]]:
+    """Attach a :class:`Contract` to a harness function as ``fuzz_contract``."""
+    contract = Contract(**fields)
+
+    def attach(function: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+        function.fuzz_contract = contract  # type: ignore[attr-defined]
+        return function
+
+    return attach
+
+
+def contract_of(function: Callable[..., Any], module: str) -> Contract:
+    """The declared contract; a plain reader gets the default one (no exception allowed)."""
+    declared = getattr(function, "fuzz_contract", None)
+    if isinstance(declared, Contract):
+        return declared
+    return Contract(description=f"{module}: any exception is a finding")
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One input's breach of the contract."""
+
+    signature: str
+    exception: str
+    message: str
+    where: str
+    trace: str = field(repr=False, default="")
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "signature": self.signature,
+            "exception": self.exception,
+            "message": self.message,
+            "where": self.where,
+            "traceback": self.trace,
+        }
+
+
+def _innermost_frame(error: BaseException) -> traceback.FrameSummary | None:
+    """The deepest frame outside the standard library (the code that is at fault)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    for frame in reversed(frames):
+        if not frame.filename.startswith(_STDLIB):
+            return frame
+    return frames[-1] if frames else None
+
+
+def _short(path: str) -> str:
+    parts = Path(path).parts
+    return "/".join(parts[-2:])
+
+
+def failure_of(error: BaseException) -> Failure:
+    """Describe an exception as a finding with a stable signature."""
+    kind = type(error)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    frame = _innermost_frame(error)
+    where = f"{_short(frame.filename)}:{frame.name}:{frame.lineno}" if frame else "?"
+    message = str(error)
+    if len(message) > 300:
+        message = message[:300] + "..."
+    trace = "".join(traceback.format_exception(error))
+    return Failure(f"{name}@{where}", name, message, where, trace[-4000:])
+
+
+def check(call: Callable[[], Any], allowed: tuple[type[BaseException], ...]) -> Failure | None:
+    """Run one input; None when it returned or raised a documented outcome."""
+    try:
+        call()
+    except allowed:
+        return None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        return failure_of(error)
+    return None

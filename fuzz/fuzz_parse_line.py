@@ -1,0 +1,104 @@
+"""Harness: the reference's line parser (``jsonparse.parse_line`` and ``parse.parse_sdk``).
+
+Contract: ``parse_line`` returns ``(value, replaced)`` or raises ``JsonError``;
+nothing else. On top, a differential check against the standard library's
+``json`` for valid UTF-8: both accept or both refuse, and agree on the value,
+masking what JavaScript's ``JSON.parse`` does differently from Python
+(``NaN``/``Infinity`` refused, integers past 2**53 read as doubles) and depths
+the stdlib cannot reach. Then the line goes through the SDK line parser,
+which must classify it without raising.
+
+Run: ``rechain fuzz parse-line`` or ``python -m rechain.fuzz.fuzz_parse_line [libFuzzer flags]``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+from rechain.fuzz.contract import harness
+from rechain.reference.jsonparse import JsonError, parse_line
+from rechain.reference.parse import parse_sdk
+
+
+class DisagreementError(AssertionError):
+    """The reference and the stdlib parser disagree on a line (outside the known masks)."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"JSON.parse refuses {name}")
+
+
+def _stdlib(text: str) -> tuple[bool, Any]:
+    """(accepted, value) from ``json.loads`` with JavaScript's refusals; None when unknowable."""
+    try:
+        return True, json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise
+    except ValueError:
+        return False, None
+
+
+def _double(number: float) -> float:
+    """The double JavaScript reads for a number (huge integers overflow to infinity)."""
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as JavaScript values: numbers compare as doubles, containers element-wise."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        tx, ty = type(x), type(y)
+        if tx in (int, float) and ty in (int, float):
+            if _double(x) != _double(y):
+                return False
+        elif tx is not ty:
+            return False
+        elif tx is dict:
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif tx is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
+
+
+@harness(max_len=4096, timeout_s=5, description="line parser: JsonError only, agrees with json")
+def one_input(data: bytes) -> None:
+    try:
+        value, replaced = parse_line(data)
+        accepted = True
+    except JsonError:
+        value, replaced, accepted = None, False, False
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None:
+        if replaced:
+            raise DisagreementError("valid UTF-8 reported as replaced")
+        try:
+            expected_ok, expected = _stdlib(text)
+        except RecursionError:
+            expected_ok, expected = accepted, value  # deeper than the stdlib goes: no oracle
+        if expected_ok != accepted:
+            raise DisagreementError(f"reference accepted={accepted}, json accepted={expected_ok}")
+        if accepted and not same(value, expected):
+            raise DisagreementError("reference and json read different values")
+    parse_sdk([(1, data)])
+
+
+if __name__ == "__main__":
+    from rechain.fuzz.worker import exec_harness
+
+    exec_harness("rechain.fuzz.fuzz_parse_line:one_input", sys.argv[1:])

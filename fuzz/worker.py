@@ -1,0 +1,164 @@
+"""The process that runs one target: fuzz it under Atheris, replay inputs, or shrink one.
+
+``python -m rechain.fuzz.worker --target MOD:FN [options] -- [libFuzzer flags and dirs]``
+
+The runner starts this in the reader's own interpreter (its venv, for a
+third-party reader), so it imports only the standard library, atheris and the
+worker-side ``rechain.fuzz`` modules; the target is imported inside
+``atheris.instrument_imports`` so its code reports coverage. Failures that
+break the contract are filed in the findings directory and fuzzing goes on;
+with ``--crash-on SIG`` only that signature crashes (for libFuzzer's
+minimiser) and everything else passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rechain.fuzz import minimize
+from rechain.fuzz.contract import Contract, Failure, check
+from rechain.fuzz.findings import FindingStore
+from rechain.fuzz.target import Feeder, load, resolve
+
+
+class Finding(Exception):  # noqa: N818 - it is what libFuzzer reports, not an error of ours
+    """Raised only under ``--crash-on``: libFuzzer sees a crash with this signature."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rechain.fuzz.worker")
+    parser.add_argument("--target", required=True, help="module:function")
+    parser.add_argument("--mode", choices=("fuzz", "replay", "shrink"), default="fuzz")
+    parser.add_argument("--input", choices=("bytes", "path"), default=None)
+    parser.add_argument("--allow", action="append", default=[], help="module.Exception allowed")
+    parser.add_argument("--instrument", action="append", default=[], help="package to instrument")
+    parser.add_argument("--findings", type=Path, default=None)
+    parser.add_argument("--crash-on", default=None, help="crash only on this signature")
+    parser.add_argument("--no-mutator", action="store_true", help="libFuzzer's byte mutator only")
+    parser.add_argument("--out", type=Path, default=None, help="shrink: where to write")
+    parser.add_argument("--seconds", type=float, default=60.0, help="shrink: time budget")
+    parser.add_argument("rest", nargs="*", help="libFuzzer flags and corpus dirs / input files")
+    return parser
+
+
+def _exception_type(name: str) -> type[BaseException]:
+    module, _, attr = name.rpartition(".")
+    holder: Any = __import__(module or "builtins", fromlist=[attr])
+    kind = getattr(holder, attr)
+    if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+        raise ValueError(f"--allow {name!r} is not an exception type")
+    return kind
+
+
+def _setup(args: argparse.Namespace, instrumented: bool) -> tuple[Feeder, Contract]:
+    module, _ = resolve(args.target)
+    if instrumented:
+        import atheris
+
+        packages = sorted({module.split(".")[0], *args.instrument})
+        with atheris.instrument_imports(include=packages):
+            function, contract = load(args.target)
+    else:
+        function, contract = load(args.target)
+    allowed = tuple(_exception_type(name) for name in args.allow)
+    contract = contract.with_overrides(input=args.input, allowed=contract.allowed + allowed or None)
+    return Feeder(function, contract), contract
+
+
+def _run_one(feed: Feeder, contract: Contract, data: bytes) -> Failure | None:
+    return check(lambda: feed(data), contract.allowed)
+
+
+def fuzz(args: argparse.Namespace) -> int:
+    """Hand control to libFuzzer; never returns normally."""
+    import atheris
+
+    feed, contract = _setup(args, instrumented=True)
+    store = FindingStore(args.findings or Path("findings"), args.target)
+    crash_on: str | None = args.crash_on
+
+    def one_input(data: bytes) -> None:
+        failure = _run_one(feed, contract, data)
+        if failure is None:
+            return
+        if crash_on is not None:
+            if failure.signature == crash_on:
+                raise Finding(failure.signature)
+            return
+        if store.record(failure, data):
+            print(f"rechain-fuzz: NEW {failure.signature}", file=sys.stderr, flush=True)
+
+    kwargs: dict[str, Any] = {}
+    if not args.no_mutator:
+        from rechain.fuzz.mutator import TranscriptMutator
+
+        mutator = TranscriptMutator(atheris.Mutate)
+        kwargs = {"custom_mutator": mutator.mutate, "custom_crossover": mutator.crossover}
+    atheris.Setup([sys.argv[0], *args.rest], one_input, **kwargs)
+    atheris.Fuzz()
+    return 0
+
+
+def replay(args: argparse.Namespace) -> int:
+    """Run each file once; one JSON line per file on stdout (outcome, failure, seconds)."""
+    feed, contract = _setup(args, instrumented=False)
+    worst = 0
+    for name in args.rest:
+        data = Path(name).read_bytes()
+        start = time.perf_counter()
+        failure = _run_one(feed, contract, data)
+        row: dict[str, Any] = {"path": name, "seconds": round(time.perf_counter() - start, 6)}
+        row["outcome"] = "ok" if failure is None else "failure"
+        if failure is not None:
+            row.update(failure.to_json())
+            worst = 1
+        print(json.dumps(row, ensure_ascii=True), flush=True)
+    return worst
+
+
+def shrink(args: argparse.Namespace) -> int:
+    """Shrink one input while it fails with ``--crash-on``'s signature; write it to ``--out``."""
+    feed, contract = _setup(args, instrumented=False)
+    wanted: str | None = args.crash_on
+
+    def fails(data: bytes) -> bool:
+        failure = _run_one(feed, contract, data)
+        return failure is not None and (wanted is None or failure.signature == wanted)
+
+    source = Path(args.rest[0])
+    data = source.read_bytes()
+    small = minimize.shrink(data, fails, seconds=args.seconds)
+    out: Path = args.out or source.with_suffix(".min")
+    out.write_bytes(small)
+    reproduced = fails(small)
+    print(json.dumps({"in": len(data), "out": len(small), "reproduced": reproduced}), flush=True)
+    return 0 if reproduced else 1
+
+
+MODES: dict[str, Callable[[argparse.Namespace], int]] = {
+    "fuzz": fuzz,
+    "replay": replay,
+    "shrink": shrink,
+}
+
+
+def exec_harness(target: str, libfuzzer_args: Sequence[str]) -> None:
+    """Become a fresh worker for ``target`` (so its imports happen under instrumentation)."""
+    command = [sys.executable, "-m", "rechain.fuzz.worker", "--target", target, "--"]
+    os.execv(sys.executable, [*command, *libfuzzer_args])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return MODES[args.mode](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""``rechain bench``: benchmarks that print what they measured in one run."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rechain.errors import UsageError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("bench", help="run a benchmark and print its ratios")
+    kinds = parser.add_subparsers(dest="bench", metavar="KIND", required=True)
+    load = kinds.add_parser("load", help="reference load time vs read+orjson floor (and the SDKs)")
+    load.add_argument("--size-mb", type=float, default=100.0)
+    load.add_argument("--runs", type=int, default=3, help="best of N runs (default 3)")
+    load.add_argument("--seed", type=int, default=0)
+    load.add_argument("--keep", type=Path, help="write the generated transcript here")
+    load.set_defaults(handler=_load)
+
+
+def _load(args: argparse.Namespace) -> int:
+    from rechain.conformance.bench import load
+
+    if args.size_mb <= 0 or args.runs < 1:
+        raise UsageError("--size-mb must be > 0 and --runs >= 1")
+    print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep)))
+    return 0

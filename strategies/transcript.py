@@ -1,0 +1,98 @@
+"""The value a transcript strategy produces: lines, subagent files, and what they mean."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import orjson
+
+from rechain.strategies.conversation import Undetermined, expected
+from rechain.strategies.ops import Op
+from rechain.strategies.records import Record
+from rechain.strategies.writer import Writer
+
+Json = dict[str, Any]
+
+
+def dumps(line: object) -> bytes:
+    """One JSONL line body as ``JSON.stringify`` writes it (compact, UTF-8, no newline)."""
+    return orjson.dumps(line)
+
+
+@dataclass(frozen=True, eq=False)
+class Transcript:
+    """A generated session file and the conversation it was written to hold.
+
+    ``lines`` are the main file's objects in file order; ``records`` the writer's facts
+    about each (same length); ``subagents`` maps agent id → that agent's lines;
+    ``intended`` the uuids of the live conversation, in the order the reader returns it
+    (see :mod:`rechain.strategies.conversation`); ``live`` the same conversation in
+    write order, including rows off the walked path (progress).
+    """
+
+    lines: tuple[Json, ...]
+    records: tuple[Record, ...]
+    session_id: str
+    subagents: dict[str, tuple[Json, ...]]
+    generation: str
+    script: tuple[Op, ...]
+    live: tuple[str, ...]
+    intended: tuple[str, ...] = field(default=())
+
+    def to_bytes(self) -> bytes:
+        """The file as Claude Code writes it: one ``JSON.stringify`` per line, each + LF."""
+        return b"".join(dumps(line) + b"\n" for line in self.lines)
+
+    def subagent_bytes(self, agent: str) -> bytes:
+        """One subagent file's bytes."""
+        return b"".join(dumps(line) + b"\n" for line in self.subagents[agent])
+
+    @cached_property
+    def by_uuid(self) -> dict[str, Json]:
+        """uuid → the (last) line carrying it."""
+        return {line["uuid"]: line for line in self.lines if isinstance(line.get("uuid"), str)}
+
+    def entry(self, uuid: str) -> Json:
+        """The line of one uuid."""
+        return self.by_uuid[uuid]
+
+    @property
+    def last_entry_line(self) -> int:
+        """Index of the last-written eligible entry: the line the conversation ends at."""
+        for index in range(len(self.lines) - 1, -1, -1):
+            line = self.lines[index]
+            if (self.records[index].uuid is not None and line["type"] != "progress"
+                    and not line.get("isSidechain")):
+                return index
+        return -1
+
+    def __repr__(self) -> str:
+        return (f"Transcript(generation={self.generation!r}, lines={len(self.lines)}, "
+                f"intended={len(self.intended)}, script={list(self.script)!r})")
+
+
+def write(script: tuple[Op, ...] | list[Op], *, generation: str = "2.1.332", salt: int = 0,
+          start_ms: int | None = None, max_entries: int = 50,
+          reappend_on_exit: bool = False) -> Transcript:
+    """Execute ``script`` with the writer model and return the transcript it leaves."""
+    from rechain.strategies.clock import EPOCH_MS
+    from rechain.strategies.generations import BY_VERSION
+
+    writer = Writer(BY_VERSION[generation], salt, EPOCH_MS if start_ms is None else start_ms,
+                    max_entries=max_entries)
+    for op in script:
+        writer.apply(op)
+    if reappend_on_exit and writer.entries:
+        writer.reappend()
+    pairs = list(zip(writer.lines, writer.records, strict=True))
+    intended = expected(pairs)
+    if isinstance(intended, Undetermined):  # the writer never produces such files
+        raise AssertionError(f"writer model produced an undetermined file: {intended.reason}")
+    return Transcript(
+        lines=tuple(writer.lines), records=tuple(writer.records),
+        session_id=writer.stamps.session_id,
+        subagents={k: tuple(v) for k, v in writer.subagents.items()},
+        generation=generation, script=tuple(script), live=tuple(writer.live),
+        intended=tuple(intended))
