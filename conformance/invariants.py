@@ -14,6 +14,7 @@ from typing import Any
 
 from rechain.conformance.invariant_views import visible
 from rechain.reference.model import Options
+from rechain.strategies.conversation import is_entry
 from rechain.strategies.corruptions import CorruptedTranscript
 from rechain.strategies.transcript import Transcript
 
@@ -41,8 +42,8 @@ def _diff(got: Sequence[str], want: Sequence[str], names: Callable[[str], str]) 
 
 def _namer(lines: Sequence[object]) -> Callable[[str], str]:
     """uuid → ``L<line number>`` (1-based, last occurrence) for short failure messages."""
-    where = {line["uuid"]: n for n, line in enumerate(lines, 1)
-             if isinstance(line, dict) and isinstance(line.get("uuid"), str)}
+    where = {line["uuid"]: n for n, line in enumerate(lines, 1)  # type: ignore[index]
+             if is_entry(line)}
     return lambda u: f"L{where.get(u, '?')}"
 
 
@@ -124,8 +125,8 @@ def corruption_declared(damaged: CorruptedTranscript, profile: str = "sdk",
         return
     rows: dict[str, Json] = {}
     for line in damaged.lines:
-        if isinstance(line, dict) and isinstance(line.get("uuid"), str):
-            rows[line["uuid"]] = line
+        if is_entry(line):
+            rows[line["uuid"]] = line  # type: ignore[index]
     want = visible(damaged.intended, rows.__getitem__, profile, options)
     assert got == want, "damage lost more or less than declared\n" + _diff(
         got, want, _namer(damaged.lines))

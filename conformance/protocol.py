@@ -205,7 +205,7 @@ def outcome_to_json(outcome: Outcome) -> Json:
 @cache
 def _registry() -> referencing.Registry[Any]:
     resources = []
-    for name in ("protocol", "result"):
+    for name in ("protocol", "result", "report"):
         schema = load_schema(name)
         resources.append((schema["$id"], referencing.Resource.from_contents(schema)))
     return referencing.Registry().with_resources(resources)
@@ -213,9 +213,9 @@ def _registry() -> referencing.Registry[Any]:
 
 @cache
 def validator(definition: str) -> jsonschema.protocols.Validator:
-    """A validator for ``result`` or one ``$defs`` entry of ``protocol.json``."""
-    if definition == "result":
-        schema: Json = {"$ref": load_schema("result")["$id"]}
+    """A validator for ``result``, ``report`` or one ``$defs`` entry of ``protocol.json``."""
+    if definition in ("result", "report"):
+        schema: Json = {"$ref": load_schema(definition)["$id"]}
     else:
         schema = {"$ref": f"{load_schema('protocol')['$id']}#/$defs/{definition}"}
     cls = jsonschema.Draft202012Validator

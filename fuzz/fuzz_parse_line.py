@@ -51,6 +51,8 @@ def _double(number: float) -> float:
 
 def same(a: Any, b: Any) -> bool:
     """Equal as JavaScript values: numbers compare as doubles, containers element-wise."""
+    if a == b:  # the common case, compared in C
+        return True
     stack = [(a, b)]
     while stack:
         x, y = stack.pop()

@@ -86,8 +86,19 @@ def _ids(lines: Lines, pattern: re.Pattern[bytes], limit: int = 64) -> list[str]
     return found
 
 
+try:  # orjson is 3x faster when present; the stdlib covers what it refuses
+    import orjson as _orjson
+except ImportError:  # a third-party reader's venv
+    _orjson = None
+
+
 def encode(value: Any) -> bytes:
     """Compact JSON as Claude Code writes it; escapes lone surrogates that UTF-8 cannot hold."""
+    if _orjson is not None:
+        try:
+            return _orjson.dumps(value)
+        except (TypeError, _orjson.JSONEncodeError):
+            pass
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except UnicodeEncodeError:
@@ -97,6 +108,11 @@ def encode(value: Any) -> bytes:
 
 
 def decode(line: bytes) -> Any:
+    if _orjson is not None:
+        try:
+            return _orjson.loads(line)
+        except _orjson.JSONDecodeError:
+            return None
     try:
         return json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):

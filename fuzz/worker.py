@@ -99,7 +99,8 @@ def fuzz(args: argparse.Namespace) -> int:
     if not args.no_mutator:
         from rechain.fuzz.mutator import TranscriptMutator
 
-        mutator = TranscriptMutator(atheris.Mutate)
+        # atheris.Mutate is rebound by Setup, so look it up at call time
+        mutator = TranscriptMutator(lambda data, size: atheris.Mutate(data, size))
         kwargs = {"custom_mutator": mutator.mutate, "custom_crossover": mutator.crossover}
     atheris.Setup([sys.argv[0], *args.rest], one_input, **kwargs)
     atheris.Fuzz()

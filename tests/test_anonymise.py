@@ -11,9 +11,12 @@ import re
 from pathlib import Path
 
 import pytest
+
 from rechain.conformance.oracles.ts_sdk import TsSdkOracle
 from rechain.corpus import PROFILE, load_cases
 from rechain.corpus.anonymise import (
+    INTERRUPT_MARKERS,
+    TAG_NAMES,
     anonymise,
     anonymise_line,
     parse_strict,
@@ -59,7 +62,15 @@ def free_texts(value, key=None):
 
 @pytest.mark.parametrize(
     "text",
-    ["", "hello world", "  \n\t", "naïve café", "emoji 😀 and 𝔘", "line\r\nbreak\u2028x", "a\u00a0b"],
+    [
+        "",
+        "hello world",
+        "  \n\t",
+        "naïve café",
+        "emoji 😀 and \U0001d518",
+        "line\r\nbreak\u2028x",
+        "a\u00a0b",
+    ],
 )
 def test_placeholder_keeps_utf16_length_and_whitespace(text):
     out = placeholder(text)
@@ -72,7 +83,9 @@ def test_scrub_keeps_reader_markers_only():
     assert scrub("No response requested.") == "No response requested."
     assert scrub("[Request interrupted by user] sorry") == "[Request interrupted by user] xxxxx"
     command = "<command-name>/model</command-name>\n<command-args>opus</command-args>"
-    assert scrub(command) == "<command-name>xxxxxx</command-name>\n<command-args>xxxx</command-args>"
+    assert (
+        scrub(command) == "<command-name>xxxxxx</command-name>\n<command-args>xxxx</command-args>"
+    )
     assert scrub("<secret>pw</secret>") == "xxxxxxxxxxxxxxxxxxx"
 
 
@@ -96,7 +109,11 @@ def test_structure_is_kept_and_text_replaced():
     out = json.loads(anonymise_line(line))
     assert out["uuid"] == "u-1" and out["parentUuid"] == "p-1"
     assert out["sourceToolAssistantUUID"] == "a-0"
-    assert out["compactMetadata"]["preservedSegment"] == {"headUuid": "h", "anchorUuid": "a", "tailUuid": "t"}
+    assert out["compactMetadata"]["preservedSegment"] == {
+        "headUuid": "h",
+        "anchorUuid": "a",
+        "tailUuid": "t",
+    }
     assert out["cwd"] == "x" * len("/home/alice/secret")
     tool, words = out["message"]["content"]
     assert (tool["id"], tool["name"], tool["input"]) == ("toolu_1", "Bash", {"command": "xxx xx"})
@@ -105,7 +122,14 @@ def test_structure_is_kept_and_text_replaced():
 
 
 def test_lines_that_do_not_parse_become_unparseable_placeholders():
-    for bad in [b"\xef\xbb\xbf{\"a\":1}", b'{"a":NaN}', b"{truncated", b"[1,2]", b"\xc2\xa0{}", b"\xff"]:
+    for bad in [
+        b'\xef\xbb\xbf{"a":1}',
+        b'{"a":NaN}',
+        b"{truncated",
+        b"[1,2]",
+        b"\xc2\xa0{}",
+        b"\xff",
+    ]:
         out = anonymise_line(bad)
         assert len(out) == len(bad) and set(out) <= set(b"x ")
         with pytest.raises(ValueError):
@@ -113,7 +137,7 @@ def test_lines_that_do_not_parse_become_unparseable_placeholders():
 
 
 def test_bytes_around_the_json_and_number_literals_survive():
-    line = b"\x0c  " + row(type="user", uuid="u", n=1) [:-1] + b',"big":1e400,"z":-0,"f":1.0}\r'
+    line = b"\x0c  " + row(type="user", uuid="u", n=1)[:-1] + b',"big":1e400,"z":-0,"f":1.0}\r'
     out = anonymise_line(line)
     assert out.startswith(b"\x0c  {") and out.endswith(b',"big":1e400,"z":-0,"f":1.0}\r')
     data = b"\n".join([b"", b"   ", row(type="user", uuid="u"), b""])
@@ -139,7 +163,8 @@ def test_every_real_case_is_the_skeleton_of_its_original():
 
 @needs_real
 def test_no_original_text_survives():
-    allowed = re.compile(r"(</?[a-z-]+>|\\[[^\\]]*\\]|No response requested\\.|x|\\s)*")
+    tokens = [re.escape(m) for m in INTERRUPT_MARKERS] + [f"</?{t}>" for t in TAG_NAMES]
+    allowed = re.compile("(" + "|".join([*tokens, "x", r"\s"]) + ")*")
     for case in real_cases():
         skeleton = case.input_bytes().decode("utf-8", "replace")
         for line in skeleton.split("\n"):

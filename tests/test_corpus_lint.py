@@ -13,14 +13,14 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
+from rechain.cli import main
 from rechain.corpus import PROFILE, lint_cases, load_cases
 from rechain.corpus.actions import new_cases
 from rechain.corpus.cases_io import DEFAULT_OPTIONS, default_root, dumps_case, load_case
 from rechain.corpus.materialise import UNRECORDED, scenario_case
 from rechain.corpus.record import record_case
 from rechain.corpus.scenarios import build_scenarios
-
-from rechain.cli import main
 from rechain.schema_files import load_schema
 
 ROOT = Path(str(default_root()))

@@ -179,7 +179,8 @@ class ClaudeCliOracle:
 
     Use as a context manager (it owns the fake server). ``resume`` is
     thread-safe; ``map`` runs up to ``workers`` resumes at once. ``wrapper`` is
-    an argv prefix for each run (tests use ``strace``).
+    an argv prefix for each run (tests use ``strace``); ``extra_args`` go before
+    the prompt (for experiments: the default command is the one the spec used).
     """
 
     spec = CLAUDE_CODE
@@ -192,6 +193,7 @@ class ClaudeCliOracle:
         model: str = MODEL,
         prompt: str = PROMPT,
         wrapper: Sequence[str] = (),
+        extra_args: Sequence[str] = (),
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
@@ -200,6 +202,7 @@ class ClaudeCliOracle:
         self.model = model
         self.prompt = prompt
         self.wrapper = list(wrapper)
+        self.extra_args = list(extra_args)
         self._api: FakeMessagesApi | None = None
         self._lock = threading.Lock()
         self._version: str | None = None
@@ -291,7 +294,7 @@ class ClaudeCliOracle:
             transcript = folder / f"{session_id}.jsonl"
             transcript.write_bytes(data)
             argv = [*self.wrapper, str(self.binary), "-p", "--resume", session_id,
-                    "--model", self.model, self.prompt]
+                    "--model", self.model, *self.extra_args, self.prompt]
             started = time.monotonic()
             returncode, stderr = self._run(argv, self._env(root, api, key, extra), project)
             seconds = time.monotonic() - started

@@ -7,7 +7,9 @@ other registries (npm) and are large; the tests that need one skip until then.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from rechain.conformance.oracles.install import InstallResult, can_install, install, installable
@@ -56,11 +58,26 @@ def run_install(names: list[str], *, force: bool) -> int:
 
 
 def describe(result: InstallResult) -> str:
-    """One line per oracle: what was done, which version, where."""
+    """One line per oracle: what was done, which version, where (and from what, if recorded)."""
     spec = result.spec
+    origin = provenance(result.path)
     if result.already:
-        return f"{spec.name} {spec.version}: already installed in {result.path}"
-    return f"{spec.name} {spec.version}: installed in {result.path} ({result.seconds:.1f} s)"
+        return f"{spec.name} {spec.version}: already installed in {result.path}{origin}"
+    return (
+        f"{spec.name} {spec.version}: installed in {result.path}{origin} "
+        f"({result.seconds:.1f} s)"
+    )
+
+
+def provenance(path: Path) -> str:
+    """`` (from ...)`` when the install recorded where its files came from (claude-code)."""
+    try:
+        recorded = json.loads((path / "source.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(recorded, dict) or "from" not in recorded:
+        return ""
+    return f" (from {recorded['from']}, {recorded.get('how', 'copy')})"
 
 
 def run_list() -> int:

@@ -1,0 +1,174 @@
+"""The JSONL run report (``rechain/schemas/report.json``): build lines, write, read, count.
+
+Lines are plain dicts built by pure functions from runner records, so every
+renderer (terminal, Markdown, HTML) works from a report file as well as from a
+live run, and a report from another machine renders the same.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from rechain import __version__
+from rechain.conformance.compare import STATUSES
+from rechain.conformance.protocol import PROTOCOL_VERSION, ImplementationInfo, outcome_to_json
+from rechain.conformance.runner import Record
+from rechain.errors import UsageError
+
+Json = dict[str, Any]
+REPORT_VERSION = 1
+
+
+def header(
+    implementations: Sequence[tuple[str, ImplementationInfo]],
+    targets: Sequence[str],
+    *,
+    argv: Sequence[str] = (),
+    seed: int | None = None,
+    examples: int = 0,
+    profile: str = "",
+    started: dt.datetime | None = None,
+) -> Json:
+    """The first line: who ran what, with which versions."""
+    moment = started or dt.datetime.now(dt.UTC)
+    return {
+        "kind": "header",
+        "report_version": REPORT_VERSION,
+        "rechain": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "started": moment.isoformat(timespec="seconds"),
+        "argv": list(argv),
+        "seed": seed,
+        "examples": examples,
+        "profile": profile,
+        "implementations": [{"label": label, "info": info.to_json()}
+                            for label, info in implementations],
+        "targets": list(targets),
+    }
+
+
+def case_line(record: Record) -> Json:
+    """One case line from a runner record."""
+    difference = record.difference
+    return {
+        "kind": "case",
+        "seq": record.seq,
+        "id": record.case_id,
+        "group": record.group,
+        "implementation": record.implementation,
+        "against": record.against,
+        "status": record.status,
+        "message": record.verdict.message,
+        "difference": difference.to_json() if difference is not None else None,
+        "signature": sorted(record.signature),
+        "outcome": outcome_to_json(record.outcome),
+        "expected": outcome_to_json(record.expected) if record.expected is not None else None,
+        "seconds": round(record.seconds, 6),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """Calls to one implementation and the seconds they took (connecting excluded)."""
+
+    calls: int
+    seconds: float
+
+    @property
+    def per_second(self) -> float | None:
+        return self.calls / self.seconds if self.seconds > 0 else None
+
+    def to_json(self) -> Json:
+        per = self.per_second
+        return {"calls": self.calls, "seconds": round(self.seconds, 3),
+                "per_second": round(per, 1) if per is not None else None}
+
+
+def counts(lines: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+    """implementation -> target -> status -> count, over the case lines."""
+    table: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
+    for line in lines:
+        if line.get("kind") == "case":
+            table[line["implementation"]][line["against"]][line["status"]] += 1
+    return {impl: {against: {s: c[s] for s in STATUSES if c[s]} for against, c in by.items()}
+            for impl, by in table.items()}
+
+
+def exit_code(table: Mapping[str, Mapping[str, Mapping[str, int]]]) -> int:
+    """1 when any case failed, crashed or timed out; else 0 (skips are fine)."""
+    bad = sum(n for by in table.values() for c in by.values()
+              for s, n in c.items() if s in ("fail", "crash", "timeout"))
+    return 1 if bad else 0
+
+
+def footer(case_lines: Iterable[Mapping[str, Any]], rates: Mapping[str, Rate], seconds: float,
+           *, interrupted: bool = False) -> Json:
+    """The last line: counts, throughput and the exit code the run ends with."""
+    table = counts(case_lines)
+    return {
+        "kind": "footer",
+        "counts": table,
+        "rates": {name: rate.to_json() for name, rate in rates.items()},
+        "seconds": round(seconds, 3),
+        "exit": 1 if interrupted else exit_code(table),
+        "interrupted": interrupted,
+    }
+
+
+def dumps_line(line: Mapping[str, Any]) -> bytes:
+    """One report line; values a lenient reader produced (NaN) become null, never a crash."""
+    from rechain.jsonio import dumps
+
+    return dumps(dict(line)) + b"\n"
+
+
+class Writer:
+    """Appends report lines to a file as they come, so a killed run leaves a useful file."""
+
+    def __init__(self, stream: IO[bytes] | None) -> None:
+        self.stream = stream
+        self.lines: list[Json] = []
+
+    def write(self, line: Json) -> None:
+        self.lines.append(line)
+        if self.stream is not None:
+            self.stream.write(dumps_line(line))
+            self.stream.flush()
+
+
+def read(path: Path) -> list[Json]:
+    """The lines of a report file (UsageError when it is not one)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    lines = []
+    for number, text in enumerate(raw.splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            lines.append(orjson.loads(text))
+        except orjson.JSONDecodeError:
+            raise UsageError(f"{path}:{number}: not a JSON line") from None
+    if not lines or lines[0].get("kind") != "header":
+        raise UsageError(f"{path}: not a rechain report (no header line)")
+    return lines
+
+
+def problems(lines: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every line that breaks ``report.json``, as ``line N: why`` (empty when valid)."""
+    from rechain.conformance.protocol import schema_problem
+
+    found = []
+    for number, line in enumerate(lines, start=1):
+        problem = schema_problem(dict(line), "report")
+        if problem is not None:
+            found.append(f"line {number}: {problem}")
+    return found
