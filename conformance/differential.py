@@ -16,7 +16,7 @@ Three steps, so the slow part can run in parallel and the shrink stays exact:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,8 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from rechain.conformance.compare import Verdict
-from rechain.conformance.protocol import Answered, Outcome, Raised
+from rechain.conformance.protocol import DEFAULT_OPTIONS, Answered, CaseInput, Outcome, Raised
+from rechain.conformance.runner import Item
 
 Json = dict[str, Any]
 _CHAIN_FLAGS = (("isMeta", "meta"), ("isSidechain", "sidechain"), ("isCompactSummary", "summary"),
@@ -238,3 +239,166 @@ def group_first(
         first, count = found.get(tokens, (index, 0))
         found[tokens] = (first, count + 1)
     return found
+
+
+# --- generated items --------------------------------------------------------------------
+
+
+def strategy_for(kind: str) -> st.SearchStrategy[Any]:
+    """The strategy behind a generated group: ``generated`` (valid) or ``corrupted``."""
+    try:
+        from rechain.strategies import corrupted, transcripts
+    except ImportError:  # the package façade may not re-export them
+        from rechain.strategies.corruptions import corrupted
+        from rechain.strategies.scripts import transcripts
+    base = transcripts()
+    return corrupted(base) if kind == "corrupted" else base
+
+
+def session_of(value: Any) -> str:
+    """The session id a generated value was written for."""
+    sid = getattr(value, "session_id", None)
+    if sid is None and hasattr(value, "clean"):
+        sid = value.clean.session_id
+    return str(sid)
+
+
+def intended_of(
+    value: Any, profile: str, options: Mapping[str, Any]
+) -> tuple[str, ...] | str | None:
+    """The uuids ``profile``'s view shows of what the generator intended; a reason string when
+    the generator leaves it undetermined; None when no view is known for the profile."""
+    try:
+        from rechain.conformance.invariant_views import visible
+        from rechain.reference import Options
+    except ImportError:
+        return None
+    chosen = Options(include_system_messages=bool(options.get("include_system_messages")),
+                     limit=options.get("limit"), offset=int(options.get("offset") or 0))
+    try:
+        if hasattr(value, "clean"):
+            if value.intended is None:
+                return str(value.undetermined or "undetermined")
+            rows = {line["uuid"]: line for line in value.lines
+                    if isinstance(line, dict) and isinstance(line.get("uuid"), str)}
+            return tuple(visible(value.intended, rows.__getitem__, profile, chosen))
+        return tuple(visible(value.intended, value.entry, profile, chosen))
+    except (ValueError, KeyError):
+        return None
+
+
+def make_item(value: Any, kind: str, index: int, profile: str,
+              options: Mapping[str, Any] | None = None) -> Item:
+    """A runner item for one generated value."""
+    chosen = dict(options or DEFAULT_OPTIONS)
+    case = CaseInput(f"{kind[:3]}-{index:05d}", value.to_bytes(), session_of(value), chosen)
+    return Item(case, kind, None, intended_of(value, profile, chosen), value)
+
+
+# --- freezing a disagreement as a corpus case ---------------------------------------------
+
+#: oracle name -> the expectation profile its output is recorded under
+RECORDED_PROFILES = {"agent-sdk-ts": "agent-sdk@0.3.332", "agent-sdk-py": "agent-sdk-py@0.2.189"}
+_SHORT = {"agent-sdk-ts": "ts", "agent-sdk-py": "py", "reference": "ref", "claude-code": "cli"}
+_TAG_HINTS = (
+    ("UnicodeDecodeError", "invalid-utf8"), ("+lenient", "parse"),
+    ("queued_command", "queued-command"), ("compact_boundary", "compaction"),
+    ("+summary", "compact-summary"), ("+meta", "meta"), ("+sidechain", "sidechain"),
+    ("+team", "team"), ("system", "system"), ("progress", "progress"), ("tail:", "leaf-choice"),
+    ("+quiet", "closes-quiet-turn"), ("attachment", "attachment"), ("raised", "parse"),
+)
+
+
+def short_name(label: str) -> str:
+    """``agent-sdk-py@0.2.189 …`` -> ``py``: the part of a case id naming one side."""
+    name = label.split("@", 1)[0].split(":", 1)[0].strip()
+    return _SHORT.get(name, "".join(c for c in name.lower() if c.isalnum())[:10] or "impl")
+
+
+def case_id(disagreement: Disagreement) -> str:
+    """``diff-<impl>-vs-<against>-<kind>-<sha8>``, kebab-case, at most 80 characters."""
+    head = f"diff-{short_name(disagreement.implementation)}-vs-{short_name(disagreement.against)}"
+    return f"{head}-{slug(disagreement.signature)}-{disagreement.digest}"[:80].strip("-")
+
+
+def tags_for(tokens: Iterable[str]) -> list[str]:
+    """Corpus feature tags suggested by a signature (``basic`` when nothing specific)."""
+    found: list[str] = []
+    for token in sorted(tokens):
+        for hint, tag in _TAG_HINTS:
+            if hint in token and tag not in found:
+                found.append(tag)
+    return found or ["basic"]
+
+
+def replay_command(impl_spec: str, against_spec: str | None, corpus: str, case: str) -> str:
+    """The one line that re-runs a frozen case."""
+    import shlex
+
+    parts = ["rechain", "check", "--impl", impl_spec]
+    if against_spec:
+        parts += ["--against", against_spec]
+    parts += ["--corpus", corpus, "--case", case]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def case_document(
+    disagreement: Disagreement,
+    *,
+    identifier: str,
+    recorded: Mapping[str, tuple[str, Outcome]],
+    options: Mapping[str, Any],
+    seed: int,
+    kind: str,
+    replay: str,
+    today: str,
+    rechain_version: str,
+) -> Json:
+    """case.json for a shrunk disagreement (``rechain/schemas/case.json``).
+
+    ``recorded`` maps an expectation profile to (oracle slug, outcome): only real
+    readers' answers become expectations; a reader that raised is noted instead.
+    """
+    expectations = []
+    notes = []
+    for profile, (slug_text, outcome) in sorted(recorded.items()):
+        oracle, _, version = slug_text.partition("@")
+        if isinstance(outcome, Answered):
+            expectations.append({
+                "profile": profile, "view": "session-messages", "options": dict(options),
+                "messages": [{k: v for k, v in m.items() if k != "line"} for m in outcome.messages],
+                "provenance": {"oracle": oracle, "version": version,
+                               "recorded_by": "rechain check", "recorded_at": today},
+            })
+        elif isinstance(outcome, Raised):
+            notes.append(f"{slug_text} raised {outcome.type}: {outcome.message[:120]}")
+    tags = tags_for(disagreement.signature)
+    if not any(e["profile"] == RECORDED_PROFILES["agent-sdk-ts"] for e in expectations):
+        tags.append("unrecorded")
+    strategy = "corrupted(transcripts())" if kind == "corrupted" else "transcripts()"
+    what = ", ".join(sorted(t for t in disagreement.signature if not t.startswith("tail:")))
+    description = (f"{short_name(disagreement.implementation)} and "
+                   f"{short_name(disagreement.against)} disagree: {what}")[:130]
+    return {
+        "id": identifier,
+        "description": f"{description} ({disagreement.digest})",
+        "tags": tags,
+        "session_id": disagreement.session_id,
+        **({} if dict(options) == dict(DEFAULT_OPTIONS) else {"variants": [dict(options)]}),
+        "expectations": expectations,
+        "provenance": {
+            "source": "generated",
+            "generator": f"rechain {rechain_version} check: rechain.strategies.{strategy}",
+            "seed": seed,
+            "notes": "; ".join([f"shrunk by Hypothesis from example {disagreement.first_index} "
+                                f"of the sweep ({disagreement.seen} examples of this kind)",
+                                *notes]),
+            "differential": {
+                "implementation": disagreement.implementation,
+                "against": disagreement.against,
+                "rechain": rechain_version,
+                "signature": sorted(disagreement.signature),
+                "replay": replay,
+            },
+        },
+    }

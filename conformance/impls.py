@@ -327,3 +327,27 @@ def label(spec: str, info: ImplementationInfo) -> str:
     """How reports name a connected implementation: the slug, plus the profile if any."""
     profile = info.choices.get("profile")
     return f"{info.slug} ({profile})" if profile else info.slug
+
+
+@dataclass
+class Validating:
+    """Wraps any implementation so an answer that breaks ``result.json`` is a crash (``-V``)."""
+
+    inner: Implementation
+
+    @property
+    def info(self) -> ImplementationInfo:
+        return self.inner.info
+
+    def run(self, case: CaseInput) -> Outcome:
+        from rechain.conformance.protocol import check_messages
+
+        outcome = self.inner.run(case)
+        if isinstance(outcome, Answered):
+            problem = check_messages(outcome.messages)
+            if problem is not None:
+                return Crashed(f"answer breaks result.json: {problem}")
+        return outcome
+
+    def close(self) -> None:
+        self.inner.close()

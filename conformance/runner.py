@@ -13,7 +13,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -91,9 +91,14 @@ class Intended:
 
 @dataclass
 class Against:
-    """Another implementation's answer to the same case (differential mode)."""
+    """Another implementation's answer to the same case (differential mode).
+
+    ``groups``, when given, limits it to items of those groups (a default target
+    for generated input that the corpus's recorded expectations make redundant).
+    """
 
     implementation: Implementation
+    groups: frozenset[str] | None = None
 
     @property
     def label(self) -> str:
@@ -104,6 +109,8 @@ class Against:
         return self.implementation.info.fields
 
     def expect(self, item: Item) -> Outcome | None:
+        if self.groups is not None and item.group not in self.groups:
+            return None
         return run_one(self.implementation, item.case)
 
 
@@ -272,3 +279,38 @@ def info_of(connections: Connections) -> list[ImplementationInfo]:
     infos = [i.info for i in connections.implementations]
     infos += [t.implementation.info for t in connections.targets if isinstance(t, Against)]
     return infos
+
+
+def variant_id(case_id: str, options: Mapping[str, Any]) -> str:
+    """A corpus case id, plus the non-default options in brackets (``b4[system]``)."""
+    from rechain.conformance.protocol import DEFAULT_OPTIONS
+
+    shown = []
+    for name, default in DEFAULT_OPTIONS.items():
+        value = options.get(name, default)
+        if value != default:
+            shown.append("system" if name == "include_system_messages" else f"{name}={value}")
+    return f"{case_id}[{','.join(shown)}]" if shown else case_id
+
+
+def corpus_items(cases: Iterable[Any], profile: str, view: str = "session-messages",
+                 selected: Sequence[str] = ()) -> list[Item]:
+    """One item per corpus case and option set; ``selected`` globs filter by id."""
+    from fnmatch import fnmatchcase
+
+    items = []
+    for case in cases:
+        if selected and not any(fnmatchcase(case.id, pattern) for pattern in selected):
+            continue
+        data = case.input_bytes()
+        recorded = {tuple(sorted(e.options.items(), key=str)): e
+                    for e in case.expectations_for(profile, view)}
+        group = case.tags[0] if case.tags else "corpus"
+        for options in case.variants:
+            found = recorded.get(tuple(sorted(dict(options).items(), key=str)))
+            expected: Outcome = (Answered(tuple(found.messages)) if found is not None
+                                 else Skipped(f"no expectation recorded for {profile}"))
+            case_input = CaseInput(variant_id(case.id, options), data, case.session_id,
+                                   dict(options), dict(case.env), view)  # type: ignore[arg-type]
+            items.append(Item(case_input, group, expected, None, case))
+    return items

@@ -4,9 +4,9 @@ Contract: ``rebuild(data, profile, options)`` never raises on any bytes (a
 reader's own error is reported in ``Rebuild.error``, not raised) and returns a
 consistent result: every message names an entry of the file with its line
 number, every diagnostic line is a line of the file. ``output_one_input``
-adds what ``rechain rebuild`` does next (JSON and text rendering), which must
-not raise either. Options (system rows, limit, offset) are chosen from a hash
-of the input so every input replays the same way.
+adds what ``rechain rebuild`` does next (JSON and text rendering, written to a
+UTF-8 stdout), which must not raise either. Options (system rows, limit,
+offset) are chosen from a hash of the input so every input replays the same way.
 
 Run: ``rechain fuzz rebuild-sdk`` or ``python -m rechain.fuzz.fuzz_rebuild [libFuzzer flags]``.
 """
@@ -80,7 +80,7 @@ one_input = _profile_harness(DEFAULT_PROFILE)
 def output_one_input(data: bytes) -> None:
     result = rebuild(data, options=options_for(data))
     jsonio.dumps(result.to_json())
-    textview.render(result)
+    textview.render(result).encode("utf-8")  # what a UTF-8 stdout does with it
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ def _shrink_json(lines: list[bytes], at: int, newline: bool, fails: Budget) -> N
         encoded = _encode(value)
         if encoded is None or encoded == lines[at]:
             return False
-        candidate = [*lines[:at], encoded, *lines[at + 1:]]
+        candidate = [*lines[:at], encoded, *lines[at + 1 :]]
         if fails(_join(candidate, newline)):
             lines[at] = encoded
             return True
@@ -137,7 +137,7 @@ def _shrink_bytes(lines: list[bytes], at: int, newline: bool, fails: Budget) -> 
         return
 
     def holds(kept: list[int]) -> bool:
-        candidate = [*lines[:at], bytes(kept), *lines[at + 1:]]
+        candidate = [*lines[:at], bytes(kept), *lines[at + 1 :]]
         return fails(_join(candidate, newline))
 
     lines[at] = bytes(ddmin(list(lines[at]), holds))

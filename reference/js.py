@@ -116,3 +116,80 @@ def to_string(value: Any) -> str:
 def is_string_nonempty(value: Any) -> bool:
     """``typeof v === "string" && v``."""
     return type(value) is str and value != ""
+
+
+def stringify_number(value: int | float) -> int | float | None:
+    """A number as ``JSON.stringify`` writes the double JavaScript holds for it.
+
+    Integral values below 1e21 print without fraction or exponent, with the
+    shortest round-trip digits (``12345678901234567890`` → ``12345678901234567000``);
+    ``NaN`` and the infinities print as ``null``; ``-0`` as ``0``.
+    """
+    if type(value) is int and -(2**53) <= value <= 2**53:
+        return value
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    if number != number or number in (float("inf"), float("-inf")):
+        return None
+    if number.is_integer() and abs(number) < 1e21:
+        from decimal import Decimal
+
+        return int(Decimal(repr(number)))
+    return number
+
+
+def _changes(number: int | float) -> bool:
+    normal = stringify_number(number)
+    return type(normal) is not type(number) or normal != number
+
+
+def as_stringified(value: Any) -> Any:
+    """``JSON.parse(JSON.stringify(value))`` for a parsed JSON value, without recursion.
+
+    Only numbers differ; the value itself is returned when nothing changes, else
+    a normalised copy (the original is never modified).
+    """
+    pending: list[Any] = [value]
+    needed = False
+    while pending and not needed:
+        item = pending.pop()
+        t = type(item)
+        if t is dict:
+            pending.extend(item.values())
+        elif t is list:
+            pending.extend(item)
+        elif (t is int or t is float) and _changes(item):
+            needed = True
+    if not needed:
+        return value
+    return _normalised_copy(value)
+
+
+def _normalised_copy(value: Any) -> Any:
+    def convert(item: Any) -> Any:
+        t = type(item)
+        if t is dict:
+            return {}
+        if t is list:
+            return []
+        if t is int or t is float:
+            return stringify_number(item)
+        return item
+
+    root = convert(value)
+    stack: list[tuple[Any, Any]] = [(value, root)] if type(value) in (dict, list) else []
+    while stack:
+        source, target = stack.pop()
+        if type(source) is dict:
+            for name, child in source.items():
+                target[name] = convert(child)
+                if type(child) in (dict, list):
+                    stack.append((child, target[name]))
+        else:
+            for child in source:
+                target.append(convert(child))
+                if type(child) in (dict, list):
+                    stack.append((child, target[-1]))
+    return root

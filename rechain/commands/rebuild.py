@@ -11,6 +11,7 @@ from typing import Any
 from rechain import jsonio, textview
 from rechain.errors import UsageError
 from rechain.reference import DEFAULT_PROFILE, Options, get_profile, rebuild
+from rechain.reference.js import as_stringified
 from rechain.reference.sessions import find_session, is_session_id
 
 
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     stem = path.name.removesuffix(".jsonl")
     result = rebuild(data, profile, options, session_id=stem if is_session_id(stem) else None)
     if args.format == "json":
-        sys.stdout.buffer.write(jsonio.dumps(result.to_json()) + b"\n")
+        # numbers as JSON.stringify writes them, so the output equals the SDK's JSON
+        sys.stdout.buffer.write(jsonio.dumps(as_stringified(result.to_json())) + b"\n")
     else:
         sys.stdout.write(textview.render(result))
     sys.stdout.flush()

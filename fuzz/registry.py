@@ -1,0 +1,87 @@
+"""The named targets ``rechain fuzz`` knows: the reference's harnesses and known third-party readers.
+
+A reference harness runs in rechain's own interpreter. A third-party reader
+runs in its own venv under ``<cache>/fuzz-venvs/<name>`` (``rechain fuzz
+--install NAME`` makes it), through the same worker, fed a file path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rechain.fuzz.fuzz_rebuild import slug
+from rechain.reference import PROFILES
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A fuzz target by name: what to call, how, and where it is installed."""
+
+    name: str
+    spec: str
+    #: pip requirement of a third-party reader (None: rechain's own code)
+    package: str | None = None
+    input: str | None = None
+    instrument: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def third_party(self) -> bool:
+        return self.package is not None
+
+
+def _reference() -> list[Target]:
+    targets = [Target("parse-line", "rechain.fuzz.fuzz_parse_line:one_input")]
+    targets += [
+        Target(f"rebuild-{slug(name).replace('_', '-')}", f"rechain.fuzz.fuzz_rebuild:profiles.{slug(name)}")
+        for name in PROFILES
+    ]
+    targets += [
+        Target("rebuild-output", "rechain.fuzz.fuzz_rebuild:output_one_input"),
+        Target("read-large", "rechain.fuzz.fuzz_read_large:one_input"),
+        Target("sessions", "rechain.fuzz.fuzz_sessions:one_input"),
+    ]
+    return targets
+
+
+THIRD_PARTY = (
+    Target(
+        "claude-code-transcripts",
+        "claude_code_transcripts:parse_session_file",
+        package="claude-code-transcripts==0.6",
+        input="path",
+        note="parse_session_file(path) -> {'loglines': [...]}",
+    ),
+    Target(
+        "claude-code-transcripts-html",
+        "rechain.fuzz.adapters:claude_code_transcripts_html",
+        package="claude-code-transcripts==0.6",
+        input="path",
+        instrument=("claude_code_transcripts",),
+        note="parse_session_file, then the HTML renderer on a temp dir",
+    ),
+    Target(
+        "agent-history",
+        "claude_history.parser:parse_conversation",
+        package="agent-history==0.10.0",
+        input="path",
+        note="parse_conversation(Path) -> Conversation",
+    ),
+    Target(
+        "claude-code-log",
+        "rechain.fuzz.adapters:claude_code_log",
+        package="claude-code-log==1.7.0",
+        input="path",
+        instrument=("claude_code_log",),
+        note="converter.load_transcript(path, silent=True), then dag.build_dag",
+    ),
+)
+
+REFERENCE = tuple(_reference())
+TARGETS: dict[str, Target] = {t.name: t for t in (*REFERENCE, *THIRD_PARTY)}
+
+
+def venv_name(target: Target) -> str:
+    """The venv directory name of a third-party target (its distribution name)."""
+    assert target.package is not None
+    return target.package.split("==")[0]

@@ -1,0 +1,38 @@
+"""Every corpus case: the reference rebuilds exactly what the real reader recorded."""
+
+from __future__ import annotations
+
+import pytest
+
+from rechain.corpus import Case, Expectation, load_cases
+from rechain.reference import Options, get_profile, rebuild
+from rechain.reference.js import as_stringified
+
+CASES = load_cases()
+RECORDED = [
+    pytest.param(case, expectation, id=f"{case.id}[{i}]")
+    for case in CASES
+    for i, expectation in enumerate(case.expectations)
+]
+
+
+def options_for(case: Case, expectation: Expectation) -> Options:
+    given = expectation.options
+    return Options(
+        include_system_messages=bool(given.get("include_system_messages", False)),
+        limit=given.get("limit"),
+        offset=given.get("offset") or 0,
+        disable_precompact_skip=bool(case.env.get("CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP")),
+    )
+
+
+def test_the_corpus_has_recorded_cases() -> None:
+    assert len(RECORDED) >= 40
+
+
+@pytest.mark.parametrize(("case", "expectation"), RECORDED)
+def test_reference_matches_the_recorded_reader(case: Case, expectation: Expectation) -> None:
+    result = rebuild(case.input_bytes(), get_profile(expectation.profile), options_for(case, expectation))
+    got = [as_stringified({k: v for k, v in m.items() if k != "line"}) for m in result.messages]
+    assert result.error is None
+    assert got == list(expectation.messages)
