@@ -38,6 +38,9 @@ class Contract:
     input: InputKind = "bytes"
     #: file name used in ``path`` mode (some readers look at the suffix)
     file_name: str = "session.jsonl"
+    #: inputs are transcripts: use the structure-aware mutator and transcript seeds
+    #: (``file``: windows of whole files, ``line``: single lines, ``none``: no seeds)
+    seeds: Literal["file", "line", "none"] = "file"
     description: str = ""
 
     def with_overrides(self, **changes: Any) -> Contract:

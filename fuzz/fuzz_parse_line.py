@@ -75,7 +75,12 @@ def same(a: Any, b: Any) -> bool:
     return True
 
 
-@harness(max_len=4096, timeout_s=5, description="line parser: JsonError only, agrees with json")
+@harness(
+    max_len=4096,
+    timeout_s=5,
+    seeds="line",
+    description="line parser: JsonError only, agrees with json",
+)
 def one_input(data: bytes) -> None:
     try:
         value, replaced = parse_line(data)

@@ -1,4 +1,4 @@
-"""The named targets ``rechain fuzz`` knows: the reference's harnesses and known third-party readers.
+"""The named targets of ``rechain fuzz``: the reference's harnesses and third-party readers.
 
 A reference harness runs in rechain's own interpreter. A third-party reader
 runs in its own venv under ``<cache>/fuzz-venvs/<name>`` (``rechain fuzz
@@ -33,13 +33,18 @@ class Target:
 def _reference() -> list[Target]:
     targets = [Target("parse-line", "rechain.fuzz.fuzz_parse_line:one_input")]
     targets += [
-        Target(f"rebuild-{slug(name).replace('_', '-')}", f"rechain.fuzz.fuzz_rebuild:profiles.{slug(name)}")
+        Target(
+            f"rebuild-{slug(name).replace('_', '-')}",
+            f"rechain.fuzz.fuzz_rebuild:profiles.{slug(name)}",
+        )
         for name in PROFILES
     ]
     targets += [
         Target("rebuild-output", "rechain.fuzz.fuzz_rebuild:output_one_input"),
         Target("read-large", "rechain.fuzz.fuzz_read_large:one_input"),
         Target("sessions", "rechain.fuzz.fuzz_sessions:one_input"),
+        Target("property-clean", "rechain.fuzz.fuzz_property:clean_one_input"),
+        Target("property-corrupted", "rechain.fuzz.fuzz_property:corrupted_one_input"),
     ]
     return targets
 

@@ -96,7 +96,7 @@ def fuzz(args: argparse.Namespace) -> int:
             print(f"rechain-fuzz: NEW {failure.signature}", file=sys.stderr, flush=True)
 
     kwargs: dict[str, Any] = {}
-    if not args.no_mutator:
+    if contract.seeds != "none" and not args.no_mutator:
         from rechain.fuzz.mutator import TranscriptMutator
 
         # atheris.Mutate is rebound by Setup, so look it up at call time

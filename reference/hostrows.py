@@ -21,6 +21,7 @@ def is_host_assistant(row: Any) -> bool:
     """``Zl``: an assistant row that carries host tool calls."""
     return (
         type(row) is dict
+        and ("hostHiddenToolUseIds" in row or "ranByToolUseId" in row)
         and row.get("type") == "assistant"
         and (
             type(row.get("hostHiddenToolUseIds")) is list

@@ -83,8 +83,9 @@ def _left_out(
     on_chain = {row["uuid"]: row for row in chain}
     shown = set(shown_lines)
     out: list[Diagnostic] = []
+    lines = graph.line
     for uuid, entry in graph.nodes.items():
-        line = graph.line[uuid]
+        line = lines[uuid]
         if line in shown:
             continue
         row = on_chain.get(uuid)

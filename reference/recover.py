@@ -143,6 +143,8 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
             continue
         done.add(mid)
         group = groups.get(mid) or [row]
+        if len(group) == 1 and ("s", row["uuid"]) not in filed:
+            continue  # one fragment, already walked, nothing filed under it
         members = {m["uuid"] for m in group}
         siblings = [m for m in group if m["uuid"] not in on_chain]
         direct: list[Json] = []

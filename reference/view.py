@@ -70,7 +70,7 @@ def hidden_reason(row: Json, include_system: bool) -> str | None:
     kind = row.get("type")
     if kind not in ("user", "assistant") and not (kind == "system" and include_system):
         return f"{kind} rows are not messages" if kind != "system" else "system row (--system shows it)"
-    if closes_quiet_turn(row):
+    if "closesQuietTurn" in row and closes_quiet_turn(row):
         return "closes a quiet turn"
     if truthy(row.get("isMeta")) and not queued.shown_meta_origin(row.get("origin")):
         return "isMeta"
@@ -82,6 +82,8 @@ def hidden_reason(row: Json, include_system: bool) -> str | None:
 
 
 def _tool_result_meta(row: Json) -> list[Json]:
+    if "toolDenialKind" not in row and "toolCallEnded" not in row and "toolResultRewritten" not in row:
+        return []  # nothing to report whatever the content holds
     content = prop(row.get("message"), "content")
     ids: list[Any] = []
     if type(content) is list:

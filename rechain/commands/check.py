@@ -1,0 +1,413 @@
+"""``rechain check``: run the corpus and generated transcripts through readers and compare.
+
+With no arguments it checks the embedded reference against the corpus's recorded
+expectations and against generated transcripts (valid and corrupted): their
+intended conversation, and the TS SDK when it is installed. ``--impl`` picks
+the readers under test, ``--against`` another reader to compare with. Every
+disagreement on generated input is shrunk by Hypothesis and written as a
+corpus case with a one-line replay command. Exit 0 when everything agrees or
+is skipped, 1 on any disagreement, crash or timeout, 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from rechain import __version__
+from rechain.conformance import differential as diff
+from rechain.conformance import report, report_html, report_text, skips
+from rechain.conformance.compare import common_fields, judge
+from rechain.conformance.impls import Implementation, Validating, connect, label
+from rechain.conformance.protocol import DEFAULT_OPTIONS, Answered, Outcome
+from rechain.conformance.protocol_process import Limits
+from rechain.conformance.runner import (
+    Against,
+    Connections,
+    Intended,
+    Item,
+    Record,
+    Recorded,
+    Target,
+    corpus_items,
+    run_items,
+    run_one,
+)
+from rechain.errors import UsageError
+
+GENERATED = frozenset({"generated", "corrupted"})
+
+
+def register(subparsers: Any) -> None:
+    """Add ``check``."""
+    parser = subparsers.add_parser(
+        "check",
+        help="check readers against the corpus and generated transcripts",
+        description=__doc__.split("\n\n")[1].replace("\n", " ") if __doc__ else None,
+    )
+    add = parser.add_argument
+    add("--impl", action="append", metavar="SPEC",
+        help="reader under test (repeatable): reference[:PROFILE], agent-sdk-ts, agent-sdk-py, "
+             "claude-code, python:MOD:FN, cmd:COMMAND, harness:COMMAND (default: reference)")
+    add("--against", metavar="SPEC", help="compare with this reader instead of the expectations")
+    add("--profile", default="sdk", help="expectation profile (default: sdk = agent-sdk@0.3.332)")
+    add("--examples", type=int, default=None, metavar="N",
+        help="generated transcripts, half valid, half corrupted (default 200; 0 with --case)")
+    add("--seed", type=int, default=None, help="Hypothesis seed (default: random, printed)")
+    add("--corpus", type=Path, default=None, metavar="DIR", help="case directory (default: packaged)")
+    add("--case", action="append", default=[], metavar="GLOB", help="only corpus cases matching")
+    add("--no-corpus", action="store_true", help="skip the corpus, generated transcripts only")
+    add("--report", type=Path, metavar="FILE", help="write the JSONL run report here")
+    add("--markdown", type=Path, metavar="FILE", help="write a Markdown summary (- for stdout)")
+    add("--html", type=Path, metavar="FILE", help="write the static HTML matrix")
+    add("--jobs", type=int, default=1, metavar="N", help="parallel workers (each connects anew)")
+    add("--timeout", type=float, default=30.0, metavar="S", help="per-case limit (default 30)")
+    add("--memory-mb", type=int, default=2048, metavar="MB",
+        help="resident memory limit of tier 1/2 processes (default 2048)")
+    add("--save-cases", type=Path, default=Path("rechain-cases"), metavar="DIR",
+        help="where shrunk disagreements are written as cases (default ./rechain-cases)")
+    add("--no-shrink", action="store_true", help="report disagreements without shrinking them")
+    add("--max-shrink", type=int, default=12, metavar="K",
+        help="kinds of disagreement to shrink per pair of readers (default 12)")
+    add("--skips", type=Path, metavar="FILE", help="skip list (default: the one shipped)")
+    add("--no-skips", action="store_true", help="ignore the skip list")
+    add("--validate", action="store_true",
+        help="check every answer against the protocol and result schemas (a break is a crash)")
+    add("--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="progress bar on stderr (default: when stderr is a terminal)")
+    parser.set_defaults(handler=run)
+
+
+# --- setup --------------------------------------------------------------------------------
+
+
+def _connect(spec: str, limits: Limits, validate: bool) -> Implementation:
+    implementation = connect(spec, limits, strict=validate)
+    return Validating(implementation) if validate else implementation
+
+
+def _default_against(impl_specs: Sequence[str], profile: str) -> str | None:
+    """The reader generated input is compared with when ``--against`` is not given."""
+    from rechain.conformance.oracles.ts_sdk import TsSdkOracle
+
+    if TsSdkOracle.available() is None and "agent-sdk-ts" not in impl_specs:
+        return "agent-sdk-ts"
+    reference = f"reference:{profile}"
+    if not any(spec.startswith("reference") for spec in impl_specs):
+        return reference
+    return None
+
+
+class _Plan:
+    """What one ``check`` run connects to and compares with; builds worker connections."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from rechain.reference import get_profile
+
+        self.profile = get_profile(args.profile).name
+        self.limits = Limits(timeout=args.timeout, memory_mb=args.memory_mb)
+        self.validate = bool(args.validate)
+        self.impl_specs: list[str] = args.impl or ["reference"]
+        self.against_spec: str | None = args.against
+        self.default_against = (None if args.against else
+                                _default_against(self.impl_specs, self.profile))
+        self.made: list[Connections] = []
+
+    def connections(self) -> Connections:
+        """A fresh set of connections (one per worker)."""
+        implementations = [_connect(s, self.limits, self.validate) for s in self.impl_specs]
+        targets: list[Target] = []
+        if self.against_spec is not None:
+            targets.append(Against(_connect(self.against_spec, self.limits, self.validate)))
+        else:
+            targets += [Recorded(self.profile), Intended()]
+            if self.default_against is not None:
+                other = _connect(self.default_against, self.limits, self.validate)
+                targets.append(Against(other, GENERATED))
+        made = Connections(implementations, targets)
+        self.made.append(made)
+        return made
+
+    def against_spec_for(self, target_label: str) -> str | None:
+        """The spec to put in a replay command for a target."""
+        if self.against_spec is not None:
+            return self.against_spec
+        if target_label.startswith(("recorded:", "intended")):
+            return None
+        return self.default_against
+
+    def rates(self) -> dict[str, report.Rate]:
+        merged: dict[str, list[float]] = {}
+        for made in self.made:
+            for name, (calls, seconds) in made.seconds.items():
+                total = merged.setdefault(name, [0, 0.0])
+                total[0] += calls
+                total[1] += seconds
+        return {name: report.Rate(int(c), s) for name, (c, s) in merged.items()}
+
+
+# --- the run ------------------------------------------------------------------------------
+
+
+def _corpus(args: argparse.Namespace, profile: str) -> list[Item]:
+    if args.no_corpus:
+        return []
+    from rechain.corpus.cases_io import CaseError, load_cases
+
+    root = args.corpus
+    if root is not None and not root.is_dir():
+        raise UsageError(f"--corpus {root}: not a directory")
+    try:
+        cases = load_cases(root)
+    except CaseError as error:
+        raise UsageError(f"corpus: {error}") from None
+    items = corpus_items(cases, profile, selected=args.case)
+    if args.case and not items:
+        raise UsageError(f"no corpus case matches {' '.join(args.case)}")
+    return items
+
+
+def _generated(count: int, seed: int, profile: str, say: Callable[[str], None]
+               ) -> tuple[list[Item], dict[str, int]]:
+    """Half valid, half corrupted transcripts; also how many of each were asked for."""
+    sizes = {"generated": count - count // 2, "corrupted": count // 2}
+    items: list[Item] = []
+    for offset, (kind, size) in enumerate(sizes.items()):
+        if size <= 0:
+            continue
+        say(f"generating {size} {kind} transcripts (seed {seed + offset})…")
+        values = diff.generate(diff.strategy_for(kind), size, seed + offset)
+        items += [diff.make_item(value, kind, index, profile) for index, value in enumerate(values)]
+    return items, sizes
+
+
+def _signer(item: Item, verdict: Any, got: Outcome, expected: Outcome) -> frozenset[str]:
+    return diff.signature(item.case.data, verdict, got, expected)
+
+
+class _Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, total: int, stream: IO[str] | None) -> None:
+        self.total, self.stream, self.done, self.bad = total, stream, 0, 0
+        self._last = 0.0
+
+    def step(self, records: Sequence[Record]) -> None:
+        self.done += 1
+        self.bad += sum(r.status in ("fail", "crash", "timeout") for r in records)
+        now = time.monotonic()
+        if self.stream is None or (now - self._last < 0.1 and self.done < self.total):
+            return
+        self._last = now
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] "
+                          f"{self.done}/{self.total} cases, {self.bad} not passing ")
+        self.stream.flush()
+
+    def end(self) -> None:
+        if self.stream is not None:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the check; the exit code is the footer's."""
+    if args.jobs < 1 or args.timeout <= 0 or (args.examples is not None and args.examples < 0):
+        raise UsageError("--jobs and --timeout must be positive, --examples not negative")
+    started_at = dt.datetime.now(dt.UTC)
+    clock = time.monotonic()
+    say = _say(args)
+    plan = _Plan(args)
+    skip_list = None if args.no_skips else skips.load(args.skips)
+    examples = args.examples if args.examples is not None else (0 if args.case else 200)
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    items = _corpus(args, plan.profile)
+    first = plan.connections()
+    generated, _ = _generated(examples, seed, plan.profile, say)
+    items += generated
+    with contextlib.ExitStack() as stack:
+        stream = stack.enter_context(args.report.open("wb")) if args.report else None
+        writer = report.Writer(stream)
+        infos = [(label("", i.info), i.info) for i in first.implementations]
+        infos += [(t.label, t.implementation.info) for t in first.targets if isinstance(t, Against)]
+        writer.write(report.header(infos, [t.label for t in first.targets], argv=sys.argv[1:],
+                                   seed=seed, examples=examples, profile=plan.profile,
+                                   started=started_at))
+        records: list[Record] = []
+        interrupted = False
+        bar = _Progress(len(items), sys.stderr if _show_progress(args) else None)
+        try:
+            for _item, found in run_items(items, plan.connections, jobs=args.jobs,
+                                          skips=skip_list, signature=_signer, first=first):
+                bar.step(found)
+                for record in found:
+                    records.append(record)
+                    writer.write(report.case_line(record))
+            bar.end()
+            if not args.no_shrink:
+                for line in _shrink_all(args, plan, first, records, seed, examples, say):
+                    writer.write(line)
+        except KeyboardInterrupt:
+            bar.end()
+            interrupted = True
+        finally:
+            cases = [line for line in writer.lines if line["kind"] == "case"]
+            writer.write(report.footer(cases, plan.rates(), time.monotonic() - clock,
+                                       interrupted=interrupted))
+            for made in plan.made:
+                made.close()
+        _render(args, writer.lines)
+        if interrupted:
+            raise KeyboardInterrupt
+        return int(writer.lines[-1]["exit"])
+
+
+def _say(args: argparse.Namespace) -> Callable[[str], None]:
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    return say
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    return bool(args.progress) if args.progress is not None else sys.stderr.isatty()
+
+
+def _render(args: argparse.Namespace, lines: list[dict[str, Any]]) -> None:
+    sys.stdout.write(report_text.terminal(lines))
+    if args.markdown is not None:
+        text = report_text.markdown(lines)
+        if str(args.markdown) == "-":
+            sys.stdout.write(text)
+        else:
+            args.markdown.write_text(text, encoding="utf-8")
+    if args.html is not None:
+        args.html.write_text(report_html.render(lines), encoding="utf-8")
+    sys.stdout.flush()
+
+
+# --- shrinking ------------------------------------------------------------------------------
+
+
+def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
+                records: Sequence[Record], seed: int, examples: int,
+                say: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+    """Shrink each kind of disagreement on generated input; yield one finding line each."""
+    sizes = {"generated": examples - examples // 2, "corrupted": examples // 2}
+    seeds = {"generated": seed, "corrupted": seed + 1}
+    kinds: dict[tuple[str, str, str, frozenset[str]], list[int]] = {}
+    for record in records:
+        if record.group in GENERATED and record.status == "fail" and record.signature:
+            index = int(record.case_id.rsplit("-", 1)[1])
+            key = (record.implementation, record.against, record.group, record.signature)
+            kinds.setdefault(key, []).append(index)
+    per_pair: dict[tuple[str, str], int] = {}
+    written: set[str] = set()
+    for (impl_label, target_label, kind, tokens), indices in sorted(
+            kinds.items(), key=lambda kv: -len(kv[1])):
+        pair = (impl_label, target_label)
+        if per_pair.get(pair, 0) >= args.max_shrink:
+            continue
+        per_pair[pair] = per_pair.get(pair, 0) + 1
+        implementation = next(i for i in first.implementations if label("", i.info) == impl_label)
+        target = next(t for t in first.targets if t.label == target_label)
+        say(f"shrinking {impl_label} vs {target_label}: {' '.join(sorted(tokens))} "
+            f"({len(indices)} examples)…")
+        finding = _shrink_one(plan, implementation, target, kind, tokens, seeds[kind],
+                              sizes[kind], min(indices), len(indices))
+        if finding is None:
+            say("  the disagreement did not reproduce; not shrunk")
+            continue
+        disagreement, item = finding
+        identifier = diff.case_id(disagreement)
+        if identifier in written:
+            continue
+        written.add(identifier)
+        impl_spec = plan.impl_specs[first.implementations.index(implementation)]
+        replay = diff.replay_command(impl_spec, plan.against_spec_for(target_label),
+                                     str(args.save_cases), identifier)
+        path = _freeze(args, plan, first, disagreement, item, identifier, seeds[kind], kind,
+                       replay)
+        verdict = judge(disagreement.got, disagreement.expected,
+                        common_fields(implementation.info.fields, target.fields))
+        yield {
+            "kind": "finding", "implementation": impl_label, "against": target_label,
+            "signature": sorted(disagreement.signature), "seen": disagreement.seen,
+            "case_id": identifier, "path": str(path) if path else None, "replay": replay,
+            "lines": disagreement.data.count(b"\n"), "shrink_calls": disagreement.shrink_calls,
+            "difference": verdict.difference.to_json() if verdict.difference else None,
+        }
+
+
+def _shrink_one(plan: _Plan, implementation: Implementation, target: Target, kind: str,
+                tokens: frozenset[str], seed: int, size: int, start: int, seen: int
+                ) -> tuple[diff.Disagreement, Item] | None:
+    fields = common_fields(implementation.info.fields, target.fields)
+
+    def outcomes(value: Any) -> tuple[Item, Outcome, Outcome | None]:
+        item = diff.make_item(value, kind, 0, plan.profile)
+        return item, run_one(implementation, item.case), target.expect(item)
+
+    def fails(value: Any) -> bool:
+        item, got, expected = outcomes(value)
+        if expected is None:
+            return False
+        return diff.signature(item.case.data, judge(got, expected, fields), got, expected) == tokens
+
+    values = diff.generate(diff.strategy_for(kind), start + 1, seed)
+    first_bytes = values[start].to_bytes() if len(values) > start else None
+    shrunk = diff.shrink(diff.strategy_for(kind), size, seed, start, fails, first_bytes)
+    if shrunk is None:
+        return None
+    value, calls = shrunk
+    item, got, expected = outcomes(value)
+    assert expected is not None
+    return diff.Disagreement(label("", implementation.info), target.label, tokens,
+                             item.case.data, item.case.session_id, got, expected, seen, start,
+                             calls), item
+
+
+def _freeze(args: argparse.Namespace, plan: _Plan, first: Connections,
+            disagreement: diff.Disagreement, item: Item, identifier: str, seed: int, kind: str,
+            replay: str) -> Path | None:
+    """Write the case directory; the TS SDK is asked for the main expectation if needed."""
+    from rechain.corpus.cases_io import write_case
+
+    recorded: dict[str, tuple[str, Outcome]] = {}
+    sides = [(disagreement.implementation, disagreement.got),
+             (disagreement.against, disagreement.expected)]
+    for side_label, outcome in sides:
+        name = side_label.split("@", 1)[0]
+        if name in diff.RECORDED_PROFILES:
+            recorded[diff.RECORDED_PROFILES[name]] = (side_label.split(" ", 1)[0], outcome)
+    main = diff.RECORDED_PROFILES["agent-sdk-ts"]
+    if main not in recorded:
+        with contextlib.suppress(UsageError):
+            oracle = connect("agent-sdk-ts", plan.limits)
+            try:
+                recorded[main] = (oracle.info.slug, run_one(oracle, item.case))
+            finally:
+                oracle.close()
+    document = diff.case_document(
+        disagreement, identifier=identifier, recorded=recorded, options=dict(DEFAULT_OPTIONS),
+        seed=seed, kind=kind, replay=replay, today=dt.date.today().isoformat(),
+        rechain_version=__version__)
+    directory = args.save_cases / identifier
+    try:
+        write_case(directory, document, disagreement.data)
+    except OSError as error:
+        print(f"rechain: cannot write {directory}: {error.strerror}", file=sys.stderr)
+        return None
+    return directory
+
+
+def _unused(_: Answered) -> None:
+    """Keep the import of Answered for type readers (outcomes are matched structurally)."""
