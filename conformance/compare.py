@@ -2,8 +2,9 @@
 
 Pure functions only. Messages are compared with ``line`` removed, each projected
 onto the fields both sides claim to produce, and every number normalised to what
-``JSON.parse`` would hold (a double): ``1.0 == 1``, ints beyond 2**53 round, NaN
-and the infinities (which only a lenient parser lets through) become markers.
+``JSON.parse`` would hold (a double): ``1.0 == 1``, ints beyond 2**53 round. NaN
+and the infinities become null, as ``JSON.stringify`` writes them: every answer
+crosses a JSON boundary, and ``1e400`` reaches us from JavaScript as null.
 The first difference is reported as a JSON Pointer so a person can jump to it.
 """
 
@@ -17,8 +18,6 @@ from typing import Any
 Json = dict[str, Any]
 MAX_SAFE = 2**53
 DROPPED_KEYS = frozenset({"line"})
-_MARKERS = {"nan": {"$number": "NaN"}, "inf": {"$number": "Infinity"},
-            "-inf": {"$number": "-Infinity"}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +69,8 @@ def js_number(value: float | int) -> Any:
         as_float = float(value)
     except OverflowError:
         as_float = math.inf if value > 0 else -math.inf
-    if math.isnan(as_float):
-        return _MARKERS["nan"]
-    if math.isinf(as_float):
-        return _MARKERS["inf" if as_float > 0 else "-inf"]
+    if math.isnan(as_float) or math.isinf(as_float):
+        return None
     if as_float.is_integer() and abs(as_float) < 1e21:
         return int(as_float)  # JSON.stringify prints these without a fraction or exponent
     return as_float
@@ -192,13 +189,16 @@ class Verdict:
 
 
 def judge(
-    got: Any, expected: Any, fields: frozenset[str] | None = None
+    got: Any, expected: Any, fields: frozenset[str] | None = None, *, leaf_only: bool = False
 ) -> Verdict:
     """Compare two ``protocol`` outcomes (``got`` from the implementation under test).
 
     Raising is an answer: both raising agrees, whatever the error types (they are
     language-specific). An expectation that is itself a crash, timeout or skip
-    cannot judge anything, so the case is skipped with that reason.
+    cannot judge anything, so the case is skipped with that reason. ``leaf_only``
+    compares readers of different views (the CLI's resume, the SDKs' session
+    messages) by the entry each continues from; raising and an empty answer both
+    mean "no conversation" there.
     """
     from rechain.conformance import protocol as p
 
@@ -210,6 +210,13 @@ def judge(
         return Verdict("timeout", f"no answer within {got.seconds:g} s")
     if isinstance(expected, p.Skipped | p.Crashed | p.TimedOut):
         return Verdict("skip", f"the other side {expected.status}: {_reason(expected)}")
+    if leaf_only:
+        mine, theirs = leaf_of(got), leaf_of(expected)
+        if mine == theirs:
+            return Verdict("pass")
+        return Verdict("fail", "continues from another entry",
+                       Difference("/leaf", MISSING if mine is None else mine,
+                                  MISSING if theirs is None else theirs))
     if isinstance(got, p.Raised) and isinstance(expected, p.Raised):
         return Verdict("pass", f"both raised ({got.type} / {expected.type})")
     if isinstance(got, p.Raised) or isinstance(expected, p.Raised):
@@ -233,6 +240,18 @@ def judge(
     if difference is not None:
         return Verdict("fail", "same chain, different messages", difference)
     return Verdict("pass")
+
+
+def leaf_of(outcome: Any) -> str | None:
+    """The entry a reader's answer ends at: its ``leaf`` if it says, else its last message."""
+    from rechain.conformance import protocol as p
+
+    if not isinstance(outcome, p.Answered):
+        return None
+    if outcome.leaf is not None:
+        return outcome.leaf
+    last = outcome.messages[-1].get("uuid") if outcome.messages else None
+    return last if isinstance(last, str) else None
 
 
 def _reason(outcome: Any) -> str:

@@ -159,6 +159,11 @@ def signature(data: bytes, verdict: Verdict, got: Outcome, expected: Outcome) ->
     """What kind of disagreement a failing verdict is, as tokens (empty unless it failed)."""
     if verdict.status != "fail":
         return frozenset()
+    if verdict.difference is not None and verdict.difference.path == "/leaf":
+        features = entry_features(data)
+        sides = (("left", verdict.difference.left), ("right", verdict.difference.right))
+        return frozenset({f"leaf-{side}:{features.get(str(uuid), 'none')}" for side, uuid in sides}
+                         | {f"tail:{_tail(data)}"})
     if isinstance(got, Raised):
         return frozenset({f"raised:left:{got.type}"})
     if isinstance(expected, Raised):
@@ -174,6 +179,8 @@ def signature(data: bytes, verdict: Verdict, got: Outcome, expected: Outcome) ->
     only_left = set(map(str, left)) - set(map(str, right))
     only_right = set(map(str, right)) - set(map(str, left))
     tokens = {f"only-left:{features.get(u, 'unknown')}" for u in only_left}
+    if any(text.endswith("+lenient") for text in features.values()):
+        tokens.add("file:lenient-lines")
     tokens |= {f"only-right:{features.get(u, 'unknown')}" for u in only_right}
     if not only_left and not only_right:
         tokens.add("order" if sorted(map(str, left)) == sorted(map(str, right)) else "repeats")

@@ -278,19 +278,84 @@ def _oracle_failure(text: str, limits: Limits, raised: re.Pattern[str] | None) -
     return Crashed(text)
 
 
-def _claude_code(limits: Limits) -> Implementation:
-    """The real CLI's resume, from its own adapter module (``oracles.claude_cli``)."""
-    try:
-        module = importlib.import_module("rechain.conformance.oracles.claude_cli_impl")
-    except ImportError:
-        raise UsageError("claude-code: its adapter is not available in this rechain") from None
-    return module.connect(limits)  # type: ignore[no-any-return]
+@dataclass
+class ClaudeCode:
+    """The real CLI resuming a copy (``claude -p --resume``) against a loopback fake API.
+
+    View ``resume``: the messages are what the model would receive (the
+    harness-built last turn left out), and ``leaf`` is the user or assistant
+    entry the new prompt hangs from (the CLI may chain it to a system row; the
+    walk up to the nearest message makes it comparable with the SDK readers'
+    leaf). A run that exits non-zero (e.g. "No conversation found") raised.
+    """
+
+    limits: Limits = field(default_factory=Limits)
+    info: ImplementationInfo = field(init=False)
+
+    def __post_init__(self) -> None:
+        from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+        from rechain.conformance.oracles.registry import CLAUDE_CODE
+
+        reason = ClaudeCliOracle.available()
+        if reason is not None:
+            raise UsageError(f"claude-code: {reason}")
+        self._oracle = ClaudeCliOracle(timeout=self.limits.timeout)
+        self._oracle.start()
+        self.info = ImplementationInfo(
+            name="claude-code",
+            version=CLAUDE_CODE.version,
+            language="typescript",
+            homepage="https://www.npmjs.com/package/@anthropic-ai/claude-code",
+            views=("resume",),
+            options=frozenset(),
+            env=frozenset({PRECOMPACT_ENV}),
+            choices={"model": "claude-sonnet-4-6", "prompt": "next"},
+        )
+
+    def run(self, case: CaseInput) -> Outcome:
+        from rechain.conformance.oracles import OracleError
+
+        try:
+            resumed = self._oracle.resume(case.data, session_id=case.session_id,
+                                          env=dict(case.env))
+        except OracleError as error:
+            text = str(error)
+            return TimedOut(self.limits.timeout) if "no exit within" in text else Crashed(text)
+        if not resumed.ok:
+            lines = [line for line in resumed.stderr.splitlines() if line.strip()]
+            return Raised(f"exit {resumed.returncode}", lines[-1][:300] if lines else "")
+        return Answered(tuple(resumed.messages), nearest_message(case.data, resumed.resumed_leaf))
+
+    def close(self) -> None:
+        self._oracle.close()
+
+
+def nearest_message(data: bytes, uuid: str | None) -> str | None:
+    """``uuid`` or its nearest user/assistant ancestor by ``parentUuid`` in the file."""
+    import orjson
+
+    entries: dict[str, dict[str, Any]] = {}
+    for line in data.split(b"\n"):
+        try:
+            value = orjson.loads(line.lstrip(bytes(range(0x21))))
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("uuid"), str):
+            entries[value["uuid"]] = value
+    seen: set[str] = set()
+    current = uuid
+    while isinstance(current, str) and current in entries and current not in seen:
+        seen.add(current)
+        if entries[current].get("type") in ("user", "assistant"):
+            return current
+        current = entries[current].get("parentUuid")
+    return uuid
 
 
 ORACLES: Mapping[str, Callable[[Limits], Implementation]] = {
     "agent-sdk-ts": lambda limits: TsSdk(limits),
     "agent-sdk-py": lambda limits: PySdk(limits),
-    "claude-code": _claude_code,
+    "claude-code": lambda limits: ClaudeCode(limits),
 }
 
 

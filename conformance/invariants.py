@@ -86,13 +86,13 @@ def no_repeats(uuids: Sequence[str]) -> None:
 
 def order_free(transcript: Transcript, permutation: Sequence[int], profile: str = "sdk",
                reader: Reader = reference_reader) -> None:
-    """Line order does not matter, except that the conversation's last line stays last.
+    """Line order does not matter, except that the conversation's terminal line stays last.
 
     (SDK profile: the leaf is the last-written terminal; every other ordering rule uses
     timestamps, which the writer keeps increasing within a response.)
     """
     lines = list(transcript.lines)
-    last = transcript.last_entry_line
+    last = transcript.terminal_line
     rest = [lines[i] for i in permutation if i != last]
     moved = [*rest, lines[last]] if last >= 0 else rest
     from rechain.strategies.transcript import dumps

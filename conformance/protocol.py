@@ -91,9 +91,11 @@ class ImplementationInfo:
         )
 
     def unsupported(self, case: CaseInput) -> str | None:
-        """Why this reader cannot answer ``case`` as asked, or None (Bowtie's dialect check)."""
-        if case.view not in self.views:
-            return f"{self.name} does not claim the {case.view} view"
+        """Why this reader cannot answer ``case`` as asked, or None (Bowtie's dialect check).
+
+        A view it does not claim is no reason: it answers in its own view and is
+        compared by leaf (see ``compare.judge``).
+        """
         for name in OPTION_NAMES:
             if case.options.get(name, DEFAULT_OPTIONS[name]) != DEFAULT_OPTIONS[name] and (
                 name not in self.options

@@ -1,6 +1,7 @@
 """Readers in other processes: tier 1 (one command per case) and tier 2 (JSON lines).
 
-Both run with a private HOME and TMPDIR and without any inherited CLAUDE_* or
+Both run in the caller's working directory (so relative paths in the command
+work) with a private HOME and TMPDIR and without any inherited CLAUDE_* or
 ANTHROPIC_* variable, under a per-case wall-clock limit and a resident-memory
 limit that a watchdog enforces by killing the process tree. Whatever the
 process does (hangs, dies, prints garbage) becomes that case's Outcome; the
@@ -150,13 +151,13 @@ class OneShot:
             uses_path = any("{path}" in arg for arg in self.argv)
             argv = [arg.replace("{path}", str(path)).replace("{session_id}", case.session_id)
                     for arg in self.argv]
-            return self._run(argv, env, None if uses_path else case.data, root)
+            return self._run(argv, env, None if uses_path else case.data)
 
-    def _run(self, argv: list[str], env: dict[str, str], stdin: bytes | None, cwd: Path) -> Outcome:
+    def _run(self, argv: list[str], env: dict[str, str], stdin: bytes | None) -> Outcome:
         try:
             proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env, cwd=cwd, start_new_session=True,
+                env=env, start_new_session=True,
             )
         except OSError as error:
             return Crashed(f"cannot start {argv[0]}: {error.strerror or error}")
@@ -223,7 +224,7 @@ class _Process:
         self._scratch = Path(tempfile.mkdtemp(prefix="rechain-t2-"))
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=clean_env(self._scratch), cwd=self._scratch, start_new_session=True,
+            env=clean_env(self._scratch), start_new_session=True,
         )
         assert self.proc.stdout is not None and self.proc.stderr is not None
         self.limits = limits

@@ -37,7 +37,10 @@ def _hint(line: Mapping[str, Any] | None) -> str:
     return text[:400]
 
 
-def rows(lines: Sequence[Mapping[str, Any]]) -> list[tuple[str, tuple[str, ...], list[str], list[str]]]:
+Row = tuple[str, tuple[str, ...], list[str], list[str]]
+
+
+def rows(lines: Sequence[Mapping[str, Any]]) -> list[Row]:
     """(group, status vector, case ids, hint per column) for each distinct vector of a group."""
     cases = [line for line in lines if line.get("kind") == "case"]
     columns = _columns(cases)
@@ -72,7 +75,8 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
     totals = ["<table><tr><th>implementation</th><th>against</th>"
               + "".join(f"<th>{s}</th>" for s in STATUSES) + "</tr>"]
     for impl, against in columns:
-        mine = [c["status"] for c in cases if c["implementation"] == impl and c["against"] == against]
+        mine = [c["status"] for c in cases
+                if c["implementation"] == impl and c["against"] == against]
         totals.append(f"<tr><td><code>{esc(impl)}</code></td><td><code>{esc(against)}</code></td>"
                       + "".join(f'<td class="n">{mine.count(s)}</td>' for s in STATUSES) + "</tr>")
     totals.append("</table>")
@@ -84,14 +88,15 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
                         for status, hint in zip(vector, hints, strict=True))
         listed = ", ".join(f"<code>{esc(i)}</code>" for i in ids[:CASES_LISTED])
         more = f" … and {len(ids) - CASES_LISTED} more" if len(ids) > CASES_LISTED else ""
+        ids_cell = f"<details><summary>{len(ids)} ids</summary>{listed}{more}</details>"
         matrix.append(f"<tr><td>{esc(group)}</td><td class=\"n\">{len(ids)}</td>{cells}"
-                      f"<td><details><summary>{len(ids)} ids</summary>{listed}{more}</details></td></tr>")
+                      f"<td>{ids_cell}</td></tr>")
     matrix.append("</table>")
     found = [line for line in lines if line.get("kind") == "finding"]
     findings = ""
     if found:
         items = "".join(
-            f"<li><code>{esc(f['case_id'])}</code> (seen {f['seen']}×): "
+            f"<li><code>{esc(f['case_id'])}</code> (seen {f['seen']} times): "
             f"{esc(' '.join(f['signature']))}<br>replay: <code>{esc(f['replay'])}</code></li>"
             for f in found)
         findings = f"<h2>Shrunk disagreements</h2><ul>{items}</ul>"

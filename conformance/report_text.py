@@ -122,6 +122,6 @@ def markdown(lines: Sequence[Mapping[str, Any]]) -> str:
     if findings:
         out += ["", "#### Shrunk disagreements", ""]
         for finding in findings:
-            out.append(f"- `{finding['case_id']}` (seen {finding['seen']}×): "
+            out.append(f"- `{finding['case_id']}` (seen {finding['seen']} times): "
                        f"{', '.join(finding['signature'])}  \n  replay: `{finding['replay']}`")
     return "\n".join(out) + "\n"

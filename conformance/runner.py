@@ -14,7 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from rechain.conformance.compare import Difference, Verdict, common_fields, judge
@@ -55,6 +55,7 @@ class Target(Protocol):
 
     label: str
     fields: frozenset[str] | None
+    view: str
 
     def expect(self, item: Item) -> Outcome | None: ...
 
@@ -65,6 +66,7 @@ class Recorded:
 
     profile: str
     fields: frozenset[str] | None = None
+    view: str = "session-messages"
 
     @property
     def label(self) -> str:
@@ -80,6 +82,7 @@ class Intended:
 
     label: str = "intended"
     fields: frozenset[str] | None = frozenset({"uuid"})
+    view: str = "session-messages"
 
     def expect(self, item: Item) -> Outcome | None:
         if item.intended is None:
@@ -107,6 +110,10 @@ class Against:
     @property
     def fields(self) -> frozenset[str] | None:
         return self.implementation.info.fields
+
+    @property
+    def view(self) -> str:
+        return self.implementation.info.views[0]
 
     def expect(self, item: Item) -> Outcome | None:
         if self.groups is not None and item.group not in self.groups:
@@ -138,11 +145,19 @@ class Record:
         return self.verdict.difference
 
 
+def judge_pair(info: ImplementationInfo, target: Target, got: Outcome, wanted: Outcome) -> Verdict:
+    """``judge`` with the fields both sides produce, by leaf alone across views."""
+    fields = common_fields(info.fields, target.fields)
+    return judge(got, wanted, fields, leaf_only=target.view not in info.views)
+
+
 def run_one(implementation: Implementation, case: CaseInput) -> Outcome:
     """One case through one implementation; an adapter bug is recorded, not raised."""
     reason = implementation.info.unsupported(case)
     if reason is not None:
         return Skipped(reason)
+    if case.view not in implementation.info.views:
+        case = replace(case, view=implementation.info.views[0])
     try:
         return implementation.run(case)
     except Exception as error:  # a bug in an adapter must not end the run
@@ -177,8 +192,7 @@ class Connections:
             for target, wanted in expected:
                 if wanted is None:
                     continue
-                fields = common_fields(implementation.info.fields, target.fields)
-                verdict = judge(outcome, wanted, fields)
+                verdict = judge_pair(implementation.info, target, outcome, wanted)
                 tokens = frozenset(signature(item, verdict, outcome, wanted)) if (
                     signature is not None and verdict.status == "fail") else frozenset()
                 if skips is not None:

@@ -41,6 +41,8 @@ class Contract:
     #: inputs are transcripts: use the structure-aware mutator and transcript seeds
     #: (``file``: windows of whole files, ``line``: single lines, ``none``: no seeds)
     seeds: Literal["file", "line", "none"] = "file"
+    #: share of mutations left to libFuzzer's (fast, C) byte mutator
+    byte_share: float = 0.25
     description: str = ""
 
     def with_overrides(self, **changes: Any) -> Contract:

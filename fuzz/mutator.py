@@ -44,13 +44,17 @@ def _fit(lines: list[bytes], max_size: int, rng: random.Random) -> bytes:
 class TranscriptMutator:
     """``mutate``/``crossover`` with atheris' custom-mutator signatures."""
 
-    def __init__(self, byte_mutate: ByteMutate | None = None, byte_share: float = 0.25) -> None:
+    def __init__(
+        self, byte_mutate: ByteMutate | None = None, byte_share: float = 0.25, seed: int = 0
+    ) -> None:
         self.byte_mutate = byte_mutate
         self.byte_share = byte_share if byte_mutate is not None else 0.0
+        # one generator for the process: seeding a new one per call costs more than a mutation
+        self.rng = random.Random(seed)
 
     def mutate(self, data: bytes, max_size: int, seed: int) -> bytes:
         """One structured mutation (1-3 stacked operations) or one byte mutation."""
-        rng = random.Random(seed)
+        rng = self.rng
         if self.byte_mutate is not None and (not data or rng.random() < self.byte_share):
             return self.byte_mutate(data, max_size)
         lines = _split(data)
@@ -62,7 +66,7 @@ class TranscriptMutator:
 
     def crossover(self, first: bytes, second: bytes, max_size: int, seed: int) -> bytes:
         """Lines of one transcript spliced into the other (a resumed or concatenated file)."""
-        rng = random.Random(seed)
+        rng = self.rng
         a, b = _split(first), _split(second)
         if not b:
             return first[:max_size]

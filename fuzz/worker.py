@@ -100,7 +100,9 @@ def fuzz(args: argparse.Namespace) -> int:
         from rechain.fuzz.mutator import TranscriptMutator
 
         # atheris.Mutate is rebound by Setup, so look it up at call time
-        mutator = TranscriptMutator(lambda data, size: atheris.Mutate(data, size))
+        mutator = TranscriptMutator(
+            lambda data, size: atheris.Mutate(data, size), byte_share=contract.byte_share
+        )
         kwargs = {"custom_mutator": mutator.mutate, "custom_crossover": mutator.crossover}
     atheris.Setup([sys.argv[0], *args.rest], one_input, **kwargs)
     atheris.Fuzz()

@@ -39,18 +39,18 @@ def _block_lines(block: Any, results: dict[str, str]) -> list[str]:
 def _results(messages: tuple[dict[str, Any], ...]) -> dict[str, str]:
     found: dict[str, str] = {}
     for message in messages:
-        content = (message.get("message") or {}).get("content") if isinstance(
-            message.get("message"), dict
-        ) else None
+        content = (
+            (message.get("message") or {}).get("content")
+            if isinstance(message.get("message"), dict)
+            else None
+        )
         if not isinstance(content, list):
             continue
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 body = block.get("content")
                 if isinstance(body, list):
-                    body = " ".join(
-                        str(b.get("text", "")) for b in body if isinstance(b, dict)
-                    )
+                    body = " ".join(str(b.get("text", "")) for b in body if isinstance(b, dict))
                 error = " (error)" if block.get("is_error") else ""
                 found[str(block.get("tool_use_id"))] = _clip(str(body), 200) + error
     return found
@@ -59,8 +59,10 @@ def _results(messages: tuple[dict[str, Any], ...]) -> dict[str, str]:
 def render(result: Rebuild) -> str:
     """The conversation, then a summary of what was skipped or left off the chain."""
     results = _results(result.messages)
-    out = [f"profile {result.profile} · leaf {result.leaf or '(none)'} · "
-           f"{len(result.messages)} messages"]
+    out = [
+        f"profile {result.profile} · leaf {result.leaf or '(none)'} · "
+        f"{len(result.messages)} messages"
+    ]
     for message in result.messages:
         body = message.get("message")
         role = body.get("role", message["type"]) if isinstance(body, dict) else message["type"]
@@ -72,7 +74,9 @@ def render(result: Rebuild) -> str:
         content = body.get("content") if isinstance(body, dict) else body
         if isinstance(content, list):
             lines = [line for block in content for line in _block_lines(block, results)]
-            only_results = all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+            only_results = all(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+            )
             if only_results and content:
                 lines = ["(tool results, shown with their calls)"]
         else:
@@ -82,7 +86,9 @@ def render(result: Rebuild) -> str:
         out.append(f"reader error: {result.error}")
     counts = Counter(d.kind for d in result.diagnostics)
     if counts:
-        out.append("── left out or repaired: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
+        out.append(
+            "── left out or repaired: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+        )
         for d in result.diagnostics:
             if d.kind in ("recovered", "relinked"):
                 continue

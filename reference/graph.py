@@ -69,7 +69,9 @@ def relink_compactions(graph: Graph) -> None:
     """
     nodes = graph.nodes
     boundaries = [
-        e for e in nodes.values() if e.get("type") == "system" and e.get("subtype") == "compact_boundary"
+        e
+        for e in nodes.values()
+        if e.get("type") == "system" and e.get("subtype") == "compact_boundary"
     ]
     if not boundaries:
         return
@@ -186,9 +188,7 @@ def choose_leaf_sdk(graph: Graph) -> Json | None:
     """The TS SDK's leaf: last-written eligible terminal, walked up to user/assistant."""
     nodes, position = graph.nodes, graph.position
     eligible = [e for e in nodes.values() if sdk_eligible(e)]
-    has_eligible_child = {
-        p for e in eligible if type(p := e.get("parentUuid")) is str and p
-    }
+    has_eligible_child = {p for e in eligible if type(p := e.get("parentUuid")) is str and p}
     candidates = [e for e in eligible if e["uuid"] not in has_eligible_child]
     candidates.sort(key=lambda e: position[e["uuid"]], reverse=True)
     dead: set[str] = set()
@@ -225,7 +225,9 @@ def _fallback_leaf(graph: Graph) -> Json | None:
     preferred = [
         e
         for e in reached
-        if not (truthy(e.get("isSidechain")) or truthy(e.get("teamName")) or truthy(e.get("isMeta")))
+        if not (
+            truthy(e.get("isSidechain")) or truthy(e.get("teamName")) or truthy(e.get("isMeta"))
+        )
     ]
     pool = preferred or reached
     best = pool[0]

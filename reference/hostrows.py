@@ -24,8 +24,7 @@ def is_host_assistant(row: Any) -> bool:
         and ("hostHiddenToolUseIds" in row or "ranByToolUseId" in row)
         and row.get("type") == "assistant"
         and (
-            type(row.get("hostHiddenToolUseIds")) is list
-            or type(row.get("ranByToolUseId")) is str
+            type(row.get("hostHiddenToolUseIds")) is list or type(row.get("ranByToolUseId")) is str
         )
     )
 
@@ -216,7 +215,15 @@ def hide_host_calls(rows: list[Row]) -> list[Row]:
             virtual_calls.add(key(first.get("id", UNDEFINED)))
             base = hidden_message.get(row["ranByToolUseId"], message)
             shown = _host_copy(row, first, "id")
-            out.append(({**row, "message": {**base, "content": shown if shown is not None else content}}, line))
+            out.append(
+                (
+                    {
+                        **row,
+                        "message": {**base, "content": shown if shown is not None else content},
+                    },
+                    line,
+                )
+            )
             continue
         if row.get("type") != "user":
             out.append((row, line))
@@ -238,7 +245,11 @@ def hide_host_calls(rows: list[Row]) -> list[Row]:
                 replacement.pop(single_key, None)  # type: ignore[arg-type]
             out.extend([updated] if pending is None else [pending, updated])
             continue
-        dropped = [b for b in results if type(b.get("tool_use_id")) is str and b["tool_use_id"] in hidden_message]
+        dropped = [
+            b
+            for b in results
+            if type(b.get("tool_use_id")) is str and b["tool_use_id"] in hidden_message
+        ]
         if dropped:
             if len(dropped) == len(results):
                 continue

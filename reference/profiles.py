@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rechain.errors import UsageError
-from rechain.reference import graph, parse, read
+from rechain.reference import graph, parse, read, recover, view
 from rechain.reference.model import Json, Options
 
 
@@ -26,6 +26,10 @@ class Profile:
     parse: Callable[..., parse.Parsed]
     relink: Callable[[graph.Graph], None]
     choose_leaf: Callable[[graph.Graph], Json | None]
+    walk: Callable[[graph.Graph, Json], list[Json]]
+    recover: Callable[[graph.Graph, list[Json]], list[Json]]
+    present: Callable[..., view.Presented]
+    hidden_reason: Callable[[Json, bool], str | None]
     aliases: tuple[str, ...] = field(default=())
 
 
@@ -37,6 +41,10 @@ AGENT_SDK_TS = Profile(
     parse=parse.parse_sdk,
     relink=graph.relink_compactions,
     choose_leaf=graph.choose_leaf_sdk,
+    walk=graph.walk,
+    recover=recover.recover_orphans,
+    present=view.present_sdk,
+    hidden_reason=view.hidden_reason,
     aliases=("sdk", "agent-sdk", "agent-sdk-ts"),
 )
 

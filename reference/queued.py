@@ -20,8 +20,7 @@ from rechain.reference.js import UNDEFINED, is_object, is_string_nonempty, prop,
 
 INTERRUPT_PREFIXES = (
     "[Request interrupted by user]",
-    "[Request interrupted: the session ended before this agent finished. "
-    "Nobody asked it to stop.]",
+    "[Request interrupted: the session ended before this agent finished. Nobody asked it to stop.]",
     "[This turn ended before it finished.]",
     "[Agent call interrupted: the process running this conversation stopped before this "
     "agent finished, so it returned no result. Nobody asked it to stop.]",
@@ -287,9 +286,13 @@ def _command_origin(origin: Any, mode: Any, run_id: Any) -> Any:
     base = _origin(origin)
     if base is UNDEFINED and mode == "task-notification":
         base = {"kind": "task-notification"}
-    if type(run_id) is str and _RUN_ID.fullmatch(run_id):
-        if prop(base, "kind") == "task-notification" and "runId" not in base:
-            return {**base, "runId": run_id}
+    if (
+        type(run_id) is str
+        and _RUN_ID.fullmatch(run_id)
+        and prop(base, "kind") == "task-notification"
+        and "runId" not in base
+    ):
+        return {**base, "runId": run_id}
     return base
 
 

@@ -35,7 +35,7 @@ class Source:
     first_line: int = 1
 
     def numbered_lines(self) -> Iterator[tuple[int, bytes]]:
-        """(1-based line number, bytes without the LF); the empty tail after a final LF is not a line."""
+        """(1-based number, bytes without the LF); no empty line after a final LF."""
         if self.lines is not None:
             return iter(self.lines)
         pieces = self.data.split(b"\n")
@@ -130,7 +130,9 @@ def _read_after_last_boundary(data: bytes) -> Source:
                 f"the last compact boundary (line {first_line})",
             )
         )
-    if data.find(b"\n" + SNAPSHOT_PREFIX, begin) == -1 and not data.startswith(SNAPSHOT_PREFIX, begin):
+    if data.find(b"\n" + SNAPSHOT_PREFIX, begin) == -1 and not data.startswith(
+        SNAPSHOT_PREFIX, begin
+    ):
         return Source(None, data[begin:] if begin else data, tuple(diagnostics), first_line)
     pieces = data[begin:].split(b"\n")
     ends_with_newline = pieces[-1] == b""

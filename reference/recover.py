@@ -87,7 +87,9 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     for entry in nodes.values():
         kind = entry.get("type")
         if kind == "user":
-            if entry["uuid"] not in on_chain and is_tool_result_entry(entry, entry.get("parentUuid")):
+            if entry["uuid"] not in on_chain and is_tool_result_entry(
+                entry, entry.get("parentUuid")
+            ):
                 results.append(entry)
             continue
         if kind != "assistant":

@@ -26,7 +26,9 @@ def trailing_queued_commands(
     entries: list[Json], graph: Graph, chain: list[Json], leaf: Json | None
 ) -> list[Json]:
     """Queued-command attachments hanging below the leaf, in the order the SDK emits them."""
-    if leaf is None or not any(_is_queued_attachment(e) for e in entries if e.get("type") == "attachment"):
+    if leaf is None or not any(
+        _is_queued_attachment(e) for e in entries if e.get("type") == "attachment"
+    ):
         return []
     below: dict[str, list[Json]] = {}
     for entry in entries:

@@ -8,11 +8,15 @@ team or a quiet-turn closer; each becomes a ``SessionMessage``; then paging.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from rechain.reference import queued
+from rechain.reference import hostrows, queued
+from rechain.reference.graph import Graph
 from rechain.reference.js import UNDEFINED, prop, truthy
 from rechain.reference.model import Json, Options
+from rechain.reference.parse import Parsed
+from rechain.reference.trailing import trailing_queued_commands
 
 TOOL_DENIAL_KINDS = (
     "user-rejected",
@@ -26,6 +30,16 @@ TOOL_DENIAL_KINDS = (
 CALL_ENDED = ("not_started",)
 UNANSWERED_DENIALS = ("stream-closed",)
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Presented:
+    """What a view shows: messages in order and the file line of each."""
+
+    messages: list[Json]
+    lines: list[int]
+
+
 QUIET_TURN_TEXTS = ("", "No response requested.")
 
 
@@ -61,7 +75,11 @@ def closes_quiet_turn(row: Json) -> bool:
     content = message["content"]
     if type(content) is not list:
         return False
-    text = content[0].get("text", UNDEFINED) if len(content) == 1 and prop(content[0], "type") == "text" else UNDEFINED
+    text = (
+        content[0].get("text", UNDEFINED)
+        if len(content) == 1 and prop(content[0], "type") == "text"
+        else UNDEFINED
+    )
     return type(text) is str and text in QUIET_TURN_TEXTS
 
 
@@ -69,7 +87,11 @@ def hidden_reason(row: Json, include_system: bool) -> str | None:
     """Why the SDK view leaves a chain row out (``ZLe``), or None when it is shown."""
     kind = row.get("type")
     if kind not in ("user", "assistant") and not (kind == "system" and include_system):
-        return f"{kind} rows are not messages" if kind != "system" else "system row (--system shows it)"
+        return (
+            f"{kind} rows are not messages"
+            if kind != "system"
+            else "system row (--system shows it)"
+        )
     if "closesQuietTurn" in row and closes_quiet_turn(row):
         return "closes a quiet turn"
     if truthy(row.get("isMeta")) and not queued.shown_meta_origin(row.get("origin")):
@@ -82,7 +104,11 @@ def hidden_reason(row: Json, include_system: bool) -> str | None:
 
 
 def _tool_result_meta(row: Json) -> list[Json]:
-    if "toolDenialKind" not in row and "toolCallEnded" not in row and "toolResultRewritten" not in row:
+    if (
+        "toolDenialKind" not in row
+        and "toolCallEnded" not in row
+        and "toolResultRewritten" not in row
+    ):
         return []  # nothing to report whatever the content holds
     content = prop(row.get("message"), "content")
     ids: list[Any] = []
@@ -163,3 +189,30 @@ def page(messages: list[T], options: Options) -> list[T]:
 def _slice(items: list[T], start: int, stop: int | None) -> list[T]:
     """``Array.prototype.slice`` (negative offsets count from the end, as in JS)."""
     return items[start:stop]
+
+
+def present_sdk(
+    parsed: Parsed, graph: Graph, chain: list[Json], leaf: Json | None, options: Options
+) -> Presented:
+    """Stage 8 for the SDK view: host rows, trailing queue, queued/local marks, filter, shape."""
+    trailing = trailing_queued_commands(parsed.entries, graph, chain, leaf)
+    rows = [(row, graph.line[row["uuid"]]) for row in chain]
+    rows = hostrows.keep_virtual_followers(rows, parsed.entries, parsed.lines)
+    rows = hostrows.add_host_calls(rows, parsed.entries, parsed.host_rows, parsed.host_lines)
+    if trailing:
+        # a trailing row may be an earlier copy of a duplicated uuid: use its own line
+        own_line = {id(e): n for e, n in zip(parsed.entries, parsed.lines, strict=True)}
+        rows += [(row, own_line[id(row)]) for row in trailing]
+    marked = mark_queued_and_local(
+        [row for row, _ in rows],
+        {row["uuid"] for row in trailing},
+        parsed.delivered,
+        keep_meta=False,
+    )
+    rows = [
+        (row, line)
+        for row, (_, line) in zip(marked, rows, strict=True)
+        if hidden_reason(row, options.include_system_messages) is None
+    ]
+    rows = page(hostrows.hide_host_calls(rows), options)
+    return Presented([session_message(row) for row, _ in rows], [line for _, line in rows])

@@ -207,8 +207,25 @@ def _entry_edit(cells: list[_Cell], i: int, kind: str) -> None:
     elif kind == "missing_uuid":
         cells[i] = _rewrite(cells[i], {k: v for k, v in value.items() if k != "uuid"})
     elif is_entry(value):
-        altered = {**value, "message": {"role": "user", "content": "DUPLICATE"}}
-        cells.insert(i + 1, _rewrite(cells[i], altered))
+        cells.insert(i + 1, _rewrite(cells[i], _altered(value)))
+
+
+def _altered(value: dict[str, Any]) -> dict[str, Any]:
+    """The same entry with different words (k8: the later copy's content wins)."""
+    message = value.get("message")
+    if not isinstance(message, dict):
+        return {**value, "content": "DUPLICATE"}
+    content: Any = "DUPLICATE"
+    if value.get("type") == "assistant" or isinstance(message.get("content"), list):
+        blocks = message.get("content") or [{}]
+        first = blocks[0] if isinstance(blocks[0], dict) else {}
+        if first.get("type") == "tool_result":
+            content = [{**first, "content": "DUPLICATE"}]
+        elif first.get("type") == "tool_use":
+            content = [{**first, "input": {"command": "echo DUPLICATE"}}]
+        else:
+            content = [{"type": "text", "text": "DUPLICATE"}]
+    return {**value, "message": {**message, "content": content}}
 
 
 def damage(transcript: Transcript, mutations: tuple[Mutation, ...] | list[Mutation],

@@ -19,6 +19,7 @@ from hypothesis.errors import InvalidArgument
 
 from rechain.strategies.clock import EPOCH_MS
 from rechain.strategies.generations import GENERATIONS
+from rechain.strategies.observe import label
 from rechain.strategies.ops import Compact, Metadata, Note, Op, Prompt, Reply, Rewind, Task
 from rechain.strategies.transcript import Transcript, write
 
@@ -136,7 +137,9 @@ def transcripts(*, generations: Iterable[str] | None = None, min_ops: int = 1,
         script = draw(st.lists(operations(enabled - disabled), min_size=max(min_ops - 1, 0),
                                max_size=max(max_ops - 1, 0)))
         reappend = draw(st.booleans()) if reappend_on_exit is None else reappend_on_exit
-        return write((first, *script), generation=generation, salt=salt, start_ms=start,
-                     max_entries=max_entries, reappend_on_exit=reappend)
+        transcript = write((first, *script), generation=generation, salt=salt,
+                           start_ms=start, max_entries=max_entries, reappend_on_exit=reappend)
+        label(transcript)
+        return transcript
 
     return build()

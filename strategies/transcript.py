@@ -40,6 +40,7 @@ class Transcript:
     script: tuple[Op, ...]
     live: tuple[str, ...]
     intended: tuple[str, ...] = field(default=())
+    settings: dict[str, Any] = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
         """The file as Claude Code writes it: one ``JSON.stringify`` per line, each + LF."""
@@ -59,24 +60,29 @@ class Transcript:
         return self.by_uuid[uuid]
 
     @property
-    def last_entry_line(self) -> int:
-        """Index of the last-written eligible entry: the line the conversation ends at."""
-        for index in range(len(self.lines) - 1, -1, -1):
-            line = self.lines[index]
-            if (self.records[index].uuid is not None and line["type"] != "progress"
-                    and not line.get("isSidechain")):
-                return index
-        return -1
+    def terminal_line(self) -> int:
+        """Index of the line the conversation ends at (-1 when it is empty).
+
+        The last-written entry that nothing continues: readers pick the leaf by file
+        position among such entries, so this line must stay after the others.
+        """
+        if not self.intended:
+            return -1
+        last = self.intended[-1]
+        return max(i for i, r in enumerate(self.records) if r.uuid == last)
+
+    @property
+    def falls_back(self) -> bool:
+        """The writer's live conversation holds no message, so the file means an older branch."""
+        return not set(self.intended) <= set(self.live)
 
     def __repr__(self) -> str:
         return (f"Transcript(generation={self.generation!r}, lines={len(self.lines)}, "
                 f"intended={len(self.intended)}, script={list(self.script)!r})")
 
 
-def write(script: tuple[Op, ...] | list[Op], *, generation: str = "2.1.332", salt: int = 0,
-          start_ms: int | None = None, max_entries: int = 50,
-          reappend_on_exit: bool = False) -> Transcript:
-    """Execute ``script`` with the writer model and return the transcript it leaves."""
+def _run(script: tuple[Op, ...] | list[Op], generation: str, salt: int, start_ms: int | None,
+         max_entries: int) -> Writer:
     from rechain.strategies.clock import EPOCH_MS
     from rechain.strategies.generations import BY_VERSION
 
@@ -84,7 +90,12 @@ def write(script: tuple[Op, ...] | list[Op], *, generation: str = "2.1.332", sal
                     max_entries=max_entries)
     for op in script:
         writer.apply(op)
-    if reappend_on_exit and writer.entries:
+    return writer
+
+
+def _finish(writer: Writer, script: tuple[Op, ...], reappend: bool,
+            settings: dict[str, Any]) -> Transcript:
+    if reappend and writer.entries:
         writer.reappend()
     pairs = list(zip(writer.lines, writer.records, strict=True))
     intended = expected(pairs)
@@ -94,5 +105,30 @@ def write(script: tuple[Op, ...] | list[Op], *, generation: str = "2.1.332", sal
         lines=tuple(writer.lines), records=tuple(writer.records),
         session_id=writer.stamps.session_id,
         subagents={k: tuple(v) for k, v in writer.subagents.items()},
-        generation=generation, script=tuple(script), live=tuple(writer.live),
-        intended=tuple(intended))
+        generation=writer.gen.version, script=script, live=tuple(writer.live),
+        intended=tuple(intended), settings=settings)
+
+
+def write(script: tuple[Op, ...] | list[Op], *, generation: str = "2.1.332", salt: int = 0,
+          start_ms: int | None = None, max_entries: int = 50,
+          reappend_on_exit: bool = False) -> Transcript:
+    """Execute ``script`` with the writer model and return the transcript it leaves."""
+    settings = {"generation": generation, "salt": salt, "start_ms": start_ms,
+                "max_entries": max_entries, "reappend_on_exit": reappend_on_exit}
+    writer = _run(script, generation, salt, start_ms, max_entries)
+    return _finish(writer, tuple(script), reappend_on_exit, settings)
+
+
+def extend(transcript: Transcript, ops: tuple[Op, ...] | list[Op]) -> Transcript:
+    """The same session continued at its leaf by ``ops`` (a rewind still pending is dropped).
+
+    The size bound does not apply to ``ops``; metadata re-appended on exit moves after them.
+    """
+    s = transcript.settings
+    writer = _run(transcript.script, s["generation"], s["salt"], s["start_ms"],
+                  s["max_entries"])
+    writer.pending_rewind = None
+    writer.max_entries = 10**9
+    for op in ops:
+        writer.apply(op)
+    return _finish(writer, (*transcript.script, *ops), s["reappend_on_exit"], s)

@@ -77,19 +77,20 @@ def test_oracle_list_shows_install_state(tmp_path, monkeypatch, capsys) -> None:
     expected_dir = tmp_path / "oracles" / "agent-sdk-ts@0.3.332"
     assert install_dir(AGENT_SDK_TS) == expected_dir
 
-    assert main(["oracle", "list"]) == 0
-    header, row = capsys.readouterr().out.splitlines()
-    assert header.split() == ["NAME", "VERSION", "INSTALLED", "PATH"]
-    assert row.split() == ["agent-sdk-ts", "0.3.332", "no", str(expected_dir)]
+    def rows() -> dict[str, list[str]]:
+        assert main(["oracle", "list"]) == 0
+        header, *lines = capsys.readouterr().out.splitlines()
+        assert header.split() == ["NAME", "VERSION", "INSTALLED", "PATH"]
+        return {line.split()[0]: line.split() for line in lines}
+
+    assert rows()["agent-sdk-ts"] == ["agent-sdk-ts", "0.3.332", "no", str(expected_dir)]
 
     entry_path(AGENT_SDK_TS).mkdir(parents=True)
     marker_path(AGENT_SDK_TS).write_text(json.dumps(marker_content(AGENT_SDK_TS)))
-    assert main(["oracle", "list"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].split()[2] == "yes"
+    assert rows()["agent-sdk-ts"][2] == "yes"
 
     marker_path(AGENT_SDK_TS).write_text(json.dumps({"name": "agent-sdk-ts", "version": "0.3.1"}))
-    assert main(["oracle", "list"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].split()[2] == "no"
+    assert rows()["agent-sdk-ts"][2] == "no"
 
 
 def test_install_without_node_is_one_line(tmp_path, monkeypatch, capsys) -> None:

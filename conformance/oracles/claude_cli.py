@@ -24,7 +24,10 @@ model of the last resumed assistant, or ``claude-opus-5-5`` when none survives,
 whose requests carry ``role: "system"`` items inside ``messages`` (as do
 ``claude-sonnet-5``'s); ``claude-sonnet-4-5`` prints a retirement warning.
 ``claude-sonnet-4-6`` has no retirement entry in 2.1.332's table and keeps the
-classic user/assistant-only ``messages``.
+classic user/assistant-only ``messages``. The pin is visible in the result: the
+CLI keeps an assistant's thinking blocks only when that row's ``message.model``
+is the request's model (date suffix and case ignored) or ``<synthetic>``, and
+strips them otherwise (found by experiment; the spec's runs used one model).
 """
 
 from __future__ import annotations
@@ -171,6 +174,11 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill the CLI and everything it started (it leads its own process group)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.communicate(timeout=5)  # reap it and drain the pipes
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
     proc.wait()
 
 
@@ -239,6 +247,11 @@ class ClaudeCliOracle:
             if self._api is not None:
                 self._api.close()
                 self._api = None
+
+    @property
+    def port(self) -> int | None:
+        """The fake API's port while the oracle is started (tests check connect() targets)."""
+        return self._api.port if self._api is not None else None
 
     @property
     def binary(self) -> Path:

@@ -24,9 +24,8 @@ from typing import IO, Any
 from rechain import __version__
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_html, report_text, skips
-from rechain.conformance.compare import common_fields, judge
 from rechain.conformance.impls import Implementation, Validating, connect, label
-from rechain.conformance.protocol import DEFAULT_OPTIONS, Answered, Outcome
+from rechain.conformance.protocol import DEFAULT_OPTIONS, Outcome
 from rechain.conformance.protocol_process import Limits
 from rechain.conformance.runner import (
     Against,
@@ -37,6 +36,7 @@ from rechain.conformance.runner import (
     Recorded,
     Target,
     corpus_items,
+    judge_pair,
     run_items,
     run_one,
 )
@@ -61,7 +61,8 @@ def register(subparsers: Any) -> None:
     add("--examples", type=int, default=None, metavar="N",
         help="generated transcripts, half valid, half corrupted (default 200; 0 with --case)")
     add("--seed", type=int, default=None, help="Hypothesis seed (default: random, printed)")
-    add("--corpus", type=Path, default=None, metavar="DIR", help="case directory (default: packaged)")
+    add("--corpus", type=Path, default=None, metavar="DIR",
+        help="case directory (default: the packaged corpus)")
     add("--case", action="append", default=[], metavar="GLOB", help="only corpus cases matching")
     add("--no-corpus", action="store_true", help="skip the corpus, generated transcripts only")
     add("--report", type=Path, metavar="FILE", help="write the JSONL run report here")
@@ -174,9 +175,8 @@ def _corpus(args: argparse.Namespace, profile: str) -> list[Item]:
     return items
 
 
-def _generated(count: int, seed: int, profile: str, say: Callable[[str], None]
-               ) -> tuple[list[Item], dict[str, int]]:
-    """Half valid, half corrupted transcripts; also how many of each were asked for."""
+def _generated(count: int, seed: int, profile: str, say: Callable[[str], None]) -> list[Item]:
+    """Half valid, half corrupted transcripts, each kind from its own seed."""
     sizes = {"generated": count - count // 2, "corrupted": count // 2}
     items: list[Item] = []
     for offset, (kind, size) in enumerate(sizes.items()):
@@ -185,7 +185,7 @@ def _generated(count: int, seed: int, profile: str, say: Callable[[str], None]
         say(f"generating {size} {kind} transcripts (seed {seed + offset})…")
         values = diff.generate(diff.strategy_for(kind), size, seed + offset)
         items += [diff.make_item(value, kind, index, profile) for index, value in enumerate(values)]
-    return items, sizes
+    return items
 
 
 def _signer(item: Item, verdict: Any, got: Outcome, expected: Outcome) -> frozenset[str]:
@@ -231,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     items = _corpus(args, plan.profile)
     first = plan.connections()
-    generated, _ = _generated(examples, seed, plan.profile, say)
+    generated = _generated(examples, seed, plan.profile, say)
     items += generated
     with contextlib.ExitStack() as stack:
         stream = stack.enter_context(args.report.open("wb")) if args.report else None
@@ -253,7 +253,8 @@ def run(args: argparse.Namespace) -> int:
                     writer.write(report.case_line(record))
             bar.end()
             if not args.no_shrink:
-                for line in _shrink_all(args, plan, first, records, seed, examples, say):
+                by_id = {item.case.id: item for item in generated}
+                for line in _shrink_all(args, plan, first, records, by_id, seed, examples, say):
                     writer.write(line)
         except KeyboardInterrupt:
             bar.end()
@@ -298,7 +299,7 @@ def _render(args: argparse.Namespace, lines: list[dict[str, Any]]) -> None:
 
 
 def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
-                records: Sequence[Record], seed: int, examples: int,
+                records: Sequence[Record], by_id: dict[str, Item], seed: int, examples: int,
                 say: Callable[[str], None]) -> Iterator[dict[str, Any]]:
     """Shrink each kind of disagreement on generated input; yield one finding line each."""
     sizes = {"generated": examples - examples // 2, "corrupted": examples // 2}
@@ -306,9 +307,8 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
     kinds: dict[tuple[str, str, str, frozenset[str]], list[int]] = {}
     for record in records:
         if record.group in GENERATED and record.status == "fail" and record.signature:
-            index = int(record.case_id.rsplit("-", 1)[1])
             key = (record.implementation, record.against, record.group, record.signature)
-            kinds.setdefault(key, []).append(index)
+            kinds.setdefault(key, []).append(int(record.case_id.rsplit("-", 1)[1]))
     per_pair: dict[tuple[str, str], int] = {}
     written: set[str] = set()
     for (impl_label, target_label, kind, tokens), indices in sorted(
@@ -321,8 +321,10 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
         target = next(t for t in first.targets if t.label == target_label)
         say(f"shrinking {impl_label} vs {target_label}: {' '.join(sorted(tokens))} "
             f"({len(indices)} examples)…")
+        start = min(indices)
+        first_bytes = by_id[f"{kind[:3]}-{start:05d}"].case.data
         finding = _shrink_one(plan, implementation, target, kind, tokens, seeds[kind],
-                              sizes[kind], min(indices), len(indices))
+                              sizes[kind], start, len(indices), first_bytes)
         if finding is None:
             say("  the disagreement did not reproduce; not shrunk")
             continue
@@ -336,8 +338,7 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
                                      str(args.save_cases), identifier)
         path = _freeze(args, plan, first, disagreement, item, identifier, seeds[kind], kind,
                        replay)
-        verdict = judge(disagreement.got, disagreement.expected,
-                        common_fields(implementation.info.fields, target.fields))
+        verdict = judge_pair(implementation.info, target, disagreement.got, disagreement.expected)
         yield {
             "kind": "finding", "implementation": impl_label, "against": target_label,
             "signature": sorted(disagreement.signature), "seen": disagreement.seen,
@@ -348,10 +349,8 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
 
 
 def _shrink_one(plan: _Plan, implementation: Implementation, target: Target, kind: str,
-                tokens: frozenset[str], seed: int, size: int, start: int, seen: int
-                ) -> tuple[diff.Disagreement, Item] | None:
-    fields = common_fields(implementation.info.fields, target.fields)
-
+                tokens: frozenset[str], seed: int, size: int, start: int, seen: int,
+                first_bytes: bytes) -> tuple[diff.Disagreement, Item] | None:
     def outcomes(value: Any) -> tuple[Item, Outcome, Outcome | None]:
         item = diff.make_item(value, kind, 0, plan.profile)
         return item, run_one(implementation, item.case), target.expect(item)
@@ -360,10 +359,9 @@ def _shrink_one(plan: _Plan, implementation: Implementation, target: Target, kin
         item, got, expected = outcomes(value)
         if expected is None:
             return False
-        return diff.signature(item.case.data, judge(got, expected, fields), got, expected) == tokens
+        verdict = judge_pair(implementation.info, target, got, expected)
+        return diff.signature(item.case.data, verdict, got, expected) == tokens
 
-    values = diff.generate(diff.strategy_for(kind), start + 1, seed)
-    first_bytes = values[start].to_bytes() if len(values) > start else None
     shrunk = diff.shrink(diff.strategy_for(kind), size, seed, start, fails, first_bytes)
     if shrunk is None:
         return None
@@ -407,7 +405,3 @@ def _freeze(args: argparse.Namespace, plan: _Plan, first: Connections,
         print(f"rechain: cannot write {directory}: {error.strerror}", file=sys.stderr)
         return None
     return directory
-
-
-def _unused(_: Answered) -> None:
-    """Keep the import of Answered for type readers (outcomes are matched structurally)."""

@@ -24,7 +24,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("path", nargs="?", type=Path, help="a transcript .jsonl file")
     parser.add_argument("--session", metavar="ID", help="find the session by id instead of a path")
     parser.add_argument(
-        "--project", metavar="DIR", type=Path, help="with --session: the project's working directory"
+        "--project",
+        metavar="DIR",
+        type=Path,
+        help="with --session: the project's working directory",
     )
     parser.add_argument("--profile", default=DEFAULT_PROFILE, help="reader profile (default: sdk)")
     parser.add_argument("--system", action="store_true", help="include system rows (SDK option)")

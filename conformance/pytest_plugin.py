@@ -1,0 +1,141 @@
+"""pytest plugin: the conformance cases as test items inside a reader's own test suite.
+
+    pytest --rechain-impl="python:myreader:read"          # or harness:…, cmd:…, agent-sdk-py
+    pytest --rechain-impl=… --junitxml=conformance.xml    # JUnit XML comes from pytest
+
+Inert unless ``--rechain-impl`` is given. Each corpus case (per option set)
+becomes one item named ``rechain::<case id>``, so ``-k``, ``-x``, ``--lf`` and
+JUnit XML work as for any test. Known divergences in the skip list are
+reported as skips; a listed case that passes fails (strict). A failure shows
+the first difference and the command that replays it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_CONNECTIONS = pytest.StashKey[Any]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("rechain", "rechain conformance cases")
+    group.addoption("--rechain-impl", metavar="SPEC", default=None,
+                    help="run the rechain corpus against this reader (see `rechain check`)")
+    group.addoption("--rechain-against", metavar="SPEC", default=None,
+                    help="compare with this reader instead of the recorded expectations")
+    group.addoption("--rechain-profile", default="sdk", help="expectation profile (default sdk)")
+    group.addoption("--rechain-corpus", metavar="DIR", default=None,
+                    help="case directory (default: the corpus shipped with rechain)")
+    group.addoption("--rechain-case", action="append", default=[], metavar="GLOB",
+                    help="only cases whose id matches (repeatable)")
+    group.addoption("--rechain-timeout", type=float, default=30.0, metavar="S",
+                    help="per-case time limit")
+
+
+class CaseFailedError(Exception):
+    """A case whose answer differs; carries the report line for the failure text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class CaseItem(pytest.Item):
+    """One corpus case (one option set) run through the reader under test."""
+
+    def __init__(self, *, case: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.add_marker(pytest.mark.rechain)
+        for tag in case.source.tags if case.source is not None else ():
+            self.add_marker(getattr(pytest.mark, tag.replace("-", "_")))
+
+    def runtest(self) -> None:
+        from rechain.conformance.report import case_line
+        from rechain.conformance.report_text import describe_case
+
+        connections, skip_list = self.config.stash[_CONNECTIONS]
+        records = connections.check(0, self.case, skip_list)
+        skipped = [r for r in records if r.status == "skip"]
+        bad = [r for r in records if r.status in ("fail", "crash", "timeout")]
+        if bad:
+            lines = [describe_case(case_line(r)) for r in bad]
+            lines.append(f"replay: {_replay(self.config, self.case.case.id)}")
+            raise CaseFailedError("\n".join(lines))
+        if skipped and len(skipped) == len(records):
+            pytest.skip(skipped[0].verdict.message or "skipped")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CaseFailedError):
+            return excinfo.value.text
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"rechain case {self.name}"
+
+
+class Suite(pytest.Collector):
+    """The parent of every case item, so node ids read ``rechain::<case id>``."""
+
+    def collect(self) -> list[pytest.Item]:
+        return list(_items(self))
+
+
+def _replay(config: pytest.Config, case_id: str) -> str:
+    parts = ["rechain", "check", "--impl", config.getoption("rechain_impl")]
+    if config.getoption("rechain_against"):
+        parts += ["--against", config.getoption("rechain_against")]
+    if config.getoption("rechain_corpus"):
+        parts += ["--corpus", config.getoption("rechain_corpus")]
+    import shlex
+
+    return " ".join(shlex.quote(p) for p in [*parts, "--case", case_id.split("[")[0]])
+
+
+def _items(suite: Suite) -> Iterator[CaseItem]:
+    from rechain.conformance import skips
+    from rechain.conformance.impls import connect
+    from rechain.conformance.protocol_process import Limits
+    from rechain.conformance.runner import Against, Connections, Recorded, corpus_items
+    from rechain.corpus.cases_io import load_cases
+    from rechain.reference import get_profile
+
+    config = suite.config
+    profile = get_profile(config.getoption("rechain_profile")).name
+    limits = Limits(timeout=config.getoption("rechain_timeout"))
+    root = config.getoption("rechain_corpus")
+    items = corpus_items(load_cases(Path(root) if root else None), profile,
+                         selected=config.getoption("rechain_case"))
+    implementation = connect(config.getoption("rechain_impl"), limits)
+    against = config.getoption("rechain_against")
+    target = Against(connect(against, limits)) if against else Recorded(profile)
+    config.stash[_CONNECTIONS] = (Connections([implementation], [target]), skips.load())
+    for item in items:
+        yield CaseItem.from_parent(suite, name=item.case.id, case=item)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """Append the corpus items before ``-k``/``-m`` deselect anything."""
+    if config.getoption("rechain_impl"):
+        items.extend(Suite.from_parent(session, name="rechain", nodeid="rechain").collect())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "rechain: a rechain conformance case")
+    if config.getoption("rechain_impl", None):
+        from rechain.schema_files import load_schema
+
+        for tag in load_schema("case")["$defs"]["tag"]["enum"]:
+            config.addinivalue_line("markers", f"{tag.replace('-', '_')}: corpus tag {tag}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    made = config.stash.get(_CONNECTIONS, None)
+    if made is not None:
+        made[0].close()

@@ -1,0 +1,150 @@
+"""Findings turned into regression cases, and the replay of every case against its target.
+
+A regression case is a corpus case (``rechain/schemas/case.json``) in
+``corpus/regressions/<id>/``: the minimal input as ``transcript.jsonl`` and,
+under ``provenance.fuzz``, what replays it: the target, the reader's version,
+the exception and signature, the status (``open``: the target still fails on
+it; ``fixed``: it must pass) and the replay command. Expectations stay empty
+until an oracle records them (``rechain corpus record``), never the reference.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import re
+import subprocess
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rechain.corpus.cases_io import CASE_FILE, INPUT_FILE, load_case, write_case
+from rechain.fuzz.registry import TARGETS
+
+_TAG_RULES = (
+    (rb"^\s*[\[\"0-9tfn-]", "non-object"),
+    (rb"\xef\xbb\xbf", "bom"),
+    (rb"\r\n", "crlf"),
+    (rb"NaN|Infinity", "nan"),
+    (rb'"parentUuid":"', "dangling-parent"),
+    (rb"compact_boundary", "compaction"),
+    (rb"queued_command", "queued-command"),
+    (rb'"isSidechain":true', "sidechain"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A replay: the case, what happened, and whether that is what the case expects."""
+
+    case: str
+    target: str
+    status: str
+    failed: bool
+    signature: str | None
+    verdict: str
+
+
+def regressions_root() -> Path:
+    from rechain.fuzz.seeds import corpus_dirs
+
+    return corpus_dirs()[1]
+
+
+def _tags(data: bytes) -> list[str]:
+    tags = ["parse"]
+    for pattern, tag in _TAG_RULES:
+        if re.search(pattern, data, re.MULTILINE) and tag not in tags:
+            tags.append(tag)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        tags.append("invalid-utf8")
+    return tags
+
+
+def case_id(target: str, exception: str, data: bytes) -> str:
+    """``fuzz-<target>-<exception>-<hash>``: stable for the same minimal input."""
+    kind = re.sub(r"[^a-z0-9]+", "-", exception.split(".")[-1].lower()).strip("-")
+    digest = hashlib.sha1(data).hexdigest()[:8]
+    return f"fuzz-{target}-{kind}-{digest}"[:80]
+
+
+def write_regression(
+    target: str,
+    finding: dict[str, Any],
+    data: bytes,
+    version: str,
+    root: Path | None = None,
+    status: str = "open",
+) -> Path:
+    """Write one finding as ``<root>/<id>/``; returns the directory."""
+    identifier = case_id(target, finding["exception"], data)
+    directory = (root or regressions_root()) / identifier
+    exception = finding["exception"]
+    description = f"{target} {version}: {exception} at {finding['where']}"[:149]
+    case = {
+        "id": identifier,
+        "description": description if len(description) >= 10 else f"fuzz finding: {description}",
+        "tags": _tags(data),
+        "session_id": str(uuid.UUID(bytes=hashlib.sha256(data).digest()[:16], version=4)),
+        "expectations": [],
+        "provenance": {
+            "source": "fuzz",
+            "generator": "rechain fuzz",
+            "notes": f"{exception}: {finding['message']}"[:500],
+            "fuzz": {
+                "target": target,
+                "spec": TARGETS[target].spec if target in TARGETS else finding.get("target"),
+                "version": version,
+                "exception": exception,
+                "signature": finding["signature"],
+                "status": status,
+                "found": datetime.date.today().isoformat(),
+                "replay": f"rechain fuzz --replay {identifier}",
+            },
+        },
+    }
+    write_case(directory, case, data)
+    return directory
+
+
+def fuzz_cases(root: Path | None = None) -> list[Path]:
+    base = root or regressions_root()
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.iterdir() if (p / CASE_FILE).is_file())
+
+
+def fuzz_meta(directory: Path) -> dict[str, Any]:
+    return dict(load_case(directory).provenance.get("fuzz", {}))
+
+
+def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) -> Outcome:
+    """Run one case's input through its target in a worker (replay mode) and judge it."""
+    meta = fuzz_meta(directory)
+    target = TARGETS.get(meta.get("target", ""))
+    spec = target.spec if target is not None else meta["spec"]
+    command = [python, "-m", "rechain.fuzz.worker", "--mode", "replay", "--target", spec]
+    if target is not None and target.input:
+        command += ["--input", target.input]
+    command += ["--", str(directory / INPUT_FILE)]
+    done = subprocess.run(command, capture_output=True, env=env, timeout=300, check=False)
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
+    if not rows:
+        raise RuntimeError(f"{directory.name}: replay printed nothing: {done.stderr[-2000:]!r}")
+    row = rows[-1]
+    failed = row["outcome"] == "failure"
+    signature = row.get("signature")
+    status = meta.get("status", "open")
+    if status == "fixed":
+        verdict = "FAILED" if failed else "ok"
+    elif failed and row.get("exception") == meta.get("exception"):  # lines move, types stay
+        verdict = "reproduced"
+    elif failed:
+        verdict = "changed"
+    else:
+        verdict = "FIXED"
+    return Outcome(directory.name, meta.get("target", spec), status, failed, signature, verdict)

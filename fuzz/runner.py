@@ -1,0 +1,259 @@
+"""Running a target under the worker: processes, time budget, restarts, statistics.
+
+One target at a time: ``jobs`` worker processes share a corpus directory for
+``seconds`` of wall time. A worker ends early when libFuzzer catches a hang or
+a memory blow-up; the runner files that artefact as a finding and starts a new
+worker for the time that is left. Executions, executions per second and
+coverage come from libFuzzer's status lines; CPU time from the children's
+resource usage. A third-party reader runs with its venv's interpreter, a
+private HOME and ``CLAUDE_CONFIG_DIR``, and rechain's worker code made
+importable through a small shim directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from rechain.fuzz import dictionary, seeds
+from rechain.fuzz.contract import Contract
+from rechain.fuzz.findings import FindingStore, load_findings
+from rechain.fuzz.registry import Target
+
+_STATUS = re.compile(rb"^#(\d+)\s+(\w+)\s+cov: (\d+) ft: (\d+)")
+_FINAL = re.compile(rb"^stat::(\w+):\s+(\d+)")
+_ARTEFACTS = {"timeout": "timeout", "oom": "oom", "crash": "crash", "leak": "leak"}
+MAX_RESTARTS = 25
+
+
+@dataclass(slots=True)
+class Settings:
+    """How long and how hard to fuzz one target."""
+
+    seconds: float
+    jobs: int = 1
+    venv: Path | None = None
+    work: Path = Path("fuzz-work")
+    max_len: int | None = None
+    timeout_s: int | None = None
+    rss_mb: int | None = None
+    runs: int | None = None
+    nice: int = 0
+    mutator: bool = True
+
+
+@dataclass(slots=True)
+class Report:
+    """What one target's run produced."""
+
+    target: str
+    spec: str
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    executions: int = 0
+    coverage: list[tuple[float, int, int, int]] = field(default_factory=list)
+    restarts: int = 0
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    new_findings: list[str] = field(default_factory=list)
+    log: str = ""
+
+    @property
+    def exec_per_s(self) -> float:
+        return self.executions / self.wall_s if self.wall_s else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        final = self.coverage[-1] if self.coverage else (0.0, 0, 0, 0)
+        return {
+            "target": self.target,
+            "spec": self.spec,
+            "wall_s": round(self.wall_s, 2),
+            "cpu_s": round(self.cpu_s, 2),
+            "executions": self.executions,
+            "exec_per_s": round(self.exec_per_s, 1),
+            "exec_per_cpu_s": round(self.executions / self.cpu_s, 1) if self.cpu_s else 0.0,
+            "coverage": {"cov": final[2], "ft": final[3], "samples": self.coverage[-40:]},
+            "restarts": self.restarts,
+            "findings": [{k: v for k, v in f.items() if k != "traceback"} for f in self.findings],
+            "new_findings": self.new_findings,
+            "log": self.log,
+        }
+
+
+def python_of(venv: Path | None) -> str:
+    return str(venv / "bin" / "python") if venv is not None else sys.executable
+
+
+def shim_dir(work: Path) -> Path:
+    """A directory holding ``rechain/fuzz`` (a link to this package) for foreign venvs."""
+    root = work / "shim"
+    package = root / "rechain"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text('"""Only rechain.fuzz, for a reader\'s venv."""\n')
+    link = package / "fuzz"
+    if not link.exists():
+        link.symlink_to(Path(__file__).resolve().parent, target_is_directory=True)
+    return root
+
+
+def environment(target: Target, settings: Settings) -> dict[str, str]:
+    """The worker's environment: a private HOME and config dir for third-party readers."""
+    env = dict(os.environ)
+    if settings.venv is not None:
+        home = settings.work / "home"
+        (home / ".claude").mkdir(parents=True, exist_ok=True)
+        env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"))
+        env["PYTHONPATH"] = str(shim_dir(settings.work))
+        env.pop("VIRTUAL_ENV", None)
+    env["RECHAIN_FUZZ_TARGET"] = target.name
+    return env
+
+
+def contract_for(target: Target, settings: Settings) -> Contract:
+    """The declared contract of a harness of ours; the default one for a reader in a venv."""
+    if target.third_party or settings.venv is not None:
+        return Contract(input="path" if target.input is None else target.input)
+    from rechain.fuzz.target import load
+
+    return load(target.spec)[1]
+
+
+def worker_command(
+    target: Target, settings: Settings, contract: Contract, dirs: dict[str, Path], seconds: int
+) -> list[str]:
+    command = [python_of(settings.venv), "-m", "rechain.fuzz.worker", "--target", target.spec]
+    command += ["--findings", str(dirs["findings"])]
+    if target.input:
+        command += ["--input", target.input]
+    for package in target.instrument:
+        command += ["--instrument", package]
+    if not settings.mutator:
+        command.append("--no-mutator")
+    flags = [
+        f"-max_total_time={max(seconds, 1)}",
+        f"-timeout={settings.timeout_s or contract.timeout_s}",
+        f"-rss_limit_mb={settings.rss_mb or contract.rss_mb}",
+        f"-max_len={settings.max_len or contract.max_len}",
+        f"-artifact_prefix={dirs['artefacts']}/",
+        "-print_final_stats=1",
+        "-print_pcs=0",
+    ]
+    if settings.runs is not None:
+        flags.append(f"-runs={settings.runs}")
+    if contract.seeds != "none":
+        flags.append(f"-dict={dirs['dict']}")
+    command += ["--", *flags, str(dirs["corpus"])]
+    if contract.seeds != "none":
+        command.append(str(dirs["seeds"]))
+    if settings.nice:
+        command = ["nice", "-n", str(settings.nice), *command]
+    return command
+
+
+def prepare(target: Target, settings: Settings, contract: Contract) -> dict[str, Path]:
+    """The target's work directories, seed corpus and dictionary."""
+    base = settings.work / target.name
+    dirs = {name: base / name for name in ("corpus", "seeds", "findings", "artefacts")}
+    for path in dirs.values():
+        path.mkdir(parents=True, exist_ok=True)
+    if contract.seeds != "none" and not any(dirs["seeds"].iterdir()):
+        seeds.build(dirs["seeds"], settings.max_len or contract.max_len, contract.seeds)
+    dirs["dict"] = dictionary.write(base / "transcript.dict")
+    dirs["log"] = base / "worker.log"
+    return dirs
+
+
+class _Reader(threading.Thread):
+    """Reads a worker's stderr: status lines to statistics, everything to the log."""
+
+    def __init__(self, stream: IO[bytes], log: IO[bytes], start: float, report: Report) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.log, self.began, self.report = stream, log, start, report
+        self.last_execs = 0
+        self.final: dict[str, int] = {}
+
+    def run(self) -> None:
+        for line in self.stream:
+            self.log.write(line)
+            status = _STATUS.match(line)
+            if status:
+                execs, cov, ft = int(status[1]), int(status[3]), int(status[4])
+                self.last_execs = execs
+                point = (round(time.monotonic() - self.began, 2), execs, cov, ft)
+                coverage = self.report.coverage
+                if not coverage or point[0] - coverage[-1][0] >= 1.0 or cov > coverage[-1][2]:
+                    coverage.append(point)
+                continue
+            final = _FINAL.match(line)
+            if final:
+                self.final[final[1].decode()] = int(final[2])
+
+    @property
+    def executions(self) -> int:
+        return self.final.get("number_of_executed_units", self.last_execs)
+
+
+def _file_artefacts(directory: Path, seen: set[str], store: FindingStore) -> list[str]:
+    """File new libFuzzer artefacts (hangs, blow-ups, hard crashes) as findings."""
+    new: list[str] = []
+    for path in sorted(directory.iterdir()):
+        kind = path.name.split("-")[0]
+        if path.name in seen or kind not in _ARTEFACTS:
+            continue
+        seen.add(path.name)
+        detail = f"libFuzzer {kind} artefact {path.name}"
+        if store.record_artifact(_ARTEFACTS[kind], path.read_bytes(), detail):
+            new.append(f"{kind}@{store.target}")
+    return new
+
+
+def run(target: Target, settings: Settings) -> Report:
+    """Fuzz one target for ``settings.seconds``; the report lists every finding on file."""
+    contract = contract_for(target, settings)
+    dirs = prepare(target, settings, contract)
+    report = Report(target.name, target.spec, log=str(dirs["log"]))
+    store = FindingStore(dirs["findings"], target.spec)
+    known = {f["signature"] for f in load_findings(dirs["findings"])}
+    seen_artefacts = {p.name for p in dirs["artefacts"].iterdir()}
+    env = environment(target, settings)
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    deadline = start + settings.seconds
+    with dirs["log"].open("ab") as log:
+        while True:
+            left = int(deadline - time.monotonic())
+            if left < 1 and report.executions:
+                break
+            command = worker_command(target, settings, contract, dirs, left)
+            workers = [
+                subprocess.Popen(command, stdout=log, stderr=subprocess.PIPE, env=env)
+                for _ in range(max(settings.jobs, 1))
+            ]
+            readers = [_Reader(w.stderr, log, start, report) for w in workers]  # type: ignore[arg-type]
+            for reader in readers:
+                reader.start()
+            codes = [w.wait() for w in workers]
+            for reader in readers:
+                reader.join()
+            report.executions += sum(r.executions for r in readers)
+            _file_artefacts(dirs["artefacts"], seen_artefacts, store)
+            if all(code == 0 for code in codes) or report.restarts >= MAX_RESTARTS:
+                break
+            if settings.runs is not None or time.monotonic() >= deadline - 1:
+                break
+            report.restarts += 1
+    report.wall_s = time.monotonic() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    report.cpu_s = (cpu_after.ru_utime - cpu_before.ru_utime) + (
+        cpu_after.ru_stime - cpu_before.ru_stime
+    )
+    report.findings = load_findings(dirs["findings"])
+    report.new_findings = [f["signature"] for f in report.findings if f["signature"] not in known]
+    return report

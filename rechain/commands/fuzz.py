@@ -1,0 +1,234 @@
+"""``rechain fuzz``: fuzz the reference's harnesses or any Python transcript reader.
+
+``rechain fuzz NAME...`` runs named targets (``--list`` shows them),
+``--target module:function`` any reader (``--venv DIR`` to run it in its own
+venv), ``--replay`` replays the regression cases, ``--bench`` prints
+executions per second per harness, ``--install NAME`` makes a third-party
+reader's venv under the cache. The time per target is ``--time`` or
+``$RECHAIN_FUZZ_SECONDS`` (default 60).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from rechain.cache import cache_dir
+from rechain.errors import UsageError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "fuzz",
+        help="fuzz the reference or any Python transcript reader (needs atheris)",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="named targets (see --list)")
+    parser.add_argument("--target", metavar="MOD:FN", help="any reader: module:function")
+    parser.add_argument("--input", choices=("bytes", "path"), help="how --target takes input")
+    parser.add_argument("--venv", type=Path, metavar="DIR", help="run the target in this venv")
+    parser.add_argument("--time", type=float, metavar="S", help="seconds per target")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    parser.add_argument("--work", type=Path, metavar="DIR", help="corpus and findings dir")
+    parser.add_argument("--max-len", type=int, metavar="N", help="largest input")
+    parser.add_argument("--timeout", type=int, metavar="S", help="a hang: one input past S")
+    parser.add_argument("--rss-mb", type=int, metavar="N", help="a blow-up: RSS past N MB")
+    parser.add_argument("--no-mutator", action="store_true", help="byte mutations only")
+    parser.add_argument("--nice", type=int, default=0, help="run workers under nice -n N")
+    parser.add_argument("--all", action="store_true", help="every reference harness")
+    parser.add_argument("--regressions", action="store_true", help="shrink findings into cases")
+    parser.add_argument("--list", action="store_true", help="list named targets")
+    parser.add_argument("--replay", nargs="*", metavar="CASE", help="replay regression cases")
+    parser.add_argument("--bench", action="store_true", help="executions/s per harness")
+    parser.add_argument("--install", metavar="NAME", help="make a third-party reader's venv")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=run)
+
+
+def default_seconds() -> float:
+    raw = os.environ.get("RECHAIN_FUZZ_SECONDS", "60")
+    try:
+        return float(raw)
+    except ValueError:
+        raise UsageError(f"RECHAIN_FUZZ_SECONDS={raw!r} is not a number") from None
+
+
+def venvs_root() -> Path:
+    return cache_dir() / "fuzz-venvs"
+
+
+def _require_atheris(python: str) -> None:
+    done = subprocess.run([python, "-c", "import atheris"], capture_output=True, check=False)
+    if done.returncode != 0:
+        raise UsageError(f"atheris is not installed for {python}: pip install 'rechain[fuzz]'")
+
+
+def _targets(args: argparse.Namespace) -> list[Any]:
+    from rechain.fuzz.registry import REFERENCE, TARGETS, Target, venv_name
+
+    chosen: list[Target] = []
+    if args.target:
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", args.target)
+        chosen.append(Target(name, args.target, input=args.input))
+    if args.all:
+        chosen += list(REFERENCE)
+    for name in args.names:
+        if name not in TARGETS:
+            raise UsageError(f"unknown target {name!r}; see rechain fuzz --list")
+        chosen.append(TARGETS[name])
+    if not chosen:
+        raise UsageError("name a target (rechain fuzz --list), --target MOD:FN or --all")
+    for target in chosen:
+        if target.third_party and args.venv is None:
+            venv = venvs_root() / venv_name(target)
+            if not (venv / "bin" / "python").exists():
+                raise UsageError(
+                    f"{target.name}: no venv at {venv}; rechain fuzz --install {target.name}"
+                )
+    return chosen
+
+
+def _settings(args: argparse.Namespace, target: Any, seconds: float) -> Any:
+    from rechain.fuzz.registry import venv_name
+    from rechain.fuzz.runner import Settings
+
+    venv = args.venv
+    if venv is None and target.third_party:
+        venv = venvs_root() / venv_name(target)
+    work = args.work or cache_dir() / "fuzz-work"
+    return Settings(
+        seconds=seconds,
+        jobs=args.jobs,
+        venv=venv,
+        work=work,
+        max_len=args.max_len,
+        timeout_s=args.timeout,
+        rss_mb=args.rss_mb,
+        nice=args.nice,
+        mutator=not args.no_mutator,
+    )
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    print(
+        f"{report['target']}: {report['executions']} execs in {report['wall_s']} s "
+        f"({report['exec_per_s']}/s, {report['cpu_s']} CPU s), cov {report['coverage']['cov']} "
+        f"ft {report['coverage']['ft']}, {len(report['findings'])} findings "
+        f"({len(report['new_findings'])} new)"
+    )
+    for finding in report["findings"]:
+        print(f"  {finding['signature']} x{finding.get('count', 1)}: {finding['message'][:120]}")
+    for case in report.get("cases", []):
+        print(f"  case {case}")
+
+
+def fuzz(args: argparse.Namespace) -> int:
+    from rechain.fuzz import runner, triage
+
+    seconds = args.time if args.time is not None else default_seconds()
+    reports = []
+    for target in _targets(args):
+        settings = _settings(args, target, seconds)
+        _require_atheris(runner.python_of(settings.venv))
+        report = runner.run(target, settings).to_json()
+        if args.regressions:
+            findings = runner.load_findings(settings.work / target.name / "findings")
+            cases = triage.file_findings(target, settings, findings, seconds=120)
+            report["cases"] = [str(c) for c in cases]
+        reports.append(report)
+        if not args.json:
+            _print_report(report)
+    if args.json:
+        sys.stdout.write(json.dumps(reports, indent=1) + "\n")
+    return 1 if any(r["new_findings"] for r in reports) else 0
+
+
+def bench(args: argparse.Namespace) -> int:
+    """Each reference harness for a short fixed time; one line each, then a JSON summary."""
+    from rechain.fuzz import runner
+    from rechain.fuzz.registry import REFERENCE, TARGETS
+
+    seconds = args.time if args.time is not None else 20.0
+    names = args.names or [t.name for t in REFERENCE]
+    summary: dict[str, float] = {}
+    for name in names:
+        target = TARGETS[name]
+        settings = _settings(args, target, seconds)
+        settings.work = (args.work or cache_dir() / "fuzz-bench") / "bench"
+        report = runner.run(target, settings)
+        summary[name] = round(report.exec_per_s, 1)
+        rate, runs, wall = report.exec_per_s, report.executions, report.wall_s
+        print(f"{name:24} {rate:10.1f} exec/s  ({runs} in {wall:.1f} s)")
+    print(json.dumps({"exec_per_s": summary}))
+    return 0
+
+
+def replay(args: argparse.Namespace) -> int:
+    """Replay regression cases; exit 1 when a fixed case fails again."""
+    from rechain.fuzz.registry import TARGETS, venv_name
+    from rechain.fuzz.regressions import fuzz_cases, fuzz_meta, regressions_root, replay_one
+    from rechain.fuzz.runner import Settings, environment
+
+    root = regressions_root()
+    cases = [root / name for name in args.replay] if args.replay else fuzz_cases(root)
+    bad = 0
+    for directory in cases:
+        meta = fuzz_meta(directory)
+        target = TARGETS.get(meta.get("target", ""))
+        venv = args.venv
+        if venv is None and target is not None and target.third_party:
+            venv = venvs_root() / venv_name(target)
+            if not (venv / "bin" / "python").exists():
+                print(f"{directory.name}: skipped (no venv for {target.name})")
+                continue
+        python = str(venv / "bin" / "python") if venv else sys.executable
+        env = None
+        if target is not None:
+            env = environment(target, Settings(0, venv=venv, work=cache_dir() / "fuzz-work"))
+        outcome = replay_one(directory, python, env)
+        bad += outcome.verdict == "FAILED"
+        print(f"{outcome.verdict:10} {outcome.case} ({outcome.target}, {outcome.status})")
+    return 1 if bad else 0
+
+
+def install(args: argparse.Namespace) -> int:
+    """A venv under the cache with one third-party reader and atheris."""
+    from rechain.fuzz.registry import TARGETS, venv_name
+
+    target = TARGETS.get(args.install)
+    if target is None or not target.third_party:
+        raise UsageError(f"{args.install!r} is not a third-party target; see rechain fuzz --list")
+    venv = venvs_root() / venv_name(target)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, str(target.package), "atheris>=2.3"], check=True)
+    print(f"{target.name}: {target.package} installed in {venv}")
+    return 0
+
+
+def list_targets() -> int:
+    from rechain.fuzz.registry import TARGETS
+
+    for target in TARGETS.values():
+        where = target.package or "reference"
+        print(f"{target.name:30} {target.spec:58} {where}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list:
+        return list_targets()
+    if args.install:
+        return install(args)
+    if args.replay is not None:
+        return replay(args)
+    if args.bench:
+        return bench(args)
+    return fuzz(args)
