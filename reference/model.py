@@ -37,6 +37,7 @@ class Options:
     limit: int | None = None
     offset: int = 0
     disable_precompact_skip: bool = False
+    entry: str | None = None  # how a session is opened, for profiles with several entry points
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ the ones that differ, instead of ``if profile == ...`` inside the stages.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from rechain.errors import UsageError
@@ -31,6 +31,11 @@ class Profile:
     present: Callable[..., view.Presented]
     hidden_reason: Callable[[Json, bool], str | None]
     aliases: tuple[str, ...] = field(default=())
+    # extra views a profile offers besides its messages (``rechain rebuild --view NAME``):
+    # each takes (data, options, session_id) and returns a JSON object
+    views: Mapping[str, Callable[[bytes, Options, str | None], Json]] = field(
+        default_factory=dict
+    )
 
 
 AGENT_SDK_TS = Profile(

@@ -10,7 +10,7 @@ from typing import Any
 
 from rechain import jsonio, textview
 from rechain.errors import UsageError
-from rechain.reference import DEFAULT_PROFILE, Options, get_profile, rebuild
+from rechain.reference import DEFAULT_PROFILE, Options, Profile, get_profile, rebuild
 from rechain.reference.js import as_stringified
 from rechain.reference.sessions import find_session, is_session_id
 
@@ -33,6 +33,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--system", action="store_true", help="include system rows (SDK option)")
     parser.add_argument("--limit", type=int, default=None, help="page size (SDK option)")
     parser.add_argument("--offset", type=int, default=0, help="page start (SDK option)")
+    parser.add_argument(
+        "--view",
+        default="messages",
+        help="messages (default), or a view the profile offers (e.g. chain, api)",
+    )
+    parser.add_argument("--entry", help="entry point, for profiles with several")
     parser.add_argument("--format", choices=("json", "text"), default="json")
     parser.set_defaults(handler=run)
 
@@ -73,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
         limit=args.limit,
         offset=args.offset,
         disable_precompact_skip=bool(os.environ.get("CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP")),
+        entry=args.entry,
     )
     stem = path.name.removesuffix(".jsonl")
+    if args.view != "messages":
+        return _print_view(profile, args.view, data, options, stem)
     result = rebuild(data, profile, options, session_id=stem if is_session_id(stem) else None)
     if args.format == "json":
         # numbers as JSON.stringify writes them, so the output equals the SDK's JSON
@@ -82,4 +91,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(textview.render(result))
     sys.stdout.flush()
+    return 0
+
+
+def _print_view(
+    profile: Profile, view: str, data: bytes, options: Options, stem: str
+) -> int:
+    """A profile's extra view as JSON (views have no text rendering yet)."""
+    if view not in profile.views:
+        offered = ", ".join(["messages", *profile.views])
+        raise UsageError(f"profile {profile.name} has no view {view!r}; it offers: {offered}")
+    shown = profile.views[view](data, options, stem if is_session_id(stem) else None)
+    sys.stdout.buffer.write(jsonio.dumps(as_stringified(shown)) + b"\n")
     return 0

@@ -1,0 +1,358 @@
+"""The reader protocol: value classes, schemas, and the three tiers driven by fake readers.
+
+Fake readers ("fauxmplementations", after Bowtie) misbehave on purpose, one way
+each, so every path of the runner (answer, raise, skip, crash, hang, garbage,
+memory) is shown to be recorded for that case while the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from rechain.conformance.impls import Validating, connect, load_callable, nearest_message
+from rechain.conformance.protocol import (
+    Answered,
+    CaseInput,
+    Crashed,
+    ImplementationInfo,
+    ProtocolError,
+    Raised,
+    Skipped,
+    TimedOut,
+    outcome_from_result,
+    parse_run_reply,
+    parse_start_reply,
+    run_request,
+    schema_problem,
+)
+from rechain.conformance.protocol_process import Harness, Limits, OneShot
+
+from rechain.cli import main
+from rechain.errors import UsageError
+
+SID = "0b4f6f1e-3c2a-4d5e-9f00-123456789abc"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def row(kind: str, uuid: str, parent: str | None) -> bytes:
+    content = "hi" if kind == "user" else [{"type": "text", "text": "ok"}]
+    return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SID,
+                       "message": {"role": kind, "content": content}}).encode() + b"\n"
+
+
+EXCHANGE = row("user", "u1", None) + row("assistant", "a1", "u1")
+CASE = CaseInput("c1", EXCHANGE, SID)
+
+# One tier-2 harness whose misbehaviour is chosen by argv[1]; each case id picks a
+# behaviour of that case: "ok", "hang", "die", "garbage", "wrong-seq", "skip",
+# "errored", "hog" (allocates memory until stopped), "no-uuid".
+HARNESS = textwrap.dedent('''
+    import base64, json, os, sys, time
+    mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+    def out(obj):
+        print(json.dumps(obj), flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req["cmd"] == "start":
+            if mode == "bad-start":
+                out({"version": 99})
+            else:
+                out({"version": 1, "implementation": {"name": "faux", "version": "1",
+                     "language": "python", "options": ["limit"]}})
+            continue
+        if req["cmd"] == "stop":
+            break
+        case = req["case"]
+        what = case["id"]
+        env_leak = sorted(k for k in os.environ if k.startswith(("CLAUDE", "ANTHROPIC")))
+        data = base64.b64decode(case["transcript_b64"])
+        msgs = [{"type": "user", "uuid": "u1", "session_id": case["session_id"],
+                 "leak": env_leak, "size": len(data)}]
+        if what == "hang":
+            time.sleep(60)
+        elif what == "die":
+            sys.exit(3)
+        elif what == "garbage":
+            print("this is not json", flush=True)
+        elif what == "wrong-seq":
+            out({"seq": req["seq"] + 100, "result": {"messages": []}})
+        elif what == "skip":
+            out({"seq": req["seq"], "skipped": True, "message": "not mine",
+                 "issue_url": "https://example.invalid/1"})
+        elif what == "errored":
+            out({"seq": req["seq"], "errored": True, "context": {"message": "boom"}})
+        elif what == "hog":
+            hog = []
+            while True:
+                hog.append(bytearray(50 * 1024 * 1024))
+                time.sleep(0.01)
+        elif what == "no-uuid":
+            out({"seq": req["seq"], "result": {"messages": [{"type": "user"}]}})
+        else:
+            out({"seq": req["seq"], "result": {"messages": msgs}})
+''')
+
+
+@pytest.fixture
+def harness_script(tmp_path: Path) -> Path:
+    path = tmp_path / "faux_harness.py"
+    path.write_text(HARNESS)
+    return path
+
+
+def harness(script: Path, mode: str = "ok", **limits: float) -> Harness:
+    return Harness([sys.executable, str(script), mode], Limits(**limits))  # type: ignore[arg-type]
+
+
+# --- value classes and schemas --------------------------------------------------------------
+
+
+def test_info_round_trips_through_json():
+    info = ImplementationInfo("x", "1.2", "go", views=("resume",), fields=frozenset({"uuid"}),
+                              options=frozenset({"limit"}), env=frozenset({"A"}),
+                              choices={"leaf": "last row"})
+    again = ImplementationInfo.from_json(info.to_json())
+    assert again == info
+    assert schema_problem(info.to_json(), "implementation") is None
+
+
+def test_info_declines_options_and_env_it_does_not_claim():
+    info = ImplementationInfo("x", "1", "go", options=frozenset({"limit"}))
+    assert info.unsupported(CASE) is None
+    system = CaseInput("c", b"", SID, {"include_system_messages": True, "limit": None, "offset": 0})
+    assert "include_system_messages" in str(info.unsupported(system))
+    env = CaseInput("c", b"", SID, env={"CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP": "1"})
+    assert "CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP" in str(info.unsupported(env))
+    paged = CaseInput("c", b"", SID, {"include_system_messages": False, "limit": 1, "offset": 0})
+    assert info.unsupported(paged) is None
+
+
+def test_run_request_is_valid_and_keeps_bytes_exact():
+    data = b"\xff\xfe\r\n\x00{}"
+    request = run_request(7, CaseInput("c", data, SID))
+    assert schema_problem(request, "run_request") is None
+    import base64
+
+    assert base64.b64decode(request["case"]["transcript_b64"]) == data
+
+
+def test_results_of_every_shape():
+    assert outcome_from_result([{"type": "user", "uuid": "u"}]) == Answered(
+        ({"type": "user", "uuid": "u"},))
+    assert outcome_from_result({"raised": {"type": "KeyError", "message": "x"}}) == Raised(
+        "KeyError", "x")
+    assert isinstance(outcome_from_result({"raised": "oops"}), Crashed)
+    assert isinstance(outcome_from_result({"messages": "nope"}), Crashed)
+    assert isinstance(outcome_from_result(42), Crashed)
+    strict = outcome_from_result({"messages": [{"type": "user"}]}, strict=True)
+    assert isinstance(strict, Crashed) and "result.json" in strict.message
+
+
+def test_run_replies_of_every_shape():
+    assert parse_run_reply({"seq": 1, "skipped": True, "message": "m"}, 1) == Skipped("m")
+    errored = parse_run_reply({"seq": 1, "errored": True, "context": {"message": "b"}}, 1)
+    assert isinstance(errored, Crashed) and errored.caught
+    assert isinstance(parse_run_reply({"seq": 2, "result": []}, 1), Crashed)
+    assert isinstance(parse_run_reply({"seq": 1}, 1), Crashed)
+    assert isinstance(parse_run_reply({"seq": 1, "result": [], "x": 1}, 1), Answered)
+
+
+def test_start_reply_with_unknown_version_is_refused():
+    with pytest.raises(ProtocolError, match="version"):
+        parse_start_reply({"version": 2, "implementation": {"name": "a", "version": "1",
+                                                            "language": "c"}})
+
+
+# --- tier 2 ---------------------------------------------------------------------------------
+
+
+def test_harness_answers_and_sees_the_case(harness_script, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/should/not/leak")
+    reader = harness(harness_script)
+    try:
+        assert reader.info.slug == "faux@1"
+        outcome = reader.run(CASE)
+        assert isinstance(outcome, Answered)
+        message = outcome.messages[0]
+        assert message["session_id"] == SID and message["size"] == len(EXCHANGE)
+        assert message["leak"] == []
+    finally:
+        reader.close()
+
+
+@pytest.mark.parametrize(("case_id", "kind", "caught"), [
+    ("die", Crashed, False),
+    ("garbage", Crashed, False),
+    ("wrong-seq", Crashed, False),
+    ("errored", Crashed, True),
+])
+def test_harness_failures_are_recorded_and_the_next_case_runs(harness_script, case_id, kind,
+                                                             caught):
+    reader = harness(harness_script)
+    try:
+        outcome = reader.run(CaseInput(case_id, EXCHANGE, SID))
+        assert isinstance(outcome, kind)
+        assert outcome.caught is caught
+        assert isinstance(reader.run(CASE), Answered)
+        assert reader.restarts == (0 if caught else 1)
+    finally:
+        reader.close()
+
+
+def test_harness_hang_times_out_quickly(harness_script):
+    reader = harness(harness_script, timeout=1.0)
+    try:
+        started = time.monotonic()
+        assert isinstance(reader.run(CaseInput("hang", EXCHANGE, SID)), TimedOut)
+        assert time.monotonic() - started < 10
+        assert isinstance(reader.run(CASE), Answered)
+    finally:
+        reader.close()
+
+
+def test_harness_over_the_memory_limit_is_killed(harness_script):
+    reader = Harness([sys.executable, str(harness_script)],
+                     Limits(timeout=30.0, memory_mb=300))
+    try:
+        outcome = reader.run(CaseInput("hog", EXCHANGE, SID))
+        assert isinstance(outcome, Crashed) and "memory limit" in outcome.message
+        assert isinstance(reader.run(CASE), Answered)
+    finally:
+        reader.close()
+
+
+def test_harness_skip_is_passed_on(harness_script):
+    reader = harness(harness_script)
+    try:
+        assert reader.run(CaseInput("skip", EXCHANGE, SID)) == Skipped(
+            "not mine", "https://example.invalid/1")
+    finally:
+        reader.close()
+
+
+def test_harness_with_a_bad_start_is_a_usage_error(harness_script):
+    with pytest.raises(UsageError, match="start reply breaks the protocol"):
+        connect(f"harness:{sys.executable} {harness_script} bad-start")
+
+
+def test_validating_turns_schema_breaks_into_crashes(harness_script):
+    reader = Validating(harness(harness_script))
+    try:
+        outcome = reader.run(CaseInput("no-uuid", EXCHANGE, SID))
+        assert isinstance(outcome, Crashed) and "result.json" in outcome.message
+    finally:
+        reader.close()
+
+
+# --- tier 1 and tier 0 ------------------------------------------------------------------------
+
+
+def oneshot(tmp_path: Path, body: str, *args: str, **limits: float) -> OneShot:
+    script = tmp_path / "oneshot.py"
+    script.write_text(textwrap.dedent(body))
+    info = ImplementationInfo("one", "1", "python")
+    return OneShot([sys.executable, str(script), *args], info, Limits(**limits))  # type: ignore[arg-type]
+
+
+def test_oneshot_reads_stdin_or_path_and_gets_the_options(tmp_path):
+    body = """
+        import json, os, sys
+        data = open(sys.argv[1], "rb").read() if len(sys.argv) > 1 else sys.stdin.buffer.read()
+        case = json.loads(os.environ["RECHAIN_CASE"])
+        print(json.dumps([{"type": "user", "uuid": str(len(data)),
+                           "limit": case["options"]["limit"]}]))
+    """
+    paged = CaseInput("c", EXCHANGE, SID, {"include_system_messages": False, "limit": 3,
+                                          "offset": 0})
+    for reader in (oneshot(tmp_path, body), oneshot(tmp_path, body, "{path}")):
+        outcome = reader.run(paged)
+        assert isinstance(outcome, Answered)
+        assert outcome.messages[0] == {"type": "user", "uuid": str(len(EXCHANGE)), "limit": 3}
+
+
+def test_oneshot_exit_codes_timeouts_and_garbage(tmp_path):
+    rejects = oneshot(tmp_path, "import sys; sys.stderr.write('bad file\\n'); sys.exit(4)")
+    assert rejects.run(CASE) == Raised("exit 4", "bad file")
+    garbage = oneshot(tmp_path, "print('hello')")
+    assert isinstance(garbage.run(CASE), Crashed)
+    slow = oneshot(tmp_path, "import time; time.sleep(30)", timeout=0.5)
+    assert isinstance(slow.run(CASE), TimedOut)
+    killed = oneshot(tmp_path, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+    outcome = killed.run(CASE)
+    assert isinstance(outcome, Crashed) and "signal 9" in outcome.message
+
+
+def test_python_callable_raising_is_an_answer(tmp_path):
+    module = tmp_path / "faux_tier0.py"
+    module.write_text(textwrap.dedent("""
+        RECHAIN_INFO = {"name": "tier0", "version": "2", "options": ["limit", "offset"]}
+        def read(data, session_id, options):
+            if b"boom" in data:
+                raise ValueError("boom")
+            return [{"type": "user", "uuid": session_id}]
+        def slow(data):
+            import time
+            time.sleep(5)
+            return []
+    """))
+    reader = load_callable(f"{module}:read", Limits())
+    assert reader.info.slug == "tier0@2"
+    assert reader.info.options == frozenset({"limit", "offset"})
+    assert reader.run(CASE) == Answered(({"type": "user", "uuid": SID},))
+    assert reader.run(CaseInput("c", b"boom", SID)) == Raised("ValueError", "boom")
+    slow = load_callable(f"{module}:slow", Limits(timeout=0.2))
+    assert isinstance(slow.run(CASE), TimedOut)
+
+
+def test_unknown_specs_are_usage_errors():
+    with pytest.raises(UsageError, match="unknown implementation"):
+        connect("nonsense")
+    with pytest.raises(UsageError, match="MODULE:FUNCTION"):
+        connect("python:justamodule")
+    with pytest.raises(UsageError, match="cannot import"):
+        connect("python:no_such_module_here:f")
+
+
+def test_reference_reports_reader_errors_as_raised():
+    reference = connect("reference")
+    boundary = json.dumps({"type": "system", "subtype": "compact_boundary", "uuid": "b",
+                           "parentUuid": None, "compactMetadata": {"preservedMessages": {
+                               "anchorUuid": "u1"}}}).encode() + b"\n"
+    outcome = reference.run(CaseInput("c", EXCHANGE + boundary, SID))
+    assert isinstance(outcome, Raised) and outcome.type == "TypeError"
+
+
+def test_nearest_message_walks_up_from_a_system_row():
+    data = EXCHANGE + json.dumps({"type": "system", "uuid": "s1", "parentUuid": "a1"}).encode()
+    assert nearest_message(data, "s1") == "a1"
+    assert nearest_message(data, "u1") == "u1"
+    assert nearest_message(data, None) is None
+
+
+# --- the shipped examples ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", [
+    f"harness:{sys.executable} {EXAMPLES / 'naive_reader.py'}",
+    f"cmd:{sys.executable} {EXAMPLES / 'oneshot_reader.py'}",
+])
+def test_the_examples_pass_smoke(spec, capsys):
+    assert main(["smoke", "--impl", spec]) == 0
+    assert "the harness works" in capsys.readouterr().out
+
+
+def test_smoke_fails_a_broken_harness(tmp_path, capsys):
+    script = tmp_path / "broken.py"
+    script.write_text("import sys, json\nprint(json.dumps({'messages': 'x'}))\n")
+    assert main(["smoke", "--impl", f"cmd:{sys.executable} {script}"]) == 1
+    assert "broken harness or host" in capsys.readouterr().out
+
+
+def test_naive_example_is_about_fifty_lines():
+    lines = (EXAMPLES / "naive_reader.py").read_text().splitlines()
+    assert len(lines) <= 60
