@@ -10,6 +10,7 @@ import base64
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -276,8 +277,11 @@ def test_a_killed_worker_is_replaced() -> None:
         first = fresh.pid
         assert first is not None
         subprocess.run(["kill", "-9", str(first)], check=True)
-        with pytest.raises(OracleError, match=r"exited|could not send"):
+        # the death is seen either before the next request (silent restart) or during it
+        try:
             fresh.session_messages(user("u1", None), session_id=SID)
+        except OracleError as error:
+            assert re.search(r"exited|could not send", str(error))
         assert uuids(fresh.session_messages(user("u1", None), session_id=SID)) == ["u1"]
         assert fresh.pid != first
 

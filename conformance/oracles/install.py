@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -243,10 +244,56 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+NODE_WRAPPER = """#!/bin/sh
+# Claude Code {version}: the npm JS bundle run by Node (written by rechain oracle install)
+here=$(dirname "$(readlink -f "$0")")
+exec "{node}" "$here/../package/cli.js" "$@"
+"""
+
+
+def install_npm_pack(spec: OracleSpec, staging: Path) -> None:
+    """``bin/claude`` = a wrapper running the release's JS bundle (``package/cli.js``) on Node.
+
+    Claude Code up to 2.1.112 ships as one self-contained ``cli.js`` with no
+    runtime dependencies, so ``npm pack`` (no install, no scripts) is enough.
+    The wrapper finds the bundle relative to itself, because the staging dir is
+    renamed into place after this step; it names Node by absolute path, because
+    the adapter runs the CLI with a minimal ``PATH``.
+    """
+    node = require_tool("node", spec)
+    npm = require_tool("npm", spec)
+    found = node_version(node)
+    if found < MIN_NODE:
+        raise UsageError(f"{spec.name} needs Node.js >= 18.14 ({node} is {found[0]}.{found[1]})")
+    name = run_step(
+        [npm, "pack", "--silent", "--pack-destination", str(staging),
+         f"{spec.package}@{spec.version}"],
+        spec, "npm pack", timeout=NPM_TIMEOUT_S,
+    ).strip().splitlines()[-1]
+    tarball = staging / name
+    with tarfile.open(tarball) as archive:
+        archive.extractall(staging, filter="data")
+    tarball.unlink()
+    if not (staging / "package" / "cli.js").is_file():
+        raise UsageError(f"{spec.slug}: the npm package has no cli.js (a native-only release?)")
+    target = staging / spec.entry
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(NODE_WRAPPER.format(version=spec.version, node=os.path.realpath(node)),
+                      "utf-8")
+    target.chmod(0o755)
+    printed = claude_version(target, spec, staging)
+    if not printed.startswith(f"{spec.version} "):
+        raise UsageError(f"{spec.slug}: cli.js reports version {printed!r}")
+    provenance = {"from": f"npm pack {spec.package}@{spec.version}", "how": "node wrapper",
+                  "version": printed, "sha256": sha256_file(staging / "package" / "cli.js")}
+    (staging / "source.json").write_text(json.dumps(provenance, indent=2) + "\n", "utf-8")
+
+
 INSTALLERS: dict[str, Callable[[OracleSpec, Path], None]] = {
     "npm": install_npm,
     "venv": install_venv,
     "claude-bin": install_claude_bin,
+    "npm-pack": install_npm_pack,
 }
 
 

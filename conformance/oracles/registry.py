@@ -63,17 +63,36 @@ CLAUDE_CODE = OracleSpec(
     summary="the real Claude Code CLI resuming a transcript (`claude -p --resume`), offline",
 )
 
-# Others add their spec here and an installer in install.py.
+# Older Claude Code releases, driven by the same adapter. Up to 2.1.112 the npm
+# package is a plain JS bundle (``cli.js``) that runs on Node >= 18: ``npm pack``
+# and a wrapper script are the whole install (no dependencies, no postinstall).
+CLAUDE_CODE_2_1_88 = OracleSpec(
+    name="claude-code",
+    version="2.1.88",
+    installer="npm-pack",
+    package="@anthropic-ai/claude-code",
+    entry="bin/claude",
+    summary="Claude Code 2.1.88 (npm JS bundle on Node), the release the seed profile follows",
+)
+
+# Others add their spec here and an installer in install.py. The default release of
+# an oracle is keyed by its name; further releases of it by their slug (name@version).
 REGISTRY: MappingProxyType[str, OracleSpec] = MappingProxyType(
-    {spec.name: spec for spec in (AGENT_SDK_TS, AGENT_SDK_PY, CLAUDE_CODE)}
+    {
+        **{spec.name: spec for spec in (AGENT_SDK_TS, AGENT_SDK_PY, CLAUDE_CODE)},
+        CLAUDE_CODE_2_1_88.slug: CLAUDE_CODE_2_1_88,
+    }
 )
 
 
 def get(name: str) -> OracleSpec:
-    """The spec called ``name``; an unknown name is the user's mistake."""
+    """The spec called ``name`` or ``name@version``; an unknown name is the user's mistake."""
     try:
         return REGISTRY[name]
     except KeyError:
+        default = REGISTRY.get(name.partition("@")[0])
+        if default is not None and default.slug == name:
+            return default
         known = ", ".join(sorted(REGISTRY))
         raise UsageError(f"unknown oracle {name!r} (known: {known})") from None
 

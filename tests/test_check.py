@@ -1,0 +1,148 @@
+"""``rechain check`` end to end, with deliberately wrong fake readers (tier 0 modules)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shlex
+import textwrap
+from pathlib import Path
+
+import pytest
+from rechain.conformance import report
+
+from rechain.cli import main
+from rechain.corpus.lint import lint_cases
+
+FAUX = textwrap.dedent('''
+    """Fake readers, each wrong in one way (or not at all)."""
+    from rechain.reference import Options, rebuild
+
+    RECHAIN_INFO = {"name": "faux", "version": "1", "options": ["include_system_messages",
+                    "limit", "offset"]}
+
+    def _right(data, session_id, options):
+        result = rebuild(data, "sdk", Options(**options))
+        return [{k: v for k, v in m.items() if k != "line"} for m in result.messages]
+
+    def right(data, session_id, options):
+        """Agrees with the reference everywhere."""
+        return _right(data, session_id, options)
+
+    def empty(data, session_id, options):
+        """Never finds a conversation."""
+        return []
+
+    def drops_last(data, session_id, options):
+        """Loses the last message of conversations of three or more."""
+        messages = _right(data, session_id, options)
+        return messages[:-1] if len(messages) >= 3 else messages
+''')
+
+STRATEGIES = (importlib.util.find_spec("rechain.strategies") is not None)
+needs_strategies = pytest.mark.skipif(not STRATEGIES, reason="rechain.strategies not importable")
+
+
+@pytest.fixture
+def faux(tmp_path: Path) -> str:
+    path = tmp_path / "faux_readers.py"
+    path.write_text(FAUX)
+    return f"python:{path}"
+
+
+def check(*argv: str) -> int:
+    return main(["check", "--no-progress", *argv])
+
+
+def test_the_reference_agrees_with_the_corpus(capsys):
+    assert check("--examples", "0") == 0
+    out = capsys.readouterr().out
+    assert "recorded:agent-sdk@0.3.332" in out and "(exit 0)" in out
+
+
+def test_a_wrong_reader_fails_and_the_report_says_where(faux, tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    assert check("--impl", f"{faux}:empty", "--examples", "0", "--report", str(path)) == 1
+    lines = report.read(path)
+    assert report.problems(lines) == []
+    counts = lines[-1]["counts"]["faux@1"]["recorded:agent-sdk@0.3.332"]
+    assert counts["fail"] > 50
+    failing = next(line for line in lines if line.get("status") == "fail")
+    assert failing["difference"]["path"] == "/messages/0/uuid"
+    assert failing["difference"]["left"] == {"$missing": True}
+    assert "disagreements found (exit 1)" in capsys.readouterr().out
+
+
+def test_a_right_reader_passes_against_the_reference(faux):
+    assert check("--impl", f"{faux}:right", "--against", "reference", "--examples", "0",
+                 "--jobs", "2") == 0
+
+
+def test_the_skip_list_is_strict(faux, tmp_path, capsys):
+    skips = tmp_path / "skips.json"
+    skips.write_text(json.dumps({"version": 1, "skips": [
+        {"implementation": "faux@*", "cases": ["*"], "reason": "known", "link": "#x"}]}))
+    assert check("--impl", f"{faux}:empty", "--examples", "0", "--skips", str(skips)) == 1
+    out = capsys.readouterr().out
+    assert "skipped case now passes" in out  # empty files: [] is right, the skip is stale
+    line = next(row for row in out.splitlines() if row.startswith("faux@1"))
+    assert int(line.split()[-1]) > 50  # the real failures became skips
+
+
+def test_a_broken_skip_list_is_a_usage_error(tmp_path, capsys):
+    skips = tmp_path / "skips.json"
+    skips.write_text(json.dumps({"version": 1, "skips": [{"implementation": "x"}]}))
+    assert check("--examples", "0", "--skips", str(skips)) == 2
+    assert "needs a non-empty string 'reason'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["--impl", "nonsense"],
+    ["--corpus", "/no/such/dir"],
+    ["--case", "no-such-case-*"],
+    ["--jobs", "0"],
+])
+def test_usage_errors_exit_2(argv):
+    assert check(*argv, "--examples", "0") == 2
+
+
+def test_markdown_and_html_outputs(faux, tmp_path, capsys):
+    html = tmp_path / "m.html"
+    assert check("--impl", f"{faux}:empty", "--examples", "0", "--case", "cycle-*",
+                 "--markdown", "-", "--html", str(html)) == 1
+    out = capsys.readouterr().out
+    assert "### rechain check: ❌ disagreements" in out
+    page = html.read_text()
+    assert "faux@1" in page and 'class="cell fail"' in page
+
+
+@needs_strategies
+def test_no_arguments_checks_generated_transcripts_too(capsys):
+    assert check("--examples", "20", "--seed", "1", "--case", "cycle-*") == 0
+    out = capsys.readouterr().out
+    assert "intended" in out and "20 generated (seed 1)" in out
+
+
+@needs_strategies
+def test_disagreements_are_shrunk_into_cases_that_replay(faux, tmp_path, capsys):
+    saved = tmp_path / "cases"
+    path = tmp_path / "r.jsonl"
+    assert check("--impl", f"{faux}:drops_last", "--against", "reference", "--no-corpus",
+                 "--examples", "30", "--seed", "2", "--save-cases", str(saved),
+                 "--report", str(path)) == 1
+    lines = report.read(path)
+    findings = [line for line in lines if line["kind"] == "finding"]
+    assert findings, "a disagreement on generated input was not shrunk"
+    first = findings[0]
+    case_dir = Path(first["path"])
+    assert first["signature"] and case_dir.name == first["case_id"]
+    assert first["case_id"].startswith("diff-faux-vs-ref-")
+    assert lint_cases(saved) == []
+    shrunk = (case_dir / "transcript.jsonl").read_bytes()
+    generated = [line for line in lines if line["kind"] == "case" and line["status"] == "fail"]
+    assert shrunk.count(b"\n") <= 12 and len(generated) >= 1
+    capsys.readouterr()
+    replay = shlex.split(first["replay"])
+    assert replay[:2] == ["rechain", "check"]
+    assert main([*replay[1:], "--no-progress"]) == 1
+    assert first["case_id"] in capsys.readouterr().out

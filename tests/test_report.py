@@ -1,0 +1,114 @@
+"""Run reports: the JSONL lines, their schema, and the terminal, Markdown and HTML views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rechain.conformance import report, report_html, report_text
+from rechain.conformance.compare import Difference, Verdict
+from rechain.conformance.protocol import Answered, Crashed, ImplementationInfo, Raised, TimedOut
+from rechain.conformance.runner import Record
+
+from rechain.errors import UsageError
+
+INFO = ImplementationInfo("faux", "1", "python")
+OTHER = ImplementationInfo("other", "2", "go")
+
+
+def record(seq: int, case_id: str, status: str, *, impl: str = "faux@1", group: str = "basic",
+           difference: Difference | None = None) -> Record:
+    outcome = {"pass": Answered(({"uuid": "u1"},)), "fail": Answered(()),
+               "crash": Crashed("died", "trace"), "timeout": TimedOut(1.0),
+               "skip": Raised("E")}[status]
+    return Record(seq, case_id, group, impl, "other@2", Verdict(status, "msg", difference),
+                  outcome, Answered(({"uuid": "u1"},)), 0.001, frozenset({"only-right:user"}))
+
+
+def lines_for(records: list[Record], *, findings: tuple[dict, ...] = ()) -> list[dict]:
+    head = report.header([("faux@1", INFO), ("other@2", OTHER)], ["other@2"], seed=5,
+                         examples=3)
+    cases = [report.case_line(r) for r in records]
+    rates = {"faux@1": report.Rate(10, 0.5), "other@2": report.Rate(10, 0.0)}
+    return [head, *cases, *findings, report.footer(cases, rates, 1.5)]
+
+
+FINDING = {"kind": "finding", "implementation": "faux@1", "against": "other@2",
+           "signature": ["only-right:user"], "seen": 3, "case_id": "diff-faux-vs-other-x-1234abcd",
+           "path": "/tmp/x", "replay": "rechain check --case diff-faux", "lines": 2,
+           "shrink_calls": 40, "difference": None}
+
+
+def test_every_line_is_valid_against_the_schema():
+    records = [record(1, "a", "pass"), record(2, "b", "fail", difference=Difference(
+        "/messages/0/uuid", "u1", {"$missing": True})), record(3, "c", "crash"),
+        record(4, "d", "timeout"), record(5, "e", "skip")]
+    lines = lines_for(records, findings=(FINDING,))
+    assert report.problems(lines) == []
+    broken = [dict(lines[1], status="maybe")]
+    assert report.problems(broken)
+
+
+def test_counts_and_exit_code():
+    lines = lines_for([record(1, "a", "pass"), record(2, "b", "skip")])
+    assert lines[-1]["counts"] == {"faux@1": {"other@2": {"pass": 1, "skip": 1}}}
+    assert lines[-1]["exit"] == 0
+    for bad in ("fail", "crash", "timeout"):
+        assert lines_for([record(1, "a", bad)])[-1]["exit"] == 1
+
+
+def test_rates_say_cases_per_second():
+    foot = lines_for([record(1, "a", "pass")])[-1]
+    assert foot["rates"]["faux@1"] == {"calls": 10, "seconds": 0.5, "per_second": 20.0}
+    assert foot["rates"]["other@2"]["per_second"] is None
+
+
+def test_write_then_read_round_trips(tmp_path: Path):
+    path = tmp_path / "r.jsonl"
+    with path.open("wb") as stream:
+        writer = report.Writer(stream)
+        for line in lines_for([record(1, "a", "fail")]):
+            writer.write(line)
+    assert report.read(path) == writer.lines
+    (tmp_path / "bad.jsonl").write_text('{"kind": "case"}\n')
+    with pytest.raises(UsageError, match="not a rechain report"):
+        report.read(tmp_path / "bad.jsonl")
+
+
+def test_terminal_summary_shows_counts_failures_and_findings():
+    difference = Difference("/messages/1/uuid", "a2", "a1")
+    text = report_text.terminal(lines_for(
+        [record(1, "a", "pass"), record(2, "b-case", "fail", difference=difference)],
+        findings=(FINDING,)))
+    assert "faux@1" in text and "other@2" in text
+    table_row = next(line for line in text.splitlines() if line.startswith("faux@1"))
+    assert table_row.split()[2:] == ["1", "1", "0", "0", "0"]
+    assert "b-case" in text and "/messages/1/uuid" in text and "'a2' vs 'a1'" in text
+    assert "replay: rechain check --case diff-faux" in text
+    assert "faux@1 20 cases/s" in text
+    assert text.rstrip().endswith("(exit 1)")
+
+
+def test_markdown_is_a_table_with_a_verdict():
+    text = report_text.markdown(lines_for([record(1, "a", "pass")]))
+    assert text.startswith("### rechain check: ✅")
+    assert "| `faux@1` | `other@2` | 1 | 0 | 0 | 0 | 0 |" in text
+    failing = report_text.markdown(lines_for([record(1, "a", "crash")]))
+    assert "❌" in failing and "<details>" in failing
+
+
+def test_html_groups_identical_result_vectors_and_escapes():
+    records = [record(1, "a", "pass"), record(2, "b", "pass"), record(3, "<c>", "fail"),
+               record(1, "a", "pass", impl="x@1"), record(2, "b", "pass", impl="x@1"),
+               record(3, "<c>", "pass", impl="x@1"), record(4, "d", "pass", group="other")]
+    lines = lines_for(records)
+    rows = report_html.rows(lines)
+    assert [(group, vector, ids) for group, vector, ids, _ in rows] == [
+        ("basic", ("fail", "pass"), ["<c>"]),
+        ("basic", ("pass", "pass"), ["a", "b"]),
+        ("other", ("pass", "none"), ["d"]),
+    ]
+    page = report_html.render(lines)
+    assert "<code>&lt;c&gt;</code>" in page and "<c>" not in page
+    assert page.count('class="cell fail"') == 1
+    assert page.startswith("<!doctype html>") and "<script" not in page
