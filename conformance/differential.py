@@ -186,7 +186,20 @@ def signature(data: bytes, verdict: Verdict, got: Outcome, expected: Outcome) ->
         tokens.add("order" if sorted(map(str, left)) == sorted(map(str, right)) else "repeats")
     if only_left and only_right:
         tokens.add(f"tail:{_tail(data)}")
-    return frozenset(tokens)
+    return frozenset(_core(tokens))
+
+
+def _core(tokens: set[str]) -> set[str]:
+    """Drop plain ``user``/``assistant`` tokens when a more specific one explains them.
+
+    A lenient line or a queued command that one side keeps usually drags plain
+    messages along (the chain behind it); those are consequences, and keeping
+    them would split one cause into many kinds.
+    """
+    plain = {t for t in tokens if t.startswith("only-") and t.split(":", 1)[1] in
+             ("user", "assistant")}
+    specific = {t for t in tokens if t.startswith("only-") and t not in plain}
+    return tokens - plain if specific else tokens
 
 
 def _tail(data: bytes) -> str:

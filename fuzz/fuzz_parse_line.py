@@ -1,16 +1,18 @@
-"""Harness: the reference's line parser (``jsonparse.parse_line`` and ``parse.parse_sdk``).
+"""Harnesses: the reference's line parser (``parse.parse_sdk`` and ``jsonparse.parse_line``).
 
-Contract: ``parse_line`` returns ``(value, replaced)`` or raises ``JsonError``;
-nothing else. On top, a differential check against the standard library's
+``one_input``: the SDK line parser on one line; contract: it classifies the
+line (entry or a diagnostic) and never raises. ``json_one_input``:
+``parse_line`` returns ``(value, replaced)`` or raises ``JsonError``,
+nothing else; on top, a differential check against the standard library's
 ``json`` for valid UTF-8: both accept or both refuse, and agree on the value,
 masking what JavaScript's ``JSON.parse`` does differently from Python
 (``NaN``/``Infinity`` refused, integers past 2**53 read as doubles) and depths
 the stdlib cannot reach. Lines orjson (strict RFC 8259) accepts are not
 compared: the check is for the reference's own fallback parser, and skipping
-it keeps the harness fast. Then the line goes through the SDK line parser,
-which must classify it without raising.
+it keeps the harness fast.
 
-Run: ``rechain fuzz parse-line`` or ``python -m rechain.fuzz.fuzz_parse_line [libFuzzer flags]``.
+Run: ``rechain fuzz parse-line`` / ``parse-line-json``, or OSS-Fuzz style
+``python -m rechain.fuzz.fuzz_parse_line [libFuzzer flags]``.
 """
 
 from __future__ import annotations
@@ -102,9 +104,20 @@ def same(a: Any, b: Any) -> bool:
     timeout_s=5,
     seeds="line",
     byte_share=0.7,
-    description="line parser: JsonError only, agrees with json",
+    description="SDK line parser: classifies every line, never raises",
 )
 def one_input(data: bytes) -> None:
+    parse_sdk([(1, data)])
+
+
+@harness(
+    max_len=4096,
+    timeout_s=5,
+    seeds="line",
+    byte_share=0.7,
+    description="parse_line: JsonError only, agrees with json where orjson refuses",
+)
+def json_one_input(data: bytes) -> None:
     try:
         orjson.loads(data)
         trusted = True  # orjson is strict RFC 8259: nothing to compare
@@ -117,7 +130,6 @@ def one_input(data: bytes) -> None:
         value, replaced, accepted = None, False, False
     if not trusted:
         _compare(data, accepted, value, replaced)
-    parse_sdk([(1, data)])
 
 
 if __name__ == "__main__":

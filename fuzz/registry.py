@@ -31,7 +31,10 @@ class Target:
 
 
 def _reference() -> list[Target]:
-    targets = [Target("parse-line", "rechain.fuzz.fuzz_parse_line:one_input")]
+    targets = [
+        Target("parse-line", "rechain.fuzz.fuzz_parse_line:one_input"),
+        Target("parse-line-json", "rechain.fuzz.fuzz_parse_line:json_one_input"),
+    ]
     targets += [
         Target(
             f"rebuild-{slug(name).replace('_', '-')}",

@@ -54,7 +54,7 @@ def regressions_root() -> Path:
 
 
 def _tags(data: bytes) -> list[str]:
-    tags = ["parse"]
+    tags = ["unrecorded"]  # no oracle output yet: the lint then asks for none
     for pattern, tag in _TAG_RULES:
         if re.search(pattern, data, re.MULTILINE) and tag not in tags:
             tags.append(tag)

@@ -52,11 +52,23 @@ def _number(token: str, fraction: str | None, exponent: str | None) -> int | flo
 
 def parse_text(text: str) -> Any:
     """An iterative JSON parser with ``JSON.parse``'s grammar and results."""
+    value, pos = parse_prefix(text, 0)
+    pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+    if pos != len(text):
+        raise JsonError("unexpected data after the value", pos)
+    return value
+
+
+def parse_prefix(text: str, start: int = 0) -> tuple[Any, int]:
+    """The JSON value at ``start`` (after whitespace) and the offset just past it.
+
+    Streaming readers (the CLI's JSONL reader) stop after one value and decide
+    themselves what may follow; an error's offset says where parsing failed.
+    """
     stack: list[list[Any] | dict[str, Any]] = []
     keys: list[str | None] = []
-    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    pos = _WS.match(text, start).end()  # type: ignore[union-attr]
     end = len(text)
-    result: Any = None
     while True:
         if pos >= end:
             raise JsonError("unexpected end of input", pos)
@@ -93,12 +105,9 @@ def parse_text(text: str) -> Any:
                 raise JsonError(f"unexpected character {char!r}", pos)
         # attach the value, then close every container that ends here
         while True:
-            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
             if not stack:
-                if pos != end:
-                    raise JsonError("unexpected data after the value", pos)
-                result = value
-                return result
+                return value, pos
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
             top = stack[-1]
             if type(top) is dict:
                 top[keys[-1]] = value  # type: ignore[index]

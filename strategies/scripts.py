@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -29,32 +28,31 @@ FEATURES = ("parallel_tools", "split_messages", "rewinds", "compaction", "sidech
             "timestamp_skew")
 
 
-@cache
-def _prompts(features: frozenset[str]) -> st.SearchStrategy[Prompt]:
-    kinds = ["text", "blocks"]
-    if "meta_rows" in features:
-        kinds += ["command", "meta"]
-    if "interrupts" in features:
-        kinds.append("interrupt")
-    low = -120_000 if "timestamp_skew" in features else 0
-    return st.builds(Prompt, kind=st.sampled_from(kinds),
-                     pause_ms=st.integers(low, 600_000))
+_BLOCKS = ("text", "tool_use", "thinking")
+_PROMPT_KINDS = ("text", "blocks", "command", "meta", "interrupt")
+_NOTES = ("stop_hook_summary", "turn_duration", "local_command", "hook_context")
+_METADATA = ("custom-title", "tag", "last-prompt", "summary", "ai-title", "mode", "agent-name",
+             "worktree-state", "pr-link", "file-history-snapshot", "queue-operation")
 
 
-@cache
-def _replies(features: frozenset[str]) -> st.SearchStrategy[Reply]:
-    kinds = ["text", "tool_use", "thinking"]
-    width = 4 if "split_messages" in features else 1
-    calls = width if "parallel_tools" in features else 1
-    blocks = st.lists(st.sampled_from(kinds), min_size=1, max_size=width).map(
-        lambda bs: _cap_calls(bs, calls))
-    return st.builds(
-        Reply, blocks=blocks.map(tuple),
-        delays=st.lists(st.integers(0, 3), max_size=calls).map(tuple),
-        eager=st.lists(st.booleans(), max_size=calls).map(tuple),
-        unanswered=st.integers(0, 2) if "interrupts" in features else st.just(0),
-        hooks=st.booleans() if "progress" in features else st.just(False),
-        queued=st.booleans() if "queued" in features else st.just(False))
+_BLOCKS = ("text", "tool_use", "thinking")
+_PROMPT_KINDS = ("text", "blocks", "command", "meta", "interrupt")
+_NOTES = ("stop_hook_summary", "turn_duration", "local_command", "hook_context")
+_METADATA = ("custom-title", "tag", "last-prompt", "summary", "ai-title", "mode", "agent-name",
+             "worktree-state", "pr-link", "file-history-snapshot", "queue-operation")
+#: Operation kind by ``code % 16``: replies and prompts fill most slots (as in real sessions).
+_SLOTS = ("reply", "prompt", "reply", "prompt", "reply", "note", "prompt", "rewind",
+          "reply", "compact", "prompt", "task", "reply", "metadata", "prompt", "metadata")
+_NEEDS = {"note": "system_rows", "rewind": "rewinds", "compact": "compaction",
+          "task": "sidechains", "metadata": "metadata"}
+
+
+def _digits(value: int, base: int, count: int) -> list[int]:
+    out = []
+    for _ in range(count):
+        value, digit = divmod(value, base)
+        out.append(digit)
+    return out
 
 
 def _cap_calls(blocks: list[str], calls: int) -> list[str]:
@@ -69,28 +67,88 @@ def _cap_calls(blocks: list[str], calls: int) -> list[str]:
     return out
 
 
+class _Decoder:
+    """Turns one integer into one operation, honouring the enabled features.
+
+    Every operation is a single integer draw (generation stays fast), laid out so that
+    0 is the simplest value of each field: the shrinker, minimising the integer, moves
+    toward a one-block text reply, a plain prompt with a tied timestamp, in-order results,
+    no extras.
+    """
+
+    def __init__(self, features: frozenset[str]) -> None:
+        self.features = features
+        self.width = 4 if "split_messages" in features else 1
+        self.calls = self.width if "parallel_tools" in features else 1
+        self.shapes = self.width * 3**self.width
+        self.prompt_kinds = [k for k in _PROMPT_KINDS if k in ("text", "blocks")
+                             or (k in ("command", "meta") and "meta_rows" in features)
+                             or (k == "interrupt" and "interrupts" in features)]
+
+    def __call__(self, code: int) -> Op:
+        slot, rest = _SLOTS[code % 16], code // 16
+        if slot in _NEEDS and _NEEDS[slot] not in self.features:
+            slot = "reply" if code % 2 == 0 else "prompt"
+        if slot == "reply":
+            return self.reply(rest)
+        if slot == "prompt":
+            return self.prompt(rest)
+        if slot == "note":
+            return Note(_NOTES[rest % len(_NOTES)])  # type: ignore[arg-type]
+        if slot == "rewind":
+            return Rewind(rest % 6)
+        if slot == "compact":
+            v = rest % 8
+            return Compact(keep=v % 3 if v < 6 else 0,
+                           style="segment" if v < 3 else "messages",
+                           trigger="manual" if v < 6 else "auto")
+        if slot == "task":
+            return Task(1 + rest % 3)
+        return Metadata(_METADATA[rest % len(_METADATA)],  # type: ignore[arg-type]
+                        rest // len(_METADATA) % 10)
+
+    def prompt(self, rest: int) -> Prompt:
+        """Kind, then a pause in 0.6 s steps (0: a tie), negative 1 in 4 when skew is on."""
+        kind = self.prompt_kinds[rest % len(self.prompt_kinds)]
+        q = rest // len(self.prompt_kinds)
+        pause = (q % 1000) * 600
+        if "timestamp_skew" in self.features and q // 1000 % 4 == 3:
+            pause = -min(pause, 120_000)
+        return Prompt(kind, pause)  # type: ignore[arg-type]
+
+    def reply(self, rest: int) -> Reply:
+        """Blocks (base 3 digits), then base-4 result delays, eager bits and extras."""
+        shape, extras = rest % self.shapes, rest // self.shapes
+        count = 1 + shape % self.width
+        kinds = _digits(shape // self.width, 3, count)
+        blocks = _cap_calls([_BLOCKS[d] for d in kinds], self.calls)
+        n = blocks.count("tool_use")
+        delays = _digits(extras, 4, n)
+        bits = extras >> 8
+        eager = [bool(bits >> i & 1) for i in range(n)]
+        bits >>= 4
+        return Reply(tuple(blocks), tuple(delays), tuple(eager),  # type: ignore[arg-type]
+                     unanswered=min(bits & 3, 2) if "interrupts" in self.features else 0,
+                     hooks=bool(bits >> 2 & 1) and "progress" in self.features,
+                     queued=bool(bits >> 3 & 1) and "queued" in self.features)
+
+
 @cache
 def operations(features: frozenset[str] = frozenset(FEATURES)) -> st.SearchStrategy[Op]:
-    """One operation, weighted toward prompts and replies (the bulk of real sessions)."""
-    prompts, replies = _prompts(features), _replies(features)
-    branches: list[st.SearchStrategy[Any]] = [replies, prompts, replies, prompts]
-    if "system_rows" in features:
-        branches.append(st.builds(Note, kind=st.sampled_from(
-            ["stop_hook_summary", "turn_duration", "local_command", "hook_context"])))
-    if "rewinds" in features:
-        branches.append(st.builds(Rewind, distance=st.integers(0, 5)))
-    if "compaction" in features:
-        branches.append(st.builds(Compact, keep=st.integers(0, 2),
-                                  style=st.sampled_from(["segment", "messages"]),
-                                  trigger=st.sampled_from(["manual", "auto"])))
-    if "sidechains" in features:
-        branches.append(st.builds(Task, steps=st.integers(1, 3)))
-    if "metadata" in features:
-        branches.append(st.builds(Metadata, kind=st.sampled_from(
-            ["custom-title", "tag", "last-prompt", "summary", "ai-title", "mode", "agent-name",
-             "worktree-state", "pr-link", "file-history-snapshot", "queue-operation"]),
-            value=st.integers(0, 9)))
-    return st.one_of(branches)
+    """One operation (a single integer draw, decoded by :class:`_Decoder`)."""
+    return st.integers(0, 2**30 - 1).map(_Decoder(features))
+
+
+@cache
+def _prompts(features: frozenset[str]) -> st.SearchStrategy[Prompt]:
+    """Prompts alone (the first operation of every script)."""
+    return st.integers(0, 2**20 - 1).map(_Decoder(features).prompt)
+
+
+@cache
+def _replies(features: frozenset[str]) -> st.SearchStrategy[Reply]:
+    """Replies alone (used to append a turn)."""
+    return st.integers(0, 2**30 - 1).map(_Decoder(features).reply)
 
 
 def _check(options: dict[str, bool], generations: Iterable[str] | None, min_ops: int,

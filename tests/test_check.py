@@ -9,9 +9,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from rechain.conformance import report
 
 from rechain.cli import main
+from rechain.conformance import report
 from rechain.corpus.lint import lint_cases
 
 FAUX = textwrap.dedent('''

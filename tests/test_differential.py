@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
+
 from rechain.conformance import differential as diff
 from rechain.conformance.compare import (
     MISSING,
@@ -16,7 +17,6 @@ from rechain.conformance.compare import (
     normalise,
 )
 from rechain.conformance.protocol import Answered, Crashed, Raised, Skipped, TimedOut
-
 from rechain.corpus.lint import lint_case
 
 SID = "0b4f6f1e-3c2a-4d5e-9f00-123456789abc"

@@ -80,13 +80,16 @@ def test_registry_pins_the_python_sdk(tmp_path, monkeypatch) -> None:
         PySdkOracle().start()
 
 
-def test_oracle_list_shows_all_three(tmp_path, monkeypatch, capsys) -> None:
+def test_oracle_list_shows_every_pinned_oracle(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("RECHAIN_CACHE", str(tmp_path))
     assert main(["oracle", "list"]) == 0
-    rows = {row.split()[0]: row.split() for row in capsys.readouterr().out.splitlines()[1:]}
-    assert rows["agent-sdk-py"][1:3] == ["0.2.189", "no"]
-    assert rows["agent-sdk-ts"][1:3] == ["0.3.332", "no"]
-    assert rows["claude-code"][1:3] == ["2.1.332", "no"]
+    rows = {
+        tuple(row.split()[:2]): row.split()[2]
+        for row in capsys.readouterr().out.splitlines()[1:]
+    }
+    assert rows[("agent-sdk-py", "0.2.189")] == "no"
+    assert rows[("agent-sdk-ts", "0.3.332")] == "no"
+    assert rows[("claude-code", "2.1.332")] == "no"
 
 
 def test_worker_helpers() -> None:

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from rechain.cli import main
 from rechain.conformance.impls import Validating, connect, load_callable, nearest_message
 from rechain.conformance.protocol import (
     Answered,
@@ -31,8 +33,6 @@ from rechain.conformance.protocol import (
     schema_problem,
 )
 from rechain.conformance.protocol_process import Harness, Limits, OneShot
-
-from rechain.cli import main
 from rechain.errors import UsageError
 
 SID = "0b4f6f1e-3c2a-4d5e-9f00-123456789abc"

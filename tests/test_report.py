@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from rechain.conformance import report, report_html, report_text
 from rechain.conformance.compare import Difference, Verdict
 from rechain.conformance.protocol import Answered, Crashed, ImplementationInfo, Raised, TimedOut
 from rechain.conformance.runner import Record
-
 from rechain.errors import UsageError
 
 INFO = ImplementationInfo("faux", "1", "python")

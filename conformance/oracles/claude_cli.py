@@ -43,13 +43,18 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Self
 
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.fake_api import FakeMessagesApi, Recorded
-from rechain.conformance.oracles.registry import CLAUDE_CODE, entry_path, is_installed
+from rechain.conformance.oracles.registry import (
+    CLAUDE_CODE,
+    OracleSpec,
+    entry_path,
+    is_installed,
+)
 
 MODEL = "claude-sonnet-4-6"
 PROMPT = "next"
@@ -66,6 +71,11 @@ QUIET_ENV = {
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SAFE_SESSION_ID = re.compile(r"[^/\\\x00]{1,200}")
 STDERR_CHARS = 8000
+# How a run opens the transcript (2.1.88 picks the leaf differently for each):
+# ``resume-id`` = ``-p --resume <id>``, ``continue`` = ``-p --continue`` (the newest
+# session of the project dir, which holds only this one), ``resume-file`` =
+# ``-p --resume <path>.jsonl``.
+ENTRY_POINTS = ("resume-id", "continue", "resume-file")
 
 
 @dataclass(frozen=True)
@@ -87,6 +97,8 @@ class CliResume:
     ``resumed_leaf``: the same chain followed back past other appended rows (such
     as a persisted synthetic "No response requested.") to the first uuid that
     was not appended, i.e. the transcript entry the resume continued from;
+    ``forked``: with ``fork=True``, the rows of the new session file, which the
+    CLI fills with the whole resumed (deserialised) conversation, uuids kept;
     ``appended``: every row appended to the copy, parsed (``{"_raw": text}`` when
     a line is not JSON); ``requests``: how many ``POST /v1/messages`` were made.
     """
@@ -103,6 +115,7 @@ class CliResume:
     prefix_intact: bool = True
     seconds: float = 0.0
     other_requests: list[str] = field(default_factory=list)
+    forked: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -170,6 +183,15 @@ def chained_to(appended: list[dict[str, Any]], prompt: str) -> tuple[str | None,
             leaf if isinstance(leaf, str) else None)
 
 
+def _new_sessions(folder: Path, transcript: Path) -> list[dict[str, Any]]:
+    """Rows of every session file the run created beside ``transcript`` (a fork writes one)."""
+    rows: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("*.jsonl")):
+        if path != transcript:
+            rows.extend(_parse_rows(path.read_bytes()))
+    return rows
+
+
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill the CLI and everything it started (it leads its own process group)."""
     with contextlib.suppress(ProcessLookupError):
@@ -183,15 +205,15 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 class ClaudeCliOracle:
-    """``claude`` 2.1.332 resuming copies of transcripts against a loopback fake API.
+    """``claude`` (2.1.332 unless ``spec`` names another installed release) resuming copies.
 
     Use as a context manager (it owns the fake server). ``resume`` is
     thread-safe; ``map`` runs up to ``workers`` resumes at once. ``wrapper`` is
     an argv prefix for each run (tests use ``strace``); ``extra_args`` go before
     the prompt (for experiments: the default command is the one the spec used).
+    ``entry`` picks the entry point (``ENTRY_POINTS``); ``fork`` adds
+    ``--fork-session`` so the resumed conversation is written out whole.
     """
-
-    spec = CLAUDE_CODE
 
     def __init__(
         self,
@@ -202,9 +224,17 @@ class ClaudeCliOracle:
         prompt: str = PROMPT,
         wrapper: Sequence[str] = (),
         extra_args: Sequence[str] = (),
+        spec: OracleSpec = CLAUDE_CODE,
+        entry: str = "resume-id",
+        fork: bool = False,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        if entry not in ENTRY_POINTS:
+            raise ValueError(f"entry must be one of {', '.join(ENTRY_POINTS)}")
+        self.spec = spec
+        self.entry = entry
+        self.fork = fork
         self.workers = workers
         self.timeout = timeout
         self.model = model
@@ -216,11 +246,11 @@ class ClaudeCliOracle:
         self._version: str | None = None
 
     @staticmethod
-    def available() -> str | None:
+    def available(spec: OracleSpec = CLAUDE_CODE) -> str | None:
         """None when the oracle can run here, else why not (for ``pytest.skip``)."""
-        spec = CLAUDE_CODE
         if not is_installed(spec):
-            return f"{spec.slug} is not installed: run `rechain oracle install {spec.name}`"
+            name = spec.name if spec is CLAUDE_CODE else spec.slug
+            return f"{spec.slug} is not installed: run `rechain oracle install {name}`"
         return None
 
     def __enter__(self) -> Self:
@@ -232,7 +262,7 @@ class ClaudeCliOracle:
 
     def start(self) -> None:
         """Start the shared fake API (once)."""
-        reason = self.available()
+        reason = self.available(self.spec)
         if reason is not None:
             raise OracleError(f"claude-code is unavailable: {reason}")
         with self._lock:
@@ -306,13 +336,24 @@ class ClaudeCliOracle:
             folder.mkdir(parents=True)
             transcript = folder / f"{session_id}.jsonl"
             transcript.write_bytes(data)
-            argv = [*self.wrapper, str(self.binary), "-p", "--resume", session_id,
+            argv = [*self.wrapper, str(self.binary), "-p", *self._opening(transcript),
                     "--model", self.model, *self.extra_args, self.prompt]
             started = time.monotonic()
             returncode, stderr = self._run(argv, self._env(root, api, key, extra), project)
             seconds = time.monotonic() - started
             after = transcript.read_bytes() if transcript.exists() else b""
-        return self._result(data, after, api.take(key), returncode, stderr, seconds)
+            forked = _new_sessions(folder, transcript) if self.fork else []
+        result = self._result(data, after, api.take(key), returncode, stderr, seconds)
+        return replace(result, forked=forked) if forked else result
+
+    def _opening(self, transcript: Path) -> list[str]:
+        """The arguments that open the transcript at this oracle's entry point."""
+        fork = ["--fork-session"] if self.fork else []
+        if self.entry == "continue":
+            return ["--continue", *fork]
+        if self.entry == "resume-file":
+            return ["--resume", str(transcript), *fork]
+        return ["--resume", transcript.stem, *fork]
 
     def _run(self, argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
         """One CLI run with a deadline; a hang kills its whole process group."""

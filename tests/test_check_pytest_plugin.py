@@ -1,0 +1,59 @@
+"""The pytest plugin: corpus cases as items of a reader's own test run."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+READERS = textwrap.dedent('''
+    from rechain.reference import Options, rebuild
+
+    def right(data, session_id, options):
+        return [{k: v for k, v in m.items() if k != "line"}
+                for m in rebuild(data, "sdk", Options(**options)).messages]
+
+    def empty(data):
+        return []
+''')
+
+
+@pytest.fixture
+def readers(pytester: pytest.Pytester) -> str:
+    pytester.makepyfile(plugin_readers=READERS)
+    pytester.makepyfile(test_own="def test_own():\n    assert True\n")
+    return str(pytester.path / "plugin_readers.py")
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "rechain.conformance.pytest_plugin",
+                                         "-p", "no:cacheprovider", *args)
+
+
+def test_inert_without_the_option(pytester: pytest.Pytester, readers: str):
+    result = run(pytester)
+    result.assert_outcomes(passed=1)
+
+
+def test_a_right_reader_passes_every_case(pytester: pytest.Pytester, readers: str):
+    result = run(pytester, f"--rechain-impl=python:{readers}:right", "--rechain-case=cycle-*",
+                 "-v")
+    outcomes = result.parseoutcomes()
+    assert outcomes["passed"] >= 4 and "failed" not in outcomes
+    result.stdout.fnmatch_lines(["*rechain::cycle-*PASSED*"])
+
+
+def test_a_wrong_reader_fails_with_the_difference_and_replay(pytester: pytest.Pytester,
+                                                             readers: str):
+    junit = pytester.path / "junit.xml"
+    result = run(pytester, f"--rechain-impl=python:{readers}:empty", "--rechain-case=cycle-*",
+                 f"--junitxml={junit}", "-k", "not own")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([
+        "*FAIL*cycle-*vs recorded:agent-sdk@0.3.332: different chain at /messages/0/uuid*",
+        "*replay: rechain check --impl python:*:empty --case cycle-*",
+    ])
+    xml = junit.read_text()
+    assert 'classname="rechain" name="cycle-' in xml and "<failure" in xml

@@ -1,0 +1,51 @@
+"""Error contracts and the findings store: documented outcomes pass, other exceptions are filed once."""
+
+from __future__ import annotations
+
+import json
+
+from rechain.fuzz.contract import Contract, check, contract_of, harness
+from rechain.fuzz.findings import FindingStore, load_findings
+
+
+def _reader(data: bytes) -> None:
+    value = json.loads(data)
+    value.get("type")
+
+
+def test_allowed_exceptions_are_outcomes_others_are_findings():
+    assert check(lambda: _reader(b"{}"), ()) is None
+    assert check(lambda: _reader(b"not json"), (ValueError,)) is None
+    failure = check(lambda: _reader(b"[1]"), (ValueError,))
+    assert failure is not None
+    assert failure.exception == "AttributeError"
+    assert failure.signature.startswith("AttributeError@tests/test_fuzz_contract.py:_reader:")
+
+
+def test_signature_is_stable_across_inputs():
+    first = check(lambda: _reader(b"[1]"), ())
+    second = check(lambda: _reader(b'"text"'), ())
+    assert first is not None and second is not None
+    assert first.signature == second.signature
+
+
+def test_store_files_each_signature_once_and_keeps_the_smallest_input(tmp_path):
+    store = FindingStore(tmp_path, "t:f")
+    failure = check(lambda: _reader(b"[1]"), ())
+    assert failure is not None
+    assert store.record(failure, b"[1, 2, 3]") is True
+    assert store.record(failure, b"[1]") is False
+    assert store.record(failure, b"[1, 2]") is False
+    [found] = load_findings(tmp_path)
+    assert found["signature"] == failure.signature
+    assert open(found["input_path"], "rb").read() == b"[1]"
+    assert FindingStore(tmp_path, "t:f").records.keys() == {failure.signature}
+
+
+def test_harness_declares_its_contract():
+    @harness(allowed=(ValueError,), max_len=10)
+    def target(data: bytes) -> None:
+        del data
+
+    assert contract_of(target, "x") == Contract(allowed=(ValueError,), max_len=10)
+    assert contract_of(_reader, "some.reader").allowed == ()
