@@ -317,8 +317,9 @@ def make_item(value: Any, kind: str, index: int, profile: str,
 
 # --- freezing a disagreement as a corpus case ---------------------------------------------
 
-#: oracle name -> the expectation profile its output is recorded under
-RECORDED_PROFILES = {"agent-sdk-ts": "agent-sdk@0.3.332", "agent-sdk-py": "agent-sdk-py@0.2.189"}
+#: oracle name -> the expectation profile its output is recorded under (a reference profile:
+#: the corpus test rebuilds every expectation with ``get_profile(profile)``)
+RECORDED_PROFILES = {"agent-sdk-ts": "agent-sdk@0.3.332"}
 _SHORT = {"agent-sdk-ts": "ts", "agent-sdk-py": "py", "reference": "ref", "claude-code": "cli"}
 _TAG_HINTS = (
     ("UnicodeDecodeError", "invalid-utf8"), ("+lenient", "parse"),
@@ -377,7 +378,8 @@ def case_document(
     """case.json for a shrunk disagreement (``rechain/schemas/case.json``).
 
     ``recorded`` maps an expectation profile to (oracle slug, outcome): only real
-    readers' answers become expectations; a reader that raised is noted instead.
+    readers' answers in a reference profile become expectations; what both sides
+    answered is kept in the provenance (uuids, or the error raised).
     """
     expectations = []
     notes = []
@@ -418,7 +420,19 @@ def case_document(
                 "against": disagreement.against,
                 "rechain": rechain_version,
                 "signature": sorted(disagreement.signature),
+                "answers": {disagreement.implementation: _answer(disagreement.got),
+                            disagreement.against: _answer(disagreement.expected)},
                 "replay": replay,
             },
         },
     }
+
+
+def _answer(outcome: Outcome) -> Json:
+    """What one side answered, compactly: the uuids in order, or the error it raised."""
+    if isinstance(outcome, Answered):
+        return {"uuids": [m.get("uuid") for m in outcome.messages],
+                **({"leaf": outcome.leaf} if outcome.leaf is not None else {})}
+    if isinstance(outcome, Raised):
+        return {"raised": outcome.type, "message": outcome.message[:200]}
+    return {"status": str(getattr(outcome, "status", "?"))}

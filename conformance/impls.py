@@ -16,9 +16,9 @@ Outcome`` and ``close()``; nothing here raises for what a reader does.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import re
-import sys
 import threading
 import traceback
 from collections.abc import Callable, Mapping
@@ -146,19 +146,29 @@ class PythonCallable:
         """In-process: nothing to stop."""
 
 
+def _import(name: str) -> Any:
+    """A module by dotted name, or a ``.py`` file loaded afresh under its own name."""
+    if not name.endswith(".py"):
+        return importlib.import_module(name)
+    path = Path(name).resolve()
+    spec = importlib.util.spec_from_file_location(f"rechain_tier0_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def load_callable(target: str, limits: Limits) -> PythonCallable:
     """``MODULE:FUNCTION`` (a file path works as MODULE too) as a tier-0 reader."""
     module_name, _, function_name = target.rpartition(":")
     if not module_name or not function_name:
         raise UsageError(f"python:{target}: expected python:MODULE:FUNCTION")
-    if module_name.endswith(".py"):
-        path = Path(module_name).resolve()
-        sys.path.insert(0, str(path.parent))
-        module_name = path.stem
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
+        module = _import(module_name)
+    except (ImportError, OSError) as error:
         raise UsageError(f"python:{target}: cannot import {module_name}: {error}") from None
+    module_name = module.__name__.rpartition(".")[2].removeprefix("rechain_tier0_")
     function = getattr(module, function_name, None)
     if not callable(function):
         raise UsageError(f"python:{target}: {module_name} has no function {function_name}")

@@ -2,7 +2,7 @@
 
 The writer model says which entries make up the conversation (``Transcript.intended``,
 in reader order); a profile's *view* says which of them a reader returns. For the TS
-Agent SDK (``current-2.1.332.md`` Oracle 1 steps 4, 8–10): rows after the last user or
+Agent SDK (``current-2.1.332.md`` Oracle 1 steps 4, 8-10): rows after the last user or
 assistant message are not on the chain (the leaf is the nearest message above the last
 terminal); queued-command attachments show as user messages; user and assistant rows
 show, system rows only with ``include_system_messages``; ``isMeta`` (bar a few

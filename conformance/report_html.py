@@ -88,7 +88,8 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
                         for status, hint in zip(vector, hints, strict=True))
         listed = ", ".join(f"<code>{esc(i)}</code>" for i in ids[:CASES_LISTED])
         more = f" … and {len(ids) - CASES_LISTED} more" if len(ids) > CASES_LISTED else ""
-        ids_cell = f"<details><summary>{len(ids)} ids</summary>{listed}{more}</details>"
+        noun = "id" if len(ids) == 1 else "ids"
+        ids_cell = f"<details><summary>{len(ids)} {noun}</summary>{listed}{more}</details>"
         matrix.append(f"<tr><td>{esc(group)}</td><td class=\"n\">{len(ids)}</td>{cells}"
                       f"<td>{ids_cell}</td></tr>")
     matrix.append("</table>")

@@ -179,8 +179,9 @@ class Connections:
         expected = []
         for target in self.targets:
             started = time.perf_counter()
-            expected.append((target, target.expect(item)))
-            if isinstance(target, Against):
+            wanted = target.expect(item)
+            expected.append((target, wanted))
+            if isinstance(target, Against) and wanted is not None:
                 self._add(target.label, time.perf_counter() - started)
         records = []
         for implementation in self.implementations:

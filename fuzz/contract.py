@@ -38,9 +38,17 @@ class Contract:
     input: InputKind = "bytes"
     #: file name used in ``path`` mode (some readers look at the suffix)
     file_name: str = "session.jsonl"
-    #: inputs are transcripts: use the structure-aware mutator and transcript seeds
-    #: (``file``: windows of whole files, ``line``: single lines, ``none``: no seeds)
-    seeds: Literal["file", "line", "none"] = "file"
+    #: seeds, and whether inputs are transcripts (structure-aware mutator): ``file``
+    #: windows of whole files, ``line`` single lines; ``random`` buffers of random bytes
+    #: (Hypothesis-driven harnesses) and ``none`` are not transcripts
+    seeds: Literal["file", "line", "random", "none"] = "file"
+
+    @property
+    def transcripts(self) -> bool:
+        return self.seeds in ("file", "line")
+
+    #: hand-written seed inputs, added to whatever ``seeds`` builds
+    examples: tuple[bytes, ...] = ()
     #: share of mutations left to libFuzzer's (fast, C) byte mutator
     byte_share: float = 0.25
     description: str = ""

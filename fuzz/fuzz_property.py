@@ -55,7 +55,7 @@ AVAILABLE = _CLEAN is not None and _CORRUPTED is not None
 @harness(
     max_len=8192,
     timeout_s=20,
-    seeds="none",
+    seeds="random",
     description="strategies' transcripts rebuild as intended",
 )
 def clean_one_input(data: bytes) -> None:
@@ -66,7 +66,7 @@ def clean_one_input(data: bytes) -> None:
 @harness(
     max_len=8192,
     timeout_s=20,
-    seeds="none",
+    seeds="random",
     description="corrupted transcripts: no exception, intent kept",
 )
 def corrupted_one_input(data: bytes) -> None:

@@ -13,6 +13,7 @@ Run: ``rechain fuzz rebuild-sdk`` or ``python -m rechain.fuzz.fuzz_rebuild [libF
 
 from __future__ import annotations
 
+import re
 import sys
 import zlib
 from collections.abc import Callable
@@ -58,9 +59,16 @@ def check_result(result: Rebuild, data: bytes, profile: str) -> None:
         raise BrokenResultError("messages without a leaf")
 
 
+def short_name(profile: str) -> str:
+    """A profile's shortest unambiguous alias: ``agent-sdk``, ``claude-code-2.1.88``, ..."""
+    prefix = profile.split("@")[0]
+    aliases = [a for a in PROFILES[profile].aliases if a.startswith(prefix)]
+    return aliases[0] if aliases else profile
+
+
 def slug(profile: str) -> str:
-    """``agent-sdk@0.3.332`` -> ``agent_sdk``: the attribute naming a profile's harness."""
-    return profile.split("@")[0].replace("-", "_")
+    """The attribute naming a profile's harness: ``agent_sdk``, ``claude_code_2_1_88``."""
+    return re.sub(r"[^a-z0-9]+", "_", short_name(profile).lower())
 
 
 def _profile_harness(name: str) -> Callable[[bytes], None]:

@@ -82,8 +82,21 @@ def _check_name(path: str) -> None:
         raise BrokenLookupError(f"bad project directory name {name!r}")
 
 
+EXAMPLES = (
+    b"\x15\x00\x00/home/user/project\x00-home-user-project\x00other",
+    b"\x05\x00\x00/tmp/caf\xc3\xa9 \xe2\x98\x83/a b\x00x",
+    b"\x04\x000f0e0d0c-0b0a-4000-8000-00000000ABCD\x00/" + b"very-long/" * 30,
+    b"\x17\x00\x00relative/../path\x00\xff\xfe\x00" + b"a" * 220 + b"\x00.",
+    b"\x33\x00\x00/tmp/x\x00-tmp-x\x00-tmp-x-\x00" + b"b" * 201,
+)
+
+
 @harness(
-    max_len=2048, timeout_s=10, seeds="none", description="find_session on odd names: never raises"
+    max_len=2048,
+    timeout_s=10,
+    seeds="none",
+    examples=EXAMPLES,
+    description="find_session on odd names: never raises",
 )
 def one_input(data: bytes) -> None:
     fields = [os.fsdecode(field) for field in data.split(b"\x00")]

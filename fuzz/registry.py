@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rechain.fuzz.fuzz_rebuild import slug
+from rechain.fuzz.fuzz_rebuild import short_name, slug
 from rechain.reference import PROFILES
 
 
@@ -36,10 +36,7 @@ def _reference() -> list[Target]:
         Target("parse-line-json", "rechain.fuzz.fuzz_parse_line:json_one_input"),
     ]
     targets += [
-        Target(
-            f"rebuild-{slug(name).replace('_', '-')}",
-            f"rechain.fuzz.fuzz_rebuild:profiles.{slug(name)}",
-        )
+        Target(f"rebuild-{short_name(name)}", f"rechain.fuzz.fuzz_rebuild:profiles.{slug(name)}")
         for name in PROFILES
     ]
     targets += [
@@ -74,6 +71,13 @@ THIRD_PARTY = (
         package="agent-history==0.10.0",
         input="path",
         note="parse_conversation(Path) -> Conversation",
+    ),
+    Target(
+        "ai-replay",
+        "ai_replay.parser:parse_session",
+        package="ai-replay==0.5.1",
+        input="path",
+        note="parse_session(path) -> turn dicts",
     ),
     Target(
         "claude-code-log",

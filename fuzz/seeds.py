@@ -86,8 +86,10 @@ def write(directory: Path, chunks: Iterable[bytes], limit: int = 2000) -> int:
 
 
 def build(directory: Path, max_len: int, unit: str = "file", seed: int = 0) -> int:
-    """Fill ``directory`` with seeds for a harness; ``unit`` is ``file`` or ``line``."""
+    """Fill ``directory`` with seeds for a harness; ``unit`` is ``file``, ``line`` or ``random``."""
     rng = random.Random(seed)
+    if unit == "random":
+        return write(directory, (rng.randbytes(max_len) for _ in range(16)))
     if unit == "line":
         chunks: Iterable[bytes] = (
             line for data in transcripts() for line in single_lines(data, max_len)

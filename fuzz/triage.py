@@ -1,13 +1,15 @@
 """After a run: shrink each finding while it fails the same way, then file it as a case.
 
-Shrinking runs in the target's own interpreter (the worker's ``shrink`` mode,
-predicate: the same signature), so a third-party reader is never imported
+Shrinking runs in the target's own interpreter: libFuzzer's minimiser on a
+worker that crashes only on the finding's signature, then the worker's
+``shrink`` mode (same predicate), so a third-party reader is never imported
 here. The minimal input is kept next to the original (``<key>.min``), because
 a shrinker may wander to another failure if it is not checked.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from pathlib import Path
@@ -19,18 +21,45 @@ from rechain.fuzz.regressions import write_regression
 from rechain.fuzz.runner import Settings, environment, python_of
 
 
+def _worker(target: Target, settings: Settings, *options: str) -> list[str]:
+    command = [python_of(settings.venv), "-m", "rechain.fuzz.worker", "--target", target.spec]
+    if target.input:
+        command += ["--input", target.input]
+    for package in target.instrument:
+        command += ["--instrument", package]
+    return [*command, *options]
+
+
+def libfuzzer_minimise(
+    target: Target, settings: Settings, finding: dict[str, Any], source: Path, seconds: float
+) -> Path:
+    """libFuzzer's ``-minimize_crash`` with a worker that crashes only on this signature."""
+    out = source.with_suffix(".lfmin")
+    flags = ["-minimize_crash=1", f"-max_total_time={max(int(seconds), 1)}", "-runs=100000"]
+    flags += [f"-exact_artifact_path={out}", f"-artifact_prefix={source.parent}/", str(source)]
+    work = source.parent / "minimise-findings"
+    command = _worker(
+        target, settings, "--crash-on", finding["signature"], "--findings", str(work), "--", *flags
+    )
+    env = environment(target, settings)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run(command, capture_output=True, env=env, timeout=seconds * 4 + 60)
+    return out if out.is_file() and out.stat().st_size <= source.stat().st_size else source
+
+
 def shrink(target: Target, settings: Settings, finding: dict[str, Any], seconds: float) -> Path:
-    """The ``.min`` file next to the finding's input (made now unless it is there)."""
+    """The ``.min`` file next to the finding's input (made now unless it is there).
+
+    libFuzzer's minimiser first (bytes), then the worker's checked delta
+    debugging over lines and JSON values; hangs and blow-ups are kept whole.
+    """
     source = Path(finding["input_path"])
     out = source.with_suffix(".min")
     if out.is_file() or finding["exception"] in ("timeout", "oom", "crash"):
         return out if out.is_file() else source
-    command = [python_of(settings.venv), "-m", "rechain.fuzz.worker", "--mode", "shrink"]
-    command += ["--target", target.spec, "--crash-on", finding["signature"]]
-    command += ["--out", str(out), "--seconds", str(seconds)]
-    if target.input:
-        command += ["--input", target.input]
-    command += ["--", str(source)]
+    start = libfuzzer_minimise(target, settings, finding, source, seconds / 2)
+    options = ["--mode", "shrink", "--crash-on", finding["signature"], "--out", str(out)]
+    command = _worker(target, settings, *options, "--seconds", str(seconds / 2), "--", str(start))
     env = environment(target, settings)
     done = subprocess.run(command, capture_output=True, env=env, timeout=seconds * 3 + 60)
     rows = [json.loads(x) for x in done.stdout.splitlines() if x.startswith(b"{")]

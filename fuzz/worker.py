@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -96,7 +98,7 @@ def fuzz(args: argparse.Namespace) -> int:
             print(f"rechain-fuzz: NEW {failure.signature}", file=sys.stderr, flush=True)
 
     kwargs: dict[str, Any] = {}
-    if contract.seeds != "none" and not args.no_mutator:
+    if contract.transcripts and not args.no_mutator:
         from rechain.fuzz.mutator import TranscriptMutator
 
         # atheris.Mutate is rebound by Setup, so look it up at call time
@@ -104,9 +106,33 @@ def fuzz(args: argparse.Namespace) -> int:
             lambda data, size: atheris.Mutate(data, size), byte_share=contract.byte_share
         )
         kwargs = {"custom_mutator": mutator.mutate, "custom_crossover": mutator.crossover}
-    atheris.Setup([sys.argv[0], *args.rest], one_input, **kwargs)
+    atheris.Setup([_launcher(args), *args.rest], one_input, **kwargs)
     atheris.Fuzz()
     return 0
+
+
+def _launcher(args: argparse.Namespace) -> str:
+    """argv[0] for libFuzzer: it re-executes it to minimise, so it must be a program.
+
+    A small shell script that starts this worker again with the same options
+    (the target, ``--crash-on``, ...) and passes libFuzzer's flags through.
+    """
+    if not any(flag.startswith("-minimize_crash") for flag in args.rest):
+        return sys.argv[0]
+    options = ["--target", args.target]
+    for name in ("input", "crash_on", "findings"):
+        value = getattr(args, name)
+        if value is not None:
+            options += [f"--{name.replace('_', '-')}", str(value)]
+    for name in args.allow:
+        options += ["--allow", name]
+    for name in args.instrument:
+        options += ["--instrument", name]
+    command = [sys.executable, "-m", "rechain.fuzz.worker", *options, "--"]
+    script = Path(tempfile.mkdtemp(prefix="rechain-fuzz-")) / "worker"
+    script.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n')
+    script.chmod(0o755)
+    return str(script)
 
 
 def replay(args: argparse.Namespace) -> int:

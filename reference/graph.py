@@ -23,13 +23,16 @@ class Graph:
     position: dict[str, int]
     line: dict[str, int]
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)  # ``Parsed.extras``, for later stages
 
     def parent_of(self, entry: Json) -> Json | None:
         parent = entry.get("parentUuid")
         return self.nodes.get(parent) if type(parent) is str and parent else None
 
 
-def index(entries: list[Json], lines: list[int]) -> Graph:
+def index(
+    entries: list[Json], lines: list[int], extras: dict[str, Any] | None = None
+) -> Graph:
     """Map uuid to entry (a later duplicate replaces the earlier one)."""
     nodes: dict[str, Json] = {}
     position: dict[str, int] = {}
@@ -48,7 +51,7 @@ def index(entries: list[Json], lines: list[int]) -> Graph:
         nodes[uuid] = entry
         position[uuid] = at
         line[uuid] = lines[at]
-    return Graph(nodes, position, line, diagnostics)
+    return Graph(nodes, position, line, diagnostics, extras if extras is not None else {})
 
 
 def _children_index(nodes: dict[str, Json]) -> dict[tuple[str, Any], dict[str, None]]:

@@ -38,6 +38,7 @@ class Options:
     offset: int = 0
     disable_precompact_skip: bool = False
     entry: str | None = None  # how a session is opened, for profiles with several entry points
+    model: str | None = None  # the request's model, for profiles whose output depends on it
 
 
 @dataclass(frozen=True, slots=True)

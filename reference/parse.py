@@ -34,6 +34,8 @@ class Parsed:
     host_lines: list[int] = field(default_factory=list)
     delivered: dict[str, int] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # facts a profile's parser gathers for its own later stages (the CLI's checkpoints)
+    extras: dict[str, Any] = field(default_factory=dict)
 
 
 def rewrite_voice_call(value: Any) -> Any:

@@ -20,7 +20,7 @@ def rebuild(
     options = options or Options()
     source = chosen.read(data, options)
     parsed = chosen.parse(source.numbered_lines())
-    graph = index(parsed.entries, parsed.lines)
+    graph = index(parsed.entries, parsed.lines, parsed.extras)
     diagnostics: list[Diagnostic] = [*source.diagnostics, *parsed.diagnostics]
     try:
         chosen.relink(graph)

@@ -53,7 +53,21 @@ AGENT_SDK_TS = Profile(
     aliases=("sdk", "agent-sdk", "agent-sdk-ts"),
 )
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (AGENT_SDK_TS,)}
+def _seed() -> Profile:
+    """``claude-code@2.1.88`` (imported late: its module builds on this one)."""
+    from rechain.reference.seed import SEED
+
+    return SEED
+
+
+def _resume() -> Profile:
+    """``claude-code@2.1.332`` (imported late: its module builds on this one)."""
+    from rechain.reference.resume import CLAUDE_CODE
+
+    return CLAUDE_CODE
+
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (AGENT_SDK_TS, _seed(), _resume())}
 DEFAULT_PROFILE = AGENT_SDK_TS.name
 
 

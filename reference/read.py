@@ -56,8 +56,11 @@ def read_sdk(data: bytes, disable_precompact_skip: bool) -> Source:
     return _read_after_last_boundary(data)
 
 
-def _is_plain_boundary(line: bytes) -> bool:
-    """A compact_boundary system entry with neither preservedSegment nor preservedMessages."""
+SDK_KEEPING_KEYS = ("preservedSegment", "preservedMessages")
+
+
+def _is_plain_boundary(line: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS) -> bool:
+    """A compact_boundary system entry with none of the ``keeping`` metadata keys truthy."""
     try:
         value, _ = parse_line(line)
     except JsonError:
@@ -71,7 +74,18 @@ def _is_plain_boundary(line: bytes) -> bool:
         return True
     from rechain.reference.js import truthy
 
-    return not (truthy(meta.get("preservedSegment")) or truthy(meta.get("preservedMessages")))
+    return not any(truthy(meta.get(name)) for name in keeping)
+
+
+def boundary_keeps(line: bytes, keeping: tuple[str, ...]) -> bool:
+    """A compact_boundary line whose metadata has one of ``keeping`` (no truncation there)."""
+    try:
+        value, _ = parse_line(line)
+    except JsonError:
+        return False
+    if type(value) is not dict or value.get("type") != "system":
+        return False
+    return value.get("subtype") == "compact_boundary" and not _is_plain_boundary(line, keeping)
 
 
 def _straddles(start: int, newline: int) -> bool:
@@ -95,8 +109,12 @@ def _line_bounds(data: bytes, at: int) -> tuple[int, int]:
     return start, (len(data) if newline == -1 else newline)
 
 
-def _last_boundary_start(data: bytes) -> int:
-    """Start offset of the line after which the SDK keeps bytes (0 when none)."""
+def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS) -> int:
+    """Start offset of the line after which the reader keeps bytes (0 when none).
+
+    ``keeping`` names the compactMetadata keys that make a boundary keep what
+    precedes it (2.1.88 knows only ``preservedSegment``).
+    """
     last = 0
     checked: set[int] = set()
     at = data.find(BOUNDARY_MARKER)
@@ -107,10 +125,10 @@ def _last_boundary_start(data: bytes) -> int:
             if newline < len(data) and not data.startswith(SNAPSHOT_PREFIX, start):
                 line = data[start:newline]
                 if _straddles(start, newline):
-                    found = line.startswith(SYSTEM_PREFIX) and _is_plain_boundary(line)
+                    found = line.startswith(SYSTEM_PREFIX) and _is_plain_boundary(line, keeping)
                 else:
                     first = data.find(BOUNDARY_MARKER, start, newline)
-                    found = first - start < MARKER_WINDOW and _is_plain_boundary(line)
+                    found = first - start < MARKER_WINDOW and _is_plain_boundary(line, keeping)
                 if found:
                     last = start
         at = data.find(BOUNDARY_MARKER, at + 1)
@@ -118,7 +136,11 @@ def _last_boundary_start(data: bytes) -> int:
 
 
 def _read_after_last_boundary(data: bytes) -> Source:
-    begin = _last_boundary_start(data)
+    return read_after(data, last_boundary_start(data))
+
+
+def read_after(data: bytes, begin: int) -> Source:
+    """The lines from offset ``begin`` on, attribution snapshots but the last moved to the end."""
     first_line = data.count(b"\n", 0, begin) + 1
     diagnostics: list[Diagnostic] = []
     if begin:

@@ -1,6 +1,6 @@
 """The expectation engine: which conversation a transcript's lines encode.
 
-The rule (TS Agent SDK 0.3.332, ``current-2.1.332.md`` Oracle 1 steps 1–7, restated for
+The rule (TS Agent SDK 0.3.332, ``current-2.1.332.md`` Oracle 1 steps 1-7, restated for
 files the writer model produces):
 
 * the conversation ends at the **last-written eligible entry that nothing continues**

@@ -94,6 +94,21 @@ class CorruptedTranscript:
         """The damaged file."""
         return self.data
 
+    @property
+    def session_id(self) -> str:
+        """The clean transcript's session id."""
+        return self.clean.session_id
+
+    def entry(self, uuid: str) -> dict[str, Any]:
+        """The last readable *entry* line with this uuid (what a reader keeps for it)."""
+        found = None
+        for line in self.lines:
+            if is_entry(line) and line["uuid"] == uuid:  # type: ignore[index]
+                found = line
+        if found is None:
+            raise KeyError(uuid)
+        return found  # type: ignore[return-value]
+
     def __repr__(self) -> str:
         return f"CorruptedTranscript(clean={self.clean!r}, mutations={list(self.mutations)!r})"
 

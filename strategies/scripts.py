@@ -33,16 +33,9 @@ _PROMPT_KINDS = ("text", "blocks", "command", "meta", "interrupt")
 _NOTES = ("stop_hook_summary", "turn_duration", "local_command", "hook_context")
 _METADATA = ("custom-title", "tag", "last-prompt", "summary", "ai-title", "mode", "agent-name",
              "worktree-state", "pr-link", "file-history-snapshot", "queue-operation")
-
-
-_BLOCKS = ("text", "tool_use", "thinking")
-_PROMPT_KINDS = ("text", "blocks", "command", "meta", "interrupt")
-_NOTES = ("stop_hook_summary", "turn_duration", "local_command", "hook_context")
-_METADATA = ("custom-title", "tag", "last-prompt", "summary", "ai-title", "mode", "agent-name",
-             "worktree-state", "pr-link", "file-history-snapshot", "queue-operation")
-#: Operation kind by ``code % 16``: replies and prompts fill most slots (as in real sessions).
-_SLOTS = ("reply", "prompt", "reply", "prompt", "reply", "note", "prompt", "rewind",
-          "reply", "compact", "prompt", "task", "reply", "metadata", "prompt", "metadata")
+#: Operation kind by ``code % 8``; a disabled feature's slot becomes a prompt. Replies are
+#: drawn separately (:func:`operations`), with their blocks as a list.
+_SLOTS = ("prompt", "prompt", "prompt", "note", "rewind", "compact", "task", "metadata")
 _NEEDS = {"note": "system_rows", "rewind": "rewinds", "compact": "compaction",
           "task": "sidechains", "metadata": "metadata"}
 
@@ -68,29 +61,26 @@ def _cap_calls(blocks: list[str], calls: int) -> list[str]:
 
 
 class _Decoder:
-    """Turns one integer into one operation, honouring the enabled features.
+    """Turns integers into operations, honouring the enabled features.
 
-    Every operation is a single integer draw (generation stays fast), laid out so that
-    0 is the simplest value of each field: the shrinker, minimising the integer, moves
-    toward a one-block text reply, a plain prompt with a tied timestamp, in-order results,
-    no extras.
+    An operation costs one or two draws (generation stays fast), laid out so that 0 is the
+    simplest value of each field: the shrinker, minimising the integer, moves toward a
+    plain prompt with a tied timestamp, in-order results and no extras.
     """
 
     def __init__(self, features: frozenset[str]) -> None:
         self.features = features
         self.width = 4 if "split_messages" in features else 1
         self.calls = self.width if "parallel_tools" in features else 1
-        self.shapes = self.width * 3**self.width
         self.prompt_kinds = [k for k in _PROMPT_KINDS if k in ("text", "blocks")
                              or (k in ("command", "meta") and "meta_rows" in features)
                              or (k == "interrupt" and "interrupts" in features)]
 
     def __call__(self, code: int) -> Op:
-        slot, rest = _SLOTS[code % 16], code // 16
+        """A non-reply operation: the kind from ``code % 8``, its fields from the rest."""
+        slot, rest = _SLOTS[code % 8], code // 8
         if slot in _NEEDS and _NEEDS[slot] not in self.features:
-            slot = "reply" if code % 2 == 0 else "prompt"
-        if slot == "reply":
-            return self.reply(rest)
+            slot = "prompt"
         if slot == "prompt":
             return self.prompt(rest)
         if slot == "note":
@@ -116,12 +106,9 @@ class _Decoder:
             pause = -min(pause, 120_000)
         return Prompt(kind, pause)  # type: ignore[arg-type]
 
-    def reply(self, rest: int) -> Reply:
-        """Blocks (base 3 digits), then base-4 result delays, eager bits and extras."""
-        shape, extras = rest % self.shapes, rest // self.shapes
-        count = 1 + shape % self.width
-        kinds = _digits(shape // self.width, 3, count)
-        blocks = _cap_calls([_BLOCKS[d] for d in kinds], self.calls)
+    def reply(self, extras: int, kinds: list[int]) -> Reply:
+        """Blocks from ``kinds``; from ``extras`` base-4 result delays, eager bits, extras."""
+        blocks = _cap_calls([_BLOCKS[d] for d in kinds[: self.width]], self.calls)
         n = blocks.count("tool_use")
         delays = _digits(extras, 4, n)
         bits = extras >> 8
@@ -135,8 +122,11 @@ class _Decoder:
 
 @cache
 def operations(features: frozenset[str] = frozenset(FEATURES)) -> st.SearchStrategy[Op]:
-    """One operation (a single integer draw, decoded by :class:`_Decoder`)."""
-    return st.integers(0, 2**30 - 1).map(_Decoder(features))
+    """One operation: a reply (half the time) or another operation decoded from an integer.
+
+    A reply's block kinds are drawn as a list, so the shrinker can delete any one block.
+    """
+    return st.one_of(_replies(features), st.integers(0, 2**24 - 1).map(_Decoder(features)))
 
 
 @cache
@@ -147,8 +137,11 @@ def _prompts(features: frozenset[str]) -> st.SearchStrategy[Prompt]:
 
 @cache
 def _replies(features: frozenset[str]) -> st.SearchStrategy[Reply]:
-    """Replies alone (used to append a turn)."""
-    return st.integers(0, 2**30 - 1).map(_Decoder(features).reply)
+    """Replies alone: extras as one integer (0: in order, nothing extra), blocks as a list."""
+    decode = _Decoder(features)
+    return st.tuples(st.integers(0, 2**16 - 1),
+                     st.lists(st.integers(0, 2), min_size=1, max_size=decode.width)).map(
+        lambda t: decode.reply(t[0], t[1]))
 
 
 def _check(options: dict[str, bool], generations: Iterable[str] | None, min_ops: int,
@@ -192,7 +185,10 @@ def transcripts(*, generations: Iterable[str] | None = None, min_ops: int = 1,
         salt = draw(st.integers(0, 2**32 - 1))
         start = EPOCH_MS + draw(st.integers(0, 10**10))
         first = draw(_prompts(enabled - disabled))
-        script = draw(st.lists(operations(enabled - disabled), min_size=max(min_ops - 1, 0),
+        # a drawn floor on the length makes typical scripts longer (more features per
+        # example); it shrinks to min_ops first, then operations are deleted
+        floor = draw(st.integers(max(min_ops - 1, 0), max(min(12, max_ops - 1), min_ops - 1, 0)))
+        script = draw(st.lists(operations(enabled - disabled), min_size=floor,
                                max_size=max(max_ops - 1, 0)))
         reappend = draw(st.booleans()) if reappend_on_exit is None else reappend_on_exit
         transcript = write((first, *script), generation=generation, salt=salt,

@@ -33,6 +33,14 @@ FAUX = textwrap.dedent('''
         """Never finds a conversation."""
         return []
 
+    CALLS = {"n": 0}
+
+    def flaky(data, session_id, options):
+        """Loses the last message on its very first call only."""
+        CALLS["n"] += 1
+        messages = _right(data, session_id, options)
+        return messages[:-1] if CALLS["n"] == 1 else messages
+
     def drops_last(data, session_id, options):
         """Loses the last message of conversations of three or more."""
         messages = _right(data, session_id, options)
@@ -146,3 +154,14 @@ def test_disagreements_are_shrunk_into_cases_that_replay(faux, tmp_path, capsys)
     assert replay[:2] == ["rechain", "check"]
     assert main([*replay[1:], "--no-progress"]) == 1
     assert first["case_id"] in capsys.readouterr().out
+
+
+@needs_strategies
+def test_a_disagreement_that_does_not_reproduce_is_kept_unshrunk(faux, tmp_path):
+    path = tmp_path / "r.jsonl"
+    assert check("--impl", f"{faux}:flaky", "--against", "reference", "--no-corpus",
+                 "--examples", "4", "--seed", "3", "--save-cases", str(tmp_path / "cases"),
+                 "--report", str(path)) == 1
+    findings = [line for line in report.read(path) if line["kind"] == "finding"]
+    assert len(findings) == 1 and findings[0]["shrink_calls"] == 0
+    assert Path(findings[0]["path"], "transcript.jsonl").exists()

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import textwrap
+from importlib.metadata import entry_points
 
 import pytest
 
 pytest_plugins = ["pytester"]
+PLUGIN = "rechain.conformance.pytest_plugin"
+# Once installed with its pytest11 entry point the plugin loads by itself; -p again would
+# register it twice.
+AUTOLOADED = any(ep.value == PLUGIN for ep in entry_points(group="pytest11"))
 
 READERS = textwrap.dedent('''
     from rechain.reference import Options, rebuild
@@ -28,8 +33,8 @@ def readers(pytester: pytest.Pytester) -> str:
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "rechain.conformance.pytest_plugin",
-                                         "-p", "no:cacheprovider", *args)
+    load = [] if AUTOLOADED else ["-p", PLUGIN]
+    return pytester.runpytest_subprocess(*load, "-p", "no:cacheprovider", *args)
 
 
 def test_inert_without_the_option(pytester: pytest.Pytester, readers: str):

@@ -161,8 +161,7 @@ def test_case_document_is_a_valid_corpus_case():
     identifier = diff.case_id(found)
     document = diff.case_document(
         found, identifier=identifier,
-        recorded={"agent-sdk@0.3.332": ("agent-sdk-ts@0.3.332", found.expected),
-                  "agent-sdk-py@0.2.189": ("agent-sdk-py@0.2.189", found.got)},
+        recorded={"agent-sdk@0.3.332": ("agent-sdk-ts@0.3.332", found.expected)},
         options={"include_system_messages": False, "limit": None, "offset": 0}, seed=7,
         kind="generated", replay="rechain check --case x", today="2026-11-29",
         rechain_version="0.1.0")
@@ -171,7 +170,10 @@ def test_case_document_is_a_valid_corpus_case():
     assert document["provenance"]["seed"] == 7
     assert document["provenance"]["differential"]["against"] == "agent-sdk-ts@0.3.332"
     profiles = {e["profile"]: e["provenance"]["oracle"] for e in document["expectations"]}
-    assert profiles == {"agent-sdk@0.3.332": "agent-sdk-ts", "agent-sdk-py@0.2.189": "agent-sdk-py"}
+    assert profiles == {"agent-sdk@0.3.332": "agent-sdk-ts"}  # a reference profile only
+    answers = document["provenance"]["differential"]["answers"]
+    assert answers == {"agent-sdk-py@0.2.189": {"uuids": ["u1"]},
+                       "agent-sdk-ts@0.3.332": {"uuids": ["u1", "q1"]}}
 
 
 def test_a_case_without_the_main_expectation_is_tagged_unrecorded():

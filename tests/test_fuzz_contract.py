@@ -1,8 +1,9 @@
-"""Error contracts and the findings store: documented outcomes pass, other exceptions are filed once."""
+"""Error contracts and the findings store: documented outcomes pass, the rest is filed once."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from rechain.fuzz.contract import Contract, check, contract_of, harness
 from rechain.fuzz.findings import FindingStore, load_findings
@@ -38,7 +39,7 @@ def test_store_files_each_signature_once_and_keeps_the_smallest_input(tmp_path):
     assert store.record(failure, b"[1, 2]") is False
     [found] = load_findings(tmp_path)
     assert found["signature"] == failure.signature
-    assert open(found["input_path"], "rb").read() == b"[1]"
+    assert Path(found["input_path"]).read_bytes() == b"[1]"
     assert FindingStore(tmp_path, "t:f").records.keys() == {failure.signature}
 
 

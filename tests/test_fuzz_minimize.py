@@ -1,4 +1,4 @@
-"""Shrinking: delta debugging over lines, JSON keys and bytes keeps the failure and drops the rest."""
+"""Shrinking: delta debugging over lines, JSON keys and bytes keeps the failure, drops the rest."""
 
 from __future__ import annotations
 

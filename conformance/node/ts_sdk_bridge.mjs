@@ -17,6 +17,16 @@
 //   {"id", "cmd": "list_sessions", "files": [{"session_id", "transcript_b64", "mtime_ms"}],
 //    "limit", "offset", "include_programmatic", "env"}
 //     -> {"id", "ok": true, "sessions": [...], "dir": "<the project cwd used>"}
+//     optional: "extra_files": [{"path", "b64"}] (relative to the project dir, e.g.
+//     "<sid>/custom-title.json"), "cwd_name" (the project cwd's last component, default
+//     "cwd"), "dirs" (dirs to create under the scratch root), "root_token" (a string
+//     replaced by the scratch root's path in every file written)
+//   {"id", "cmd": "get_session_info", "transcript_b64", "session_id", "extra_files", ...}
+//     -> {"id", "ok": true, "info": {...} | null, "dir"}
+//   {"id", "cmd": "list_subagents" | "get_subagent_messages", "session_id", "agent_id",
+//    "transcript_b64" (the main transcript), "agents": [{"path", "b64"}] (relative to
+//    <project>/<sid>/subagents/), "limit", "offset"}
+//     -> {"id", "ok": true, "agents": [...]} | {"id", "ok": true, "messages": [...]}
 //   {"id", "cmd": "stop"} -> {"id", "ok": true}, then exit 0
 // Any failure -> {"id", "ok": false, "error": "<one line>"}.
 //
@@ -113,14 +123,27 @@ async function withEnv(pairs, fn) {
   }
 }
 
+/** A relative path that stays inside its base dir. */
+function checkRelative(rel) {
+  if (typeof rel !== "string" || rel === "" || path.isAbsolute(rel) || rel.includes("\0")
+      || rel.split(/[\\/]/).some((part) => part === ".." || part === "")) {
+    throw new Error(`unusable relative path: ${JSON.stringify(rel)}`);
+  }
+  return rel;
+}
+
 /** Run fn in a fresh config dir + project cwd, pointed to by CLAUDE_CONFIG_DIR. */
-async function withScratch(env, fn) {
+async function withScratch(env, fn, cwdName = "cwd", dirs = []) {
   const pairs = envOverrides(env);
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "rc-")));
   try {
     const configDir = path.join(root, "cfg");
-    const cwd = path.join(root, "cwd");
+    if (!/^[A-Za-z0-9._-]{1,40}$/.test(cwdName) || cwdName === "cfg" || /^\.+$/.test(cwdName)) {
+      throw new Error(`unusable cwd_name: ${JSON.stringify(cwdName)}`);
+    }
+    const cwd = path.join(root, cwdName);
     fs.mkdirSync(cwd);
+    for (const dir of dirs ?? []) fs.mkdirSync(path.join(root, checkRelative(dir)), { recursive: true });
     const projectName = cwd.replace(/[^A-Za-z0-9]/g, "-");
     if (projectName.length > MAX_PROJECT_NAME) {
       throw new Error(`temp dir path too long for an unhashed project name: ${cwd}`);
@@ -128,17 +151,34 @@ async function withScratch(env, fn) {
     const projectDir = path.join(configDir, "projects", projectName);
     fs.mkdirSync(projectDir, { recursive: true });
     return await withEnv([...pairs, ["CLAUDE_CONFIG_DIR", configDir]], () =>
-      fn({ cwd, projectDir }),
+      fn({ cwd, projectDir, root }),
     );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
 
+/** The bytes to write, with the root token (if any) replaced by the scratch root. */
+function withRoot(bytes, token, root) {
+  if (typeof token !== "string" || token === "") return bytes;
+  return Buffer.from(bytes.toString("latin1").split(token).join(root), "latin1");
+}
+
+/** Extra files (sidecars, subagent transcripts) under a base dir. */
+function writeExtra(base, files, token, root) {
+  if (files === undefined || files === null) return;
+  if (!Array.isArray(files)) throw new Error("extra files must be a list");
+  for (const file of files) {
+    const target = path.join(base, checkRelative(file.path));
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, withRoot(transcriptBytes(file.b64), token, root));
+  }
+}
+
 /** Place one transcript where the SDK looks for it, optionally with a given mtime. */
-function writeSession(projectDir, sessionId, b64, mtimeMs) {
+function writeSession(projectDir, sessionId, b64, mtimeMs, token, root) {
   const file = path.join(projectDir, `${checkSessionId(sessionId)}.jsonl`);
-  fs.writeFileSync(file, transcriptBytes(b64));
+  fs.writeFileSync(file, withRoot(transcriptBytes(b64), token, root));
   if (mtimeMs !== undefined && mtimeMs !== null) {
     if (typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs)) {
       throw new Error("mtime_ms must be a finite number");
@@ -173,15 +213,43 @@ function makeHandlers(sdk, info) {
     },
     async list_sessions(request) {
       if (!Array.isArray(request.files)) throw new Error("files must be a list");
-      return withScratch(request.env, async ({ cwd, projectDir }) => {
+      return withScratch(request.env, async ({ cwd, projectDir, root }) => {
+        const token = request.root_token;
+        writeExtra(projectDir, request.extra_files, token, root);
         for (const file of request.files) {
-          writeSession(projectDir, file.session_id, file.transcript_b64, file.mtime_ms);
+          writeSession(projectDir, file.session_id, file.transcript_b64, file.mtime_ms, token, root);
         }
         const options = { dir: cwd, includeWorktrees: false, ...paging(request) };
         if (typeof request.include_programmatic === "boolean") {
           options.includeProgrammatic = request.include_programmatic;
         }
         return { sessions: await sdk.listSessions(options), dir: cwd };
+      }, request.cwd_name ?? "cwd", request.dirs);
+    },
+    async get_session_info(request) {
+      return withScratch(request.env, async ({ cwd, projectDir, root }) => {
+        const token = request.root_token;
+        writeExtra(projectDir, request.extra_files, token, root);
+        writeSession(projectDir, request.session_id, request.transcript_b64, request.mtime_ms, token, root);
+        const info = await sdk.getSessionInfo(request.session_id, { dir: cwd });
+        return { info: info ?? null, dir: cwd };
+      }, request.cwd_name ?? "cwd", request.dirs);
+    },
+    async list_subagents(request) {
+      return withScratch(request.env, async ({ cwd, projectDir }) => {
+        writeSession(projectDir, request.session_id, request.transcript_b64, null);
+        writeExtra(path.join(projectDir, request.session_id, "subagents"), request.agents);
+        return { agents: await sdk.listSubagents(request.session_id, { dir: cwd }) };
+      });
+    },
+    async get_subagent_messages(request) {
+      return withScratch(request.env, async ({ cwd, projectDir }) => {
+        writeSession(projectDir, request.session_id, request.transcript_b64, null);
+        writeExtra(path.join(projectDir, request.session_id, "subagents"), request.agents);
+        const messages = await sdk.getSubagentMessages(request.session_id, request.agent_id, {
+          dir: cwd, ...paging(request),
+        });
+        return { messages };
       });
     },
     async stop() {

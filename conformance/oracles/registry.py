@@ -85,14 +85,41 @@ REGISTRY: MappingProxyType[str, OracleSpec] = MappingProxyType(
 )
 
 
+LAST_JS_BUNDLE = (2, 1, 112)  # from 2.1.113 the npm package wraps the native binary
+
+
+def claude_code_release(version: str) -> OracleSpec | None:
+    """An ``npm-pack`` spec for any Claude Code release that ships as a JS bundle, else None."""
+    parts = version.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    if tuple(int(p) for p in parts) > LAST_JS_BUNDLE:
+        return None
+    return OracleSpec(
+        name="claude-code",
+        version=version,
+        installer="npm-pack",
+        package="@anthropic-ai/claude-code",
+        entry="bin/claude",
+        summary=f"Claude Code {version} (npm JS bundle on Node)",
+    )
+
+
 def get(name: str) -> OracleSpec:
-    """The spec called ``name`` or ``name@version``; an unknown name is the user's mistake."""
+    """The spec called ``name`` or ``name@version``; an unknown name is the user's mistake.
+
+    ``claude-code@<version>`` also names any release up to 2.1.112 (a JS bundle).
+    """
     try:
         return REGISTRY[name]
     except KeyError:
-        default = REGISTRY.get(name.partition("@")[0])
+        base, _, version = name.partition("@")
+        default = REGISTRY.get(base)
         if default is not None and default.slug == name:
             return default
+        release = claude_code_release(version) if base == "claude-code" else None
+        if release is not None:
+            return release
         known = ", ".join(sorted(REGISTRY))
         raise UsageError(f"unknown oracle {name!r} (known: {known})") from None
 

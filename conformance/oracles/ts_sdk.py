@@ -54,6 +54,32 @@ class SessionFile:
     mtime_ms: float | None = None
 
 
+@dataclass(frozen=True)
+class Layout:
+    """What surrounds the sessions in the temp project: sidecars, dirs, the cwd's name.
+
+    ``extra_files`` maps paths relative to the project dir to bytes; ``dirs``
+    are created under the scratch root; ``root_token`` in any written file is
+    replaced by the scratch root's path (to point a transcript's cwd at a dir).
+    """
+
+    extra_files: Mapping[str, bytes] | None = None
+    cwd_name: str = "cwd"
+    dirs: Sequence[str] = ()
+    root_token: str | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """The request fields for the bridge."""
+        return {
+            "extra_files": [
+                {"path": k, "b64": _encode(v)} for k, v in (self.extra_files or {}).items()
+            ],
+            "cwd_name": self.cwd_name,
+            "dirs": list(self.dirs),
+            "root_token": self.root_token,
+        }
+
+
 def bridge_script() -> Path:
     """The bridge shipped inside the package (``conformance/node``)."""
     script = resources.files("rechain.conformance").joinpath("node").joinpath("ts_sdk_bridge.mjs")
@@ -324,11 +350,13 @@ class TsSdkOracle:
         offset: int = 0,
         include_programmatic: bool | None = None,
         env: Mapping[str, str] | None = None,
+        layout: Layout | None = None,
     ) -> list[dict[str, Any]]:
         """``listSessions({dir, limit, offset})`` over ``files`` in one project dir.
 
         Top-level values equal to the temp project cwd become ``PROJECT_DIR`` so
-        results do not depend on where the bridge made its temp dirs.
+        results do not depend on where the bridge made its temp dirs. ``layout``
+        adds sidecars and directories around the sessions.
         """
         reply = self._call(
             {
@@ -342,10 +370,66 @@ class TsSdkOracle:
                 "offset": offset,
                 "include_programmatic": include_programmatic,
                 "env": dict(env or {}),
+                **(layout or Layout()).payload(),
             }
         )
-        project = reply["dir"]
-        return [
-            {key: PROJECT_DIR if value == project else value for key, value in info.items()}
-            for info in reply["sessions"]
-        ]
+        return [_placeholders(info, reply["dir"]) for info in reply["sessions"]]
+
+    def session_info(
+        self, file: SessionFile, *, layout: Layout | None = None
+    ) -> dict[str, Any] | None:
+        """``getSessionInfo(sessionId, {dir})`` for one transcript (None when not listed)."""
+        reply = self._call(
+            {
+                "cmd": "get_session_info",
+                "session_id": file.session_id,
+                "transcript_b64": _encode(file.data),
+                "mtime_ms": file.mtime_ms,
+                **(layout or Layout()).payload(),
+            }
+        )
+        info = reply["info"]
+        return None if info is None else _placeholders(info, reply["dir"])
+
+    def list_subagents(
+        self, session_id: str, agents: Mapping[str, bytes], main: bytes = b"{}\n"
+    ) -> list[str]:
+        """``listSubagents(sessionId)``; ``agents`` maps paths under ``subagents/`` to bytes."""
+        reply = self._call(
+            {
+                "cmd": "list_subagents",
+                "session_id": session_id,
+                "transcript_b64": _encode(main),
+                "agents": [{"path": k, "b64": _encode(v)} for k, v in agents.items()],
+            }
+        )
+        return list(reply["agents"])
+
+    def subagent_messages(
+        self,
+        session_id: str,
+        agent_id: str,
+        agents: Mapping[str, bytes],
+        *,
+        main: bytes = b"{}\n",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[dict[str, Any]]:
+        """``getSubagentMessages(sessionId, agentId, {dir, limit, offset})``."""
+        reply = self._call(
+            {
+                "cmd": "get_subagent_messages",
+                "session_id": session_id,
+                "agent_id": agent_id,
+                "transcript_b64": _encode(main),
+                "agents": [{"path": k, "b64": _encode(v)} for k, v in agents.items()],
+                "limit": limit,
+                "offset": offset,
+            }
+        )
+        return list(reply["messages"])
+
+
+def _placeholders(info: dict[str, Any], project: str) -> dict[str, Any]:
+    """Top-level values equal to the temp project cwd become ``PROJECT_DIR``."""
+    return {key: PROJECT_DIR if value == project else value for key, value in info.items()}

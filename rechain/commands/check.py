@@ -326,8 +326,16 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
         finding = _shrink_one(plan, implementation, target, kind, tokens, seeds[kind],
                               sizes[kind], start, len(indices), first_bytes)
         if finding is None:
-            say("  the disagreement did not reproduce; not shrunk")
-            continue
+            # flaky (a reader that is not deterministic) or generation changed: keep the
+            # original example, unshrunk, so the disagreement is not lost
+            say("  the disagreement did not reproduce; kept unshrunk")
+            original = next(r for r in records if r.case_id == f"{kind[:3]}-{start:05d}"
+                            and r.implementation == impl_label and r.against == target_label)
+            item = by_id[original.case_id]
+            assert original.expected is not None
+            finding = (diff.Disagreement(impl_label, target_label, tokens, item.case.data,
+                                         item.case.session_id, original.outcome,
+                                         original.expected, len(indices), start, 0), item)
         disagreement, item = finding
         identifier = diff.case_id(disagreement)
         if identifier in written:

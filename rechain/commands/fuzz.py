@@ -32,6 +32,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME", help="named targets (see --list)")
     parser.add_argument("--target", metavar="MOD:FN", help="any reader: module:function")
     parser.add_argument("--input", choices=("bytes", "path"), help="how --target takes input")
+    parser.add_argument(
+        "--allow", action="append", default=[], metavar="EXC", help="documented exception"
+    )
     parser.add_argument("--venv", type=Path, metavar="DIR", help="run the target in this venv")
     parser.add_argument("--time", type=float, metavar="S", help="seconds per target")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
@@ -112,6 +115,7 @@ def _settings(args: argparse.Namespace, target: Any, seconds: float) -> Any:
         rss_mb=args.rss_mb,
         nice=args.nice,
         mutator=not args.no_mutator,
+        allow=tuple(args.allow),
     )
 
 
@@ -156,16 +160,20 @@ def bench(args: argparse.Namespace) -> int:
 
     seconds = args.time if args.time is not None else 20.0
     names = args.names or [t.name for t in REFERENCE]
-    summary: dict[str, float] = {}
+    summary: dict[str, dict[str, float]] = {}
     for name in names:
         target = TARGETS[name]
         settings = _settings(args, target, seconds)
         settings.work = (args.work or cache_dir() / "fuzz-bench") / "bench"
         report = runner.run(target, settings)
-        summary[name] = round(report.exec_per_s, 1)
+        per_cpu = report.executions / report.cpu_s if report.cpu_s else 0.0
+        summary[name] = {
+            "exec_per_s": round(report.exec_per_s, 1),
+            "exec_per_cpu_s": round(per_cpu),
+        }
         rate, runs, wall = report.exec_per_s, report.executions, report.wall_s
-        print(f"{name:24} {rate:10.1f} exec/s  ({runs} in {wall:.1f} s)")
-    print(json.dumps({"exec_per_s": summary}))
+        print(f"{name:28} {rate:9.1f} exec/s {per_cpu:9.0f} exec/CPU-s ({runs} in {wall:.1f} s)")
+    print(json.dumps(summary))
     return 0
 
 

@@ -12,7 +12,7 @@ from rechain import jsonio, textview
 from rechain.errors import UsageError
 from rechain.reference import DEFAULT_PROFILE, Options, Profile, get_profile, rebuild
 from rechain.reference.js import as_stringified
-from rechain.reference.sessions import find_session, is_session_id
+from rechain.reference.sessions import find_session, is_session_id, subagent_transcripts
 
 
 def register(subparsers: Any) -> None:
@@ -28,6 +28,11 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         type=Path,
         help="with --session: the project's working directory",
+    )
+    parser.add_argument(
+        "--agent",
+        metavar="AGENT_ID",
+        help="with --session: rebuild that session's subagent transcript instead",
     )
     parser.add_argument("--profile", default=DEFAULT_PROFILE, help="reader profile (default: sdk)")
     parser.add_argument("--system", action="store_true", help="include system rows (SDK option)")
@@ -71,6 +76,8 @@ def _read(path: Path) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.agent is not None:
+        return _run_agent(args)
     profile = get_profile(args.profile)
     path = _transcript(args)
     data = _read(path)
@@ -103,4 +110,48 @@ def _print_view(
         raise UsageError(f"profile {profile.name} has no view {view!r}; it offers: {offered}")
     shown = profile.views[view](data, options, stem if is_session_id(stem) else None)
     sys.stdout.buffer.write(jsonio.dumps(as_stringified(shown)) + b"\n")
+    return 0
+
+
+def _run_agent(args: argparse.Namespace) -> int:
+    """``--session ID --agent AGENT_ID``: the subagent transcript, by the profile's rules."""
+    from rechain.reference.subagents import (
+        SEED_PROFILE,
+        sdk_subagent_messages,
+        seed_agent_transcript,
+    )
+
+    seed_names = (SEED_PROFILE, "seed", "claude-code-2.1.88")
+    profile = SEED_PROFILE if args.profile in seed_names else get_profile(args.profile).name
+    if profile not in (SEED_PROFILE, DEFAULT_PROFILE):
+        raise UsageError(f"profile {profile} has no subagent reader; use sdk or seed")
+    if args.session is None or args.path is not None:
+        raise UsageError("--agent needs --session ID (and no PATH)")
+    if not args.agent or "/" in args.agent or "\\" in args.agent:
+        raise UsageError(f"--agent {args.agent!r} is not an agent id")
+    session = _transcript(args)
+    found = subagent_transcripts(session).get(args.agent)
+    if found is None:
+        known = ", ".join(sorted(subagent_transcripts(session))) or "none"
+        raise UsageError(f"session {args.session} has no agent {args.agent} (agents: {known})")
+    data = _read(found)
+    options = Options(
+        limit=args.limit,
+        offset=args.offset,
+        disable_precompact_skip=bool(os.environ.get("CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP")),
+    )
+    if profile == SEED_PROFILE:
+        result = seed_agent_transcript(data, args.agent, options)
+    else:
+        meta = found.with_name(found.name.removesuffix(".jsonl") + ".meta.json")
+        try:
+            meta_text: str | None = meta.read_bytes().decode("utf-8", "replace")
+        except OSError:
+            meta_text = None
+        result = sdk_subagent_messages(data, meta_text, options)
+    if args.format == "json":
+        sys.stdout.buffer.write(jsonio.dumps(as_stringified(result.to_json())) + b"\n")
+    else:
+        sys.stdout.write(textview.render(result))
+    sys.stdout.flush()
     return 0

@@ -8,9 +8,8 @@ truncation counts UTF-16 code units, ``trim`` has its own whitespace set, and
 
 from __future__ import annotations
 
-import calendar
+import math
 import re
-import time
 from typing import Any
 
 import orjson
@@ -98,63 +97,9 @@ def try_json(text: str) -> tuple[bool, Any]:
         return False, None
 
 
-_ISO = re.compile(
-    r"([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?"
-    r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
-    r"(Z|[+-]\d{2}:?\d{2})?",
-    re.IGNORECASE,
-)
-
-
 def date_parse(text: str) -> int | None:
-    """``Date.parse`` for ISO-8601 strings (V8 rules): ms since the epoch, or None for NaN.
+    """``Date.parse`` (V8's ISO forms, shared with the 2.1.88 loader): ms, or None for NaN."""
+    from rechain.reference.seed import jsdate
 
-    Date-only forms are UTC; date-times without an offset are local time. Other
-    formats V8's legacy parser accepts are reported as None (not reproduced).
-    """
-    match = _ISO.fullmatch(text.strip())
-    if match is None:
-        return None
-    year_s, month_s, day_s, hour_s, minute_s, second_s, fraction, zone = match.groups()
-    if year_s == "-000000":
-        return None
-    year, month, day = int(year_s), int(month_s or 1), int(day_s or 1)
-    hour, minute, second = int(hour_s or 0), int(minute_s or 0), int(second_s or 0)
-    if not 1 <= month <= 12:
-        return None
-    if not 1 <= day <= calendar.monthrange(year if 1 <= year <= 9999 else 2000, month)[1]:
-        return None
-    if hour > 24 or minute > 59 or second > 59 or (hour == 24 and (minute or second or fraction)):
-        return None
-    millis = int((fraction or "0")[:3].ljust(3, "0"))
-    days = _days_from_civil(year, month, day)
-    local = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
-    if zone is None:
-        if hour_s is None:
-            return local
-        return local - _local_offset_ms(local)
-    if zone.upper() == "Z":
-        return local
-    sign = 1 if zone[0] == "+" else -1
-    digits = zone[1:].replace(":", "")
-    offset = (int(digits[:2]) * 60 + int(digits[2:])) * 60_000
-    return local - sign * offset
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 in the proleptic Gregorian calendar (any year)."""
-    year -= month <= 2
-    era = (year if year >= 0 else year - 399) // 400
-    yoe = year - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
-def _local_offset_ms(local_ms: int) -> int:
-    """The process time zone's offset at a local wall time, as V8 applies it."""
-    try:
-        guess = time.localtime(local_ms / 1000)
-    except (OverflowError, OSError, ValueError):
-        return 0
-    return int(guess.tm_gmtoff) * 1000
+    value = jsdate.parse(text)
+    return None if math.isnan(value) else int(value)

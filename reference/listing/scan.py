@@ -152,7 +152,9 @@ def _line_value(line: str, key: str, kind: str | None) -> Any:
     return False  # parsed, nothing usable (JS: undefined)
 
 
-def last_line_field(text: str, key: str, kind: str | None = None, mode: str | None = None) -> str | None:
+def last_line_field(
+    text: str, key: str, kind: str | None = None, mode: str | None = None
+) -> str | None:
     """[``bR``] ``key`` of the last parsable line (of ``type`` kind) that has it as a string.
 
     ``mode="older"`` (tags and titles) also accepts spaced ``"type": "..."``

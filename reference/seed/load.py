@@ -40,7 +40,7 @@ def mkey(value: Any) -> Any:
     return found if found is not None else ("object", id(value))
 
 
-class LoadAborted(Exception):
+class LoadAbortedError(Exception):
     """The dispatch loop threw (a bare ``null`` line, say): 2.1.88 keeps what it had."""
 
 
@@ -126,7 +126,7 @@ def _add_replacements(loaded: Loaded, entry: Json) -> None:
     elif type(replacements) is list:
         items = replacements
     else:
-        raise LoadAborted("content-replacement without iterable replacements (TypeError)")
+        raise LoadAbortedError("content-replacement without iterable replacements (TypeError)")
     agent = entry.get("agentId", UNDEFINED)
     if truthy(agent):
         loaded.agent_content_replacements.setdefault(mkey(agent), []).extend(items)
@@ -170,7 +170,7 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded) -> None:
             continue
         try:
             dispatch_metadata(loaded, value)
-        except LoadAborted as error:
+        except LoadAbortedError as error:
             loaded.diagnostics.append(Diagnostic(number, "load-aborted", str(error)))
             return
 
@@ -252,7 +252,7 @@ def _relink_segment(
             continue
         message = entry.get("message", UNDEFINED)
         if message is None or message is UNDEFINED:
-            raise LoadFailed("a preserved assistant without message (TypeError)")
+            raise LoadFailedError("a preserved assistant without message (TypeError)")
         usage = prop(message, "usage")
         zeroed = dict(usage) if type(usage) is dict else {}
         zeroed.update(input_tokens=0, output_tokens=0, cache_creation_input_tokens=0,
@@ -273,7 +273,7 @@ def _copy(loaded: Loaded, entry: Json, **changes: Any) -> Json:
     return copied
 
 
-class LoadFailed(Exception):
+class LoadFailedError(Exception):
     """``loadTranscriptFile`` itself throws after parsing: the resume fails."""
 
 

@@ -1,0 +1,352 @@
+"""The resumed chain as the Messages API ``messages`` the CLI sends (``claude -p --resume``).
+
+After the load, the CLI deserialises the chain (drops assistants whose calls
+were never answered mid-chain, thinking-only and whitespace-only assistants),
+then normalises it for the API: queued commands become ``<system-reminder>``
+user text, consecutive user messages merge, streamed fragments of one
+assistant message merge (their results into one user message), and a
+conversation that ends on a user message gets the synthetic assistant
+"No response requested.". Thinking blocks survive only for the request's model.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from rechain.reference.model import Json
+
+NO_RESPONSE = "No response requested."
+INTERRUPTED_CALL = (
+    "[Tool call interrupted: the session ended before this call's result was recorded, so its "
+    "outcome is unknown. Check whether it took effect before relying on it or running it again.]"
+)
+QUEUED = (
+    "<system-reminder>\nThe user sent a new message while you were working:\n{prompt}\n\n"
+    "This is how Claude Code surfaces messages the user sends mid-turn \u2014 within the running "
+    "turn, often alongside the next tool result, rather than as a separate conversation turn. "
+    "Address the message above as you continue this turn.\n</system-reminder>"
+)
+QUEUED_META = (
+    "<system-reminder>\n[MESSAGE FROM NON-USER SOURCE - NOT USER INPUT]\n{prompt}\n"
+    "</system-reminder>"
+)
+ORPHANED_RESULT = "[Orphaned tool result removed due to conversation resume]"
+THINKING = ("thinking", "redacted_thinking")
+SYNTHETIC_MODEL = "<synthetic>"
+_DATE_SUFFIX = re.compile(r"-\d{8}$")
+
+
+def same_model(row_model: Any, request_model: str) -> bool:
+    """The CLI's model match for keeping thinking: date suffix, case and ``[1m]`` ignored."""
+    if row_model == SYNTHETIC_MODEL:
+        return True
+    if type(row_model) is not str:
+        return False
+    return _canonical(row_model) == _canonical(request_model)
+
+
+def _canonical(model: str) -> str:
+    name = model.lower().removesuffix("[1m]")
+    return _DATE_SUFFIX.sub("", name)
+
+
+def _content(row: Json) -> Any:
+    message = row.get("message")
+    return message.get("content") if type(message) is dict else None
+
+
+def _blocks_of(row: Json, kind: str, field: str) -> list[str]:
+    content = _content(row)
+    if type(content) is not list:
+        return []
+    return [b[field] for b in content
+            if type(b) is dict and b.get("type") == kind and type(b.get(field)) is str]
+
+
+def _message_id(row: Json) -> Any:
+    message = row.get("message")
+    return message.get("id") if type(message) is dict else None
+
+
+# --- deserialisation filters --------------------------------------------------------------
+
+
+def drop_unanswered_calls(rows: list[Json]) -> list[Json]:
+    """Assistant rows whose every tool_use is unanswered, unless the turn is still open.
+
+    A row stays when nothing after it is a new prompt or another assistant message:
+    the CLI then answers its calls with the synthetic interrupted-call result.
+    """
+    answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+    open_from = len(rows)
+    for at in range(len(rows) - 1, -1, -1):
+        row = rows[at]
+        kind = row.get("type")
+        if kind == "assistant" or (kind == "user" and not _blocks_of(
+                row, "tool_result", "tool_use_id")):
+            open_from = at
+            break
+    last_id = _message_id(rows[open_from]) if open_from < len(rows) and rows[open_from].get(
+        "type") == "assistant" else None
+    out: list[Json] = []
+    for at, row in enumerate(rows):
+        calls = _blocks_of(row, "tool_use", "id") if row.get("type") == "assistant" else []
+        still_open = at >= open_from or (last_id is not None and _message_id(row) == last_id
+                                         and _open_after(rows, at, last_id))
+        if calls and all(c not in answered for c in calls) and not still_open:
+            continue
+        out.append(row)
+    return out
+
+
+def _open_after(rows: list[Json], at: int, message_id: Any) -> bool:
+    """Only fragments of ``message_id``, tool results and system/attachment rows follow."""
+    for row in rows[at + 1:]:
+        kind = row.get("type")
+        if kind == "assistant" and _message_id(row) != message_id:
+            return False
+        if kind == "user" and not _blocks_of(row, "tool_result", "tool_use_id"):
+            return False
+    return True
+
+
+def _key(value: Any) -> Any:
+    return value if type(value) is str else ("\x01", repr(value))
+
+
+def unanswered_tip(rows: list[Json]) -> Json | None:
+    """The last fragment of the final assistant message with a call nobody answered."""
+    answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+    last = next((r for r in reversed(rows) if r.get("type") == "assistant"), None)
+    if last is None:
+        return None
+    last_id = _message_id(last)
+    for row in reversed(rows):
+        if row.get("type") != "assistant" or not (row is last or (
+                last_id is not None and _message_id(row) == last_id)):
+            continue
+        if any(c not in answered for c in _blocks_of(row, "tool_use", "id")):
+            return row
+    return None
+
+
+def _only(row: Json, kinds: tuple[str, ...]) -> bool:
+    content = _content(row)
+    if type(content) is not list or not content:
+        return False
+    return all(type(b) is dict and b.get("type") in kinds for b in content)
+
+
+def drop_thinking_only(rows: list[Json]) -> list[Json]:
+    """Assistants with only thinking, unless a fragment of the same message says more."""
+    speaking = {_message_id(r) for r in rows
+                if r.get("type") == "assistant" and not _only(r, THINKING)}
+    return [r for r in rows if not (r.get("type") == "assistant" and _only(r, THINKING)
+                                    and _message_id(r) not in speaking)]
+
+
+def drop_blank(rows: list[Json]) -> list[Json]:
+    """Assistants whose text blocks are all whitespace."""
+    def blank(row: Json) -> bool:
+        content = _content(row)
+        if row.get("type") != "assistant" or type(content) is not list or not content:
+            return False
+        return all(type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str
+                   and not b["text"].strip() for b in content)
+    return [r for r in rows if not blank(r)]
+
+
+# --- conversion ---------------------------------------------------------------------------
+
+
+def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
+    """One chain row as (API message, assistant message id) or None when it sends nothing."""
+    kind = row.get("type")
+    if kind == "user":
+        return {"role": "user", "content": copy.deepcopy(_content(row))}, None
+    if kind == "assistant":
+        content = copy.deepcopy(_content(row))
+        message = row.get("message")
+        row_model = message.get("model") if type(message) is dict else None
+        if type(content) is list and not same_model(row_model, model):
+            content = [b for b in content if not (type(b) is dict and b.get("type") in THINKING)]
+        if type(content) is list:
+            content = [b for b in content if not _blank_text(b)] or content
+        return {"role": "assistant", "content": content}, _message_id(row)
+    if kind == "system" and row.get("subtype") == "local_command":
+        text = row.get("content")
+        return ({"role": "user", "content": text}, None) if type(text) is str else None
+    if kind == "attachment":
+        attachment = row.get("attachment")
+        if type(attachment) is dict and attachment.get("type") == "queued_command":
+            prompt = attachment.get("prompt")
+            if type(prompt) is not str:
+                return None
+            template = QUEUED_META if attachment.get("isMeta") is True else QUEUED
+            return {"role": "user", "content": template.format(prompt=prompt)}, None
+    return None
+
+
+def _blank_text(block: Any) -> bool:
+    return type(block) is dict and block.get("type") == "text" and block.get("text") == ""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(value: Any) -> Any:
+    """Lone surrogates as U+FFFD: the request body is UTF-8, which cannot carry them."""
+    if type(value) is str:
+        return _SURROGATE.sub("\ufffd", value)
+    if type(value) is list:
+        return [well_formed(v) for v in value]
+    if type(value) is dict:
+        return {well_formed(k): well_formed(v) for k, v in value.items()}
+    return value
+
+
+def _as_blocks(content: Any) -> list[Any]:
+    if type(content) is str:
+        return [{"type": "text", "text": content}]
+    return list(content) if type(content) is list else []
+
+
+def _is_reminder(content: Any) -> bool:
+    blocks = _as_blocks(content)
+    return bool(blocks) and all(
+        type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str
+        and b["text"].startswith("<system-reminder>") for b in blocks)
+
+
+def _merge_users(earlier: Json, later: Json) -> None:
+    """``mergeUserMessages``: reminders fold into a trailing tool_result, text joins with LF."""
+    left = _as_blocks(earlier["content"])
+    right = _as_blocks(later["content"])
+    if left and _is_reminder(right) and type(left[-1]) is dict \
+            and left[-1].get("type") == "tool_result" and type(left[-1].get("content")) is str:
+        text = "\n\n".join(b["text"] for b in right)
+        left[-1] = {**left[-1], "content": left[-1]["content"] + "\n\n" + text}
+        earlier["content"] = left
+        return
+    if left and right and type(left[-1]) is dict and left[-1].get("type") == "text" \
+            and type(right[0]) is dict and right[0].get("type") == "text":
+        left[-1] = {**left[-1], "text": left[-1]["text"] + "\n"}
+    earlier["content"] = left + right
+
+
+def _hoist_reminders(rows: list[Json], model: str) -> list[tuple[Json, Any]]:
+    """Attachment reminders move up past plain user messages, to the last assistant or result."""
+    items: list[tuple[Json, Any, bool]] = []
+    for row in rows:
+        item = _as_item(row, model)
+        if item is None:
+            continue
+        reminder = row.get("type") == "attachment"
+        at = len(items)
+        if reminder:
+            while at > 0 and items[at - 1][0]["role"] == "user" and not items[at - 1][2] \
+                    and not _has_results(items[at - 1][0]):
+                at -= 1
+        items.insert(at, (item[0], item[1], reminder))
+    return [(message, mid) for message, mid, _ in items]
+
+
+def _has_results(message: Json) -> bool:
+    return any(type(b) is dict and b.get("type") == "tool_result"
+               for b in _as_blocks(message["content"]))
+
+
+def to_api(rows: list[Json], model: str) -> list[Json]:
+    """The ``messages`` of the first request after resume, without the new prompt's turn."""
+    rows = drop_blank(drop_thinking_only(drop_unanswered_calls(rows)))
+    out: list[Json] = []
+    ids: list[Any] = []
+    for message, mid in _hoist_reminders(rows, model):
+        if message["role"] == "assistant" and mid is not None:
+            target = _fragment_target(out, ids, mid)
+            if target is not None:
+                out[target]["content"] = _as_blocks(out[target]["content"]) + _as_blocks(
+                    message["content"])
+                continue
+        if out and out[-1]["role"] == "user" and message["role"] == "user":
+            _merge_users(out[-1], message)
+            continue
+        out.append(message)
+        ids.append(mid)
+    out = _drop_orphan_results(out)
+    answered_synthetically = _answer_trailing_calls(out)
+    if _ends_on_attachment(rows) and not answered_synthetically:
+        while out and out[-1]["role"] == "user":
+            out.pop()  # no sentinel: the trailing user text joins the new prompt's turn
+    elif out and out[-1]["role"] == "user":
+        out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
+    return well_formed(out)
+
+
+def _ends_on_attachment(rows: list[Json]) -> bool:
+    """No sentinel unless the last user or assistant row is a user row.
+
+    Rows after the last assistant (a queued command, a local command's output) then
+    join the new prompt's turn instead of getting their own reply.
+    """
+    last = next((r for r in reversed(rows) if r.get("type") in ("user", "assistant")), None)
+    return last is None or last.get("type") == "assistant"
+
+
+def _drop_orphan_results(out: list[Json]) -> list[Json]:
+    """tool_result blocks must answer a call of the assistant message just before them."""
+    kept: list[Json] = []
+    for message in out:
+        if message["role"] == "user" and type(message["content"]) is list:
+            before = kept[-1] if kept and kept[-1]["role"] == "assistant" else None
+            calls = {b.get("id") for b in _as_blocks(before["content"])
+                     if type(b) is dict and b.get("type") == "tool_use"} if before else set()
+            blocks = [b for b in message["content"] if not (
+                type(b) is dict and b.get("type") == "tool_result"
+                and b.get("tool_use_id") not in calls)]
+            if len(blocks) != len(message["content"]):
+                message = {**message, "content": blocks or [
+                    {"type": "text", "text": ORPHANED_RESULT}]}
+        if kept and kept[-1]["role"] == "user" and message["role"] == "user":
+            _merge_users(kept[-1], message)
+            continue
+        kept.append(message)
+    return kept
+
+
+def _fragment_target(out: list[Json], ids: list[Any], mid: Any) -> int | None:
+    """The earlier assistant of the same message, when only tool results lie between."""
+    for at in range(len(out) - 1, -1, -1):
+        if out[at]["role"] == "assistant":
+            return at if ids[at] == mid else None
+        blocks = _as_blocks(out[at]["content"])
+        if not blocks or not all(type(b) is dict and b.get("type") == "tool_result"
+                                 for b in blocks):
+            return None
+    return None
+
+
+def _answer_trailing_calls(out: list[Json]) -> bool:
+    """The final assistant's unanswered calls get the synthetic interrupted-call result,
+    after the results that came back and before any text of the next user message."""
+    at = next((i for i in range(len(out) - 1, -1, -1) if out[i]["role"] == "assistant"), None)
+    if at is None:
+        return False
+    calls = [b.get("id") for b in _as_blocks(out[at]["content"])
+             if type(b) is dict and b.get("type") == "tool_use"]
+    following = _as_blocks(out[at + 1]["content"]) if at + 1 < len(out) else []
+    done = {b.get("tool_use_id") for b in following
+            if type(b) is dict and b.get("type") == "tool_result"}
+    missing = [{"type": "tool_result", "content": INTERRUPTED_CALL, "is_error": True,
+                "tool_use_id": c} for c in calls if c not in done]
+    if not missing:
+        return False
+    if at + 1 == len(out):
+        out.append({"role": "user", "content": missing})
+        return True
+    split = max((i + 1 for i, b in enumerate(following)
+                 if type(b) is dict and b.get("type") == "tool_result"), default=0)
+    out[at + 1]["content"] = following[:split] + missing + following[split:]
+    return True

@@ -1,0 +1,152 @@
+"""Profile ``claude-code@2.1.332`` (alias ``cli``): what ``claude -p --resume`` sends the model.
+
+The stages are the CLI's (``parse_cli`` ... ``recover_cli``); ``present``
+shows the resumed chain's user and assistant rows in the SDK's
+``SessionMessage`` shape, so ``rechain rebuild --profile cli`` reads like the
+SDK profile. The views say what the CLI itself reports: ``chain`` (the rows
+and the tip the new prompt is chained to) and ``api`` (the request's
+``messages`` before the new prompt's turn).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rechain.reference.explain import left_out
+from rechain.reference.graph import Graph, index
+from rechain.reference.model import Diagnostic, Json, Options
+from rechain.reference.parse import Parsed
+from rechain.reference.profiles import Profile
+from rechain.reference.read import Source, read_sdk
+from rechain.reference.resume.api import (
+    drop_blank,
+    drop_thinking_only,
+    drop_unanswered_calls,
+    to_api,
+    unanswered_tip,
+)
+from rechain.reference.resume.chain import choose_leaf_cli, walk_cli
+from rechain.reference.resume.load import parse_cli, relink_cli
+from rechain.reference.resume.recover import RECOVERED, recover_cli
+from rechain.reference.view import Presented, session_message
+
+DEFAULT_MODEL = "claude-sonnet-4-6"  # the oracle adapter's pinned --model
+
+
+def read_cli(data: bytes, options: Options) -> Source:
+    """Whole files up to 5 MiB; above, the pre-compact skip the SDK also does."""
+    return read_sdk(data, options.disable_precompact_skip)
+
+
+def hidden_reason_cli(row: Json, include_system: bool) -> str | None:
+    """The messages view shows the chain's user and assistant rows, meta and team ones too."""
+    kind = row.get("type")
+    if kind in ("user", "assistant"):
+        return None
+    return f"{kind} rows are not messages (the api view shows what they send)"
+
+
+def present_cli(
+    parsed: Parsed, graph: Graph, chain: list[Json], leaf: Json | None, options: Options
+) -> Presented:
+    """The chain's user and assistant rows as ``SessionMessage`` objects."""
+    rows = [row for row in chain if hidden_reason_cli(row, False) is None]
+    return Presented([session_message(row) for row in rows], [graph.line[r["uuid"]] for r in rows])
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """Everything one resume decides: the leaf, the chain, the tip and the diagnostics."""
+
+    leaf: Json | None
+    chain: list[Json]
+    lines: list[int]
+    diagnostics: list[Diagnostic]
+    recovered: frozenset[str] = frozenset()
+
+    @property
+    def kept(self) -> list[Json]:
+        """The chain after the deserialisation filters (what the prompt is chained after)."""
+        kept = drop_blank(drop_thinking_only(drop_unanswered_calls(self.chain)))
+        return [row for row in kept if not _silent(row)]
+
+    @property
+    def tip(self) -> str | None:
+        """The row the new prompt follows: an interrupted call's fragment, else the last row."""
+        kept = self.kept
+        interrupted = unanswered_tip(kept)
+        if interrupted is not None:
+            return interrupted["uuid"]
+        while len(kept) > 1 and kept[-1]["uuid"] in self.recovered \
+                and kept[-1].get("type") == "user":
+            kept = kept[:-1]  # recovered results are re-recorded, not chained to
+        return kept[-1]["uuid"] if kept else None
+
+
+SILENT_SYSTEM = frozenset({"file_snapshot"})
+
+
+def _silent(row: Json) -> bool:
+    """System rows the resumed conversation leaves out (the prompt never follows them)."""
+    return row.get("type") == "system" and row.get("subtype") in SILENT_SYSTEM
+
+
+def resume(data: bytes, options: Options | None = None) -> Resumed:
+    """The CLI's load of one transcript, stage by stage (never raises on any bytes)."""
+    options = options or Options()
+    source = read_cli(data, options)
+    parsed = parse_cli(source.numbered_lines())
+    graph = index(parsed.entries, parsed.lines, parsed.extras)
+    relink_cli(graph)
+    leaf = choose_leaf_cli(graph)
+    chain = recover_cli(graph, walk_cli(graph, leaf)) if leaf is not None else []
+    diagnostics = [*source.diagnostics, *parsed.diagnostics, *graph.diagnostics]
+    shown = [graph.line[row["uuid"]] for row in chain]
+    diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
+    diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
+    recovered = frozenset(graph.extras.get(RECOVERED, ()))
+    return Resumed(leaf, chain, shown, diagnostics, recovered)
+
+
+def chain_view(data: bytes, options: Options, session_id: str | None) -> Json:
+    """``--view chain``: the leaf, the tip the prompt follows, the chain's uuids, diagnostics."""
+    resumed = resume(data, options)
+    return {
+        "profile": CLAUDE_CODE.name,
+        "session_id": session_id,
+        "leaf": resumed.leaf["uuid"] if resumed.leaf is not None else None,
+        "tip": resumed.tip,
+        "chain": [row["uuid"] for row in resumed.chain],
+        "lines": resumed.lines,
+        "diagnostics": [d.to_json() for d in resumed.diagnostics],
+    }
+
+
+def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
+    """``--view api``: the request's ``messages`` before the new prompt's turn."""
+    model = options.model or DEFAULT_MODEL
+    resumed = resume(data, options)
+    return {
+        "profile": CLAUDE_CODE.name,
+        "session_id": session_id,
+        "model": model,
+        "messages": to_api(resumed.chain, model) if resumed.leaf is not None else [],
+        "error": None if resumed.leaf is not None else "No conversation found",
+    }
+
+
+CLAUDE_CODE = Profile(
+    name="claude-code@2.1.332",
+    description="claude -p --resume <id> of Claude Code 2.1.332: the chain and the API messages",
+    oracle="claude-code",
+    read=read_cli,
+    parse=parse_cli,
+    relink=relink_cli,
+    choose_leaf=choose_leaf_cli,
+    walk=walk_cli,
+    recover=recover_cli,
+    present=present_cli,
+    hidden_reason=hidden_reason_cli,
+    aliases=("cli", "claude-code"),
+    views={"chain": chain_view, "api": api_view},
+)

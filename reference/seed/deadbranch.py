@@ -1,0 +1,98 @@
+"""``walkChainBeforeParse``: a large, mostly dead buffer loses its dead branches before parsing.
+
+Works on raw bytes, as 2.1.88 does: a message line starts with
+``{"parentUuid":``; its parent is the 36 bytes after an opening quote; its own
+uuid is the ``"uuid":"`` occurrence followed by ``","timestamp":"`` (the one at
+brace depth 1 when several are), else the first ``"uuid":"``. The leaf is the
+last message line without ``"isSidechain":true``. When the walked chain holds
+more than half of the bytes, nothing changes; otherwise only chain lines and
+every non-message line survive, in their order.
+"""
+
+from __future__ import annotations
+
+PARENT_PREFIX = b'{"parentUuid":'
+UUID_KEY = b'"uuid":"'
+TS_SUFFIX = b'","timestamp":"'
+SIDECHAIN_TRUE = b'"isSidechain":true'
+UUID_LEN = 36
+
+Lines = tuple[tuple[int, bytes], ...]
+
+
+def _depth_at(line: bytes, end: int) -> int:
+    """JSON nesting depth at offset ``end`` of ``line`` (strings and escapes skipped)."""
+    depth = 0
+    in_string = escaped = False
+    for byte in line[:end]:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x7B, 0x5B):
+            depth += 1
+        elif byte in (0x7D, 0x5D):
+            depth -= 1
+    return depth
+
+
+def own_uuid(line: bytes) -> bytes | None:
+    """The line's own uuid bytes by 2.1.88's byte rules, or None."""
+    first_any = -1
+    suffixed: list[int] = []
+    at = line.find(UUID_KEY)
+    while at >= 0:
+        if first_any < 0:
+            first_any = at
+        after = at + len(UUID_KEY) + UUID_LEN
+        if line.startswith(TS_SUFFIX, after):
+            suffixed.append(at)
+        at = line.find(UUID_KEY, at + len(UUID_KEY))
+    if len(suffixed) > 1:
+        depth_one = [at for at in suffixed if _depth_at(line, at) == 1]
+        chosen = depth_one[0] if depth_one else suffixed[0]
+    else:
+        chosen = suffixed[0] if suffixed else first_any
+    if chosen < 0:
+        return None
+    start = chosen + len(UUID_KEY)
+    return line[start:start + UUID_LEN]
+
+
+def excise_dead_branches(lines: Lines, newline_terminated: bool = True) -> Lines:
+    """The buffer ``walkChainBeforeParse`` returns, as numbered lines."""
+    total = sum(len(line) + 1 for _, line in lines)
+    if total <= 5 * 1024 * 1024:
+        return lines
+    slots: dict[bytes, int] = {}
+    messages: list[tuple[int, bytes | None]] = []  # (index in lines, parent bytes)
+    for index, (_, line) in enumerate(lines):
+        if len(line) + 1 > len(PARENT_PREFIX) and line.startswith(PARENT_PREFIX):
+            uuid = own_uuid(line)
+            if uuid is not None:
+                quoted = line[len(PARENT_PREFIX):len(PARENT_PREFIX) + 1] == b'"'
+                parent = line[len(PARENT_PREFIX) + 1:len(PARENT_PREFIX) + 1 + UUID_LEN]
+                slots[uuid] = len(messages)
+                messages.append((index, parent if quoted else None))
+    leaf = next((s for s in range(len(messages) - 1, -1, -1)
+                 if SIDECHAIN_TRUE not in lines[messages[s][0]][1]), None)
+    if leaf is None:
+        return lines
+    chain: set[int] = set()
+    chain_bytes = 0
+    slot: int | None = leaf
+    while slot is not None and messages[slot][0] not in chain:
+        index, parent = messages[slot]
+        chain.add(index)
+        chain_bytes += len(lines[index][1]) + 1
+        slot = slots.get(parent) if parent is not None else None
+    if total - chain_bytes < total >> 1:
+        return lines
+    message_lines = {index for index, _ in messages}
+    return tuple(item for index, item in enumerate(lines)
+                 if index not in message_lines or index in chain)

@@ -1,0 +1,128 @@
+"""The seed profile's views: ``chain`` (what is resumed), ``state`` (what is restored), ``api``.
+
+Each view is ``(data, options, session_id) -> JSON`` and reads ``options.entry``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rechain.reference.js import UNDEFINED, prop, truthy
+from rechain.reference.model import Json, Options
+from rechain.reference.seed.api import to_api
+from rechain.reference.seed.load import Loaded, mkey
+from rechain.reference.seed.pipeline import Outcome, run
+
+PROFILE_NAME = "claude-code@2.1.88"
+
+
+def _header(outcome: Outcome, view: str, session_id: str | None) -> Json:
+    leaf = outcome.leaf
+    return {
+        "profile": PROFILE_NAME,
+        "view": view,
+        "entry": outcome.entry,
+        "session_id": session_id,
+        "leaf": leaf.get("uuid") if leaf is not None else None,
+        "error": outcome.error,
+    }
+
+
+def resumed_message(entry: Json) -> Json:
+    """One deserialised message: type, uuid (null when synthetic), content and flags."""
+    out: Json = {"type": entry.get("type"), "uuid": entry.get("uuid")}
+    if "synthetic" in entry:
+        out["synthetic"] = entry["synthetic"]
+    if entry.get("type") == "attachment":
+        out["attachment"] = entry.get("attachment")
+    elif entry.get("type") == "system":
+        out["subtype"] = entry.get("subtype")
+    else:
+        out["message"] = entry.get("message")
+    if truthy(entry.get("isMeta")):
+        out["isMeta"] = True
+    return out
+
+
+def chain_view(data: bytes, options: Options, session_id: str | None) -> Json:
+    """The leaf, the walked-and-recovered chain, and the deserialised resumed messages."""
+    outcome = run(data, options)
+    loaded = outcome.loaded
+    return {
+        **_header(outcome, "chain", session_id),
+        "chain": [{"uuid": e.get("uuid"), "type": e.get("type"), "line": loaded.line_of(e)}
+                  for e in outcome.chain],
+        "messages": [resumed_message(e) for e in outcome.resumed.messages],
+        "interruption": outcome.resumed.interruption,
+        "diagnostics": [d.to_json() for d in loaded.diagnostics],
+    }
+
+
+def _by_session(table: dict[Any, Any], session: Any) -> Any:
+    value = table.get(mkey(session), UNDEFINED)
+    return None if value is UNDEFINED else value
+
+
+def file_history_chain(loaded: Loaded, chain: list[Json]) -> list[Any]:
+    """``buildFileHistorySnapshotChain``: snapshots along the chain, updates in place."""
+    snapshots: list[Any] = []
+    where: dict[Any, int] = {}
+    for entry in chain:
+        found = loaded.file_history.get(mkey(entry.get("uuid", UNDEFINED)))
+        if found is None:
+            continue
+        snapshot = prop(found, "snapshot")
+        message_id = mkey(prop(snapshot, "messageId"))
+        if truthy(prop(found, "isSnapshotUpdate")) and message_id in where:
+            snapshots[where[message_id]] = snapshot
+            continue
+        where[message_id] = len(snapshots)
+        snapshots.append(snapshot)
+    return snapshots
+
+
+def invoked_skills(chain: list[Json]) -> list[Json]:
+    """Skills restored from ``invoked_skills`` attachments (name, path and content all set)."""
+    skills: list[Json] = []
+    for entry in chain:
+        attachment = entry.get("attachment")
+        if entry.get("type") != "attachment" or prop(attachment, "type") != "invoked_skills":
+            continue
+        listed = prop(attachment, "skills")
+        for skill in listed if type(listed) is list else []:
+            if all(truthy(prop(skill, k)) for k in ("name", "path", "content")):
+                skills.append({"name": skill["name"], "path": skill["path"]})
+    return skills
+
+
+def state_view(data: bytes, options: Options, session_id: str | None) -> Json:
+    """What a resume restores besides messages, keyed by the leaf's session id."""
+    outcome = run(data, options)
+    loaded, leaf = outcome.loaded, outcome.leaf
+    session = leaf.get("sessionId", UNDEFINED) if leaf is not None else UNDEFINED
+    state: Json = {
+        "summary": _by_session(loaded.summaries, leaf.get("uuid")) if leaf else None,
+        "customTitle": _by_session(loaded.custom_titles, session),
+        "tag": _by_session(loaded.tags, session),
+        "agentName": _by_session(loaded.agent_names, session),
+        "agentColor": _by_session(loaded.agent_colors, session),
+        "agentSetting": _by_session(loaded.agent_settings, session),
+        "mode": _by_session(loaded.modes, session),
+        "worktreeSession": _by_session(loaded.worktree_states, session),
+        "prLink": _by_session(loaded.pr_links, session),
+        "fileHistorySnapshots": file_history_chain(loaded, outcome.chain),
+        "todos": outcome.todos,
+        "invokedSkills": invoked_skills(outcome.chain),
+        "interruption": outcome.resumed.interruption,
+    }
+    return {**_header(outcome, "state", session_id), "state": state}
+
+
+def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
+    """The ``messages`` of the first model request after the resume (harness text left out)."""
+    outcome = run(data, options)
+    return {**_header(outcome, "api", session_id),
+            "messages": to_api(outcome.resumed.messages)}
+
+
+VIEWS = {"chain": chain_view, "state": state_view, "api": api_view}

@@ -1,0 +1,55 @@
+"""Regression cases from fuzzing: valid corpus cases, and each replays as its status says.
+
+``fixed``: the target must now pass. ``open``: the target still fails the
+same way (a third-party reader's known crash, or a reference bug not fixed
+yet: an expected failure that turns into an error once it passes, so the
+case gets flipped to ``fixed``). Third-party cases need the reader's venv
+(``rechain fuzz --install NAME``) and are skipped without it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from rechain.cache import cache_dir
+from rechain.corpus.lint import lint_cases
+from rechain.fuzz.registry import TARGETS, venv_name
+from rechain.fuzz.regressions import fuzz_cases, fuzz_meta, regressions_root, replay_one
+from rechain.fuzz.runner import Settings, environment
+
+CASES = fuzz_cases()
+
+
+def test_regression_cases_are_valid_corpus_cases():
+    if not CASES:
+        pytest.skip("no regression cases yet")
+    assert [str(p) for p in lint_cases(regressions_root())] == []
+
+
+def test_regression_cases_carry_their_replay_data():
+    for directory in CASES:
+        meta = fuzz_meta(directory)
+        assert meta["target"] in TARGETS, directory.name
+        assert meta["status"] in ("open", "fixed"), directory.name
+        assert meta["exception"] and meta["signature"] and meta["version"], directory.name
+
+
+@pytest.mark.parametrize("directory", CASES, ids=lambda p: p.name)
+def test_regression_replays_as_recorded(directory):
+    meta = fuzz_meta(directory)
+    target = TARGETS[meta["target"]]
+    python, env = sys.executable, None
+    if target.third_party:
+        venv = cache_dir() / "fuzz-venvs" / venv_name(target)
+        if not (venv / "bin" / "python").exists():
+            pytest.skip(f"no venv for {target.name}: rechain fuzz --install {target.name}")
+        python = str(venv / "bin" / "python")
+        env = environment(target, Settings(0, venv=venv, work=cache_dir() / "fuzz-work"))
+    outcome = replay_one(directory, python, env)
+    if meta["status"] == "open" and not target.third_party:
+        if outcome.verdict == "FIXED":
+            pytest.fail(f"{directory.name} passes now: set provenance.fuzz.status to 'fixed'")
+        pytest.xfail(f"open reference bug: {meta['exception']} ({outcome.verdict})")
+    assert outcome.verdict in ("ok", "reproduced"), outcome
