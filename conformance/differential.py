@@ -385,6 +385,7 @@ def case_document(
     notes = []
     for profile, (slug_text, outcome) in sorted(recorded.items()):
         oracle, _, version = slug_text.partition("@")
+        oracle = _package(oracle)
         if isinstance(outcome, Answered):
             expectations.append({
                 "profile": profile, "view": "session-messages", "options": dict(options),
@@ -428,11 +429,21 @@ def case_document(
     }
 
 
+def _package(oracle: str) -> str:
+    """The registry package an oracle runs (how corpus expectations name their oracle)."""
+    from rechain.conformance.oracles.registry import REGISTRY
+
+    spec = REGISTRY.get(oracle)
+    return spec.package if spec is not None else oracle
+
+
 def _answer(outcome: Outcome) -> Json:
     """What one side answered, compactly: the uuids in order, or the error it raised."""
     if isinstance(outcome, Answered):
-        return {"uuids": [m.get("uuid") for m in outcome.messages],
-                **({"leaf": outcome.leaf} if outcome.leaf is not None else {})}
+        uuids = [m.get("uuid") for m in outcome.messages]
+        shown: Json = ({"uuids": uuids} if all(isinstance(u, str) for u in uuids)
+                       else {"messages": len(uuids)})  # the resume view has no uuids
+        return {**shown, **({"leaf": outcome.leaf} if outcome.leaf is not None else {})}
     if isinstance(outcome, Raised):
         return {"raised": outcome.type, "message": outcome.message[:200]}
     return {"status": str(getattr(outcome, "status", "?"))}

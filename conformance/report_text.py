@@ -57,9 +57,13 @@ def _rows(foot: Mapping[str, Any], cases: Sequence[Mapping[str, Any]]) -> list[l
 
 def _rates(foot: Mapping[str, Any]) -> str:
     rates = foot.get("rates") or {}
-    parts = [f"{name} {rate['per_second']:,.0f} cases/s" for name, rate in sorted(rates.items())
-             if rate.get("per_second")]
+    parts = [f"{name} {_per_second(rate['per_second'])} cases/s"
+             for name, rate in sorted(rates.items()) if rate.get("per_second")]
     return ", ".join(parts)
+
+
+def _per_second(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 else f"{value:.2g}"
 
 
 def terminal(lines: Sequence[Mapping[str, Any]]) -> str:

@@ -80,6 +80,32 @@ class SkipList:
         return verdict
 
 
+def covering(lines: Iterable[Mapping[str, Any]], generated: Iterable[str] = ()) -> dict[str, Any]:
+    """A skip list that covers every failing corpus case of a report (toml-test ``-script``).
+
+    One entry per (implementation, target, first message), ids escaped for globs; the
+    reason and link are for a person to fill in before the list is committed.
+    """
+    skipped_groups = set(generated)
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for line in lines:
+        if line.get("kind") != "case" or line.get("status") not in ("fail", "crash", "timeout"):
+            continue
+        if line.get("group") in skipped_groups:
+            continue
+        key = (line["implementation"], line["against"], str(line.get("message") or line["status"]))
+        grouped.setdefault(key, []).append(_escape(line["id"]))
+    entries = [{"implementation": _escape(impl), "against": _escape(against), "cases": ids,
+                "reason": f"TODO: {message}", "link": "TODO"}
+               for (impl, against, message), ids in sorted(grouped.items())]
+    return {"version": 1, "skips": entries}
+
+
+def _escape(text: str) -> str:
+    """A literal for ``fnmatch``: brackets, stars and question marks stand for themselves."""
+    return "".join(f"[{c}]" if c in "[]*?" else c for c in text)
+
+
 def parse(data: Any, source: str = "skips") -> SkipList:
     """Validate and build a skip list; every mistake names the entry (UsageError)."""
     if not isinstance(data, Mapping) or data.get("version") != 1:

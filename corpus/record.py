@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rechain.corpus.cases_io import VIEW, Case, Expectation, Json
+from rechain.corpus.cases_io import DEFAULT_OPTIONS, VIEW, Case, Expectation, Json
 from rechain.corpus.materialise import UNRECORDED
 
 RECORDED_BY = "rechain corpus record"
@@ -77,3 +77,34 @@ def _same(previous: Expectation, messages: tuple[Json, ...], oracle: str, versio
         and previous.provenance.get("oracle") == oracle
         and previous.provenance.get("version") == version
     )
+
+
+# --- the CLI (claude -p --resume): views ``api`` and ``chain`` ---------------------------
+
+CLI_PROFILE = "claude-code@2.1.332"
+CLI_VIEWS = ("api", "chain")
+
+# (transcript, session_id, env) -> (the request's messages before the prompt's turn,
+#                                    the entry the prompt was chained to as {type, uuid})
+CliReader = Callable[[bytes, str, Mapping[str, str]], tuple[list[Json], Json | None]]
+
+
+def record_cli_case(
+    case: Case, data: bytes, resume: CliReader, *, oracle: str, version: str, today: str
+) -> Case:
+    """``case`` with fresh ``api`` and ``chain`` expectations of the CLI (default options)."""
+    messages, tip = resume(data, case.session_id, case.env)
+    outputs = {"api": tuple(messages), "chain": (tip,) if tip is not None else ()}
+    provenance = {"oracle": oracle, "version": version, "recorded_by": RECORDED_BY,
+                  "recorded_at": today}
+    old = {e.view: e for e in case.expectations if e.profile == CLI_PROFILE}
+    fresh: list[Expectation] = []
+    for view in CLI_VIEWS:
+        previous = old.get(view)
+        kept: Mapping[str, Any] = provenance
+        if previous is not None and _same(previous, outputs[view], oracle, version):
+            kept = dict(previous.provenance)
+        fresh.append(Expectation(CLI_PROFILE, view, dict(DEFAULT_OPTIONS), outputs[view], kept))
+    others = tuple(e for e in case.expectations
+                   if not (e.profile == CLI_PROFILE and e.view in CLI_VIEWS))
+    return replace(case, expectations=(*others, *fresh))

@@ -170,7 +170,7 @@ def test_case_document_is_a_valid_corpus_case():
     assert document["provenance"]["seed"] == 7
     assert document["provenance"]["differential"]["against"] == "agent-sdk-ts@0.3.332"
     profiles = {e["profile"]: e["provenance"]["oracle"] for e in document["expectations"]}
-    assert profiles == {"agent-sdk@0.3.332": "agent-sdk-ts"}  # a reference profile only
+    assert profiles == {"agent-sdk@0.3.332": "@anthropic-ai/claude-agent-sdk"}  # reference profiles
     answers = document["provenance"]["differential"]["answers"]
     assert answers == {"agent-sdk-py@0.2.189": {"uuids": ["u1"]},
                        "agent-sdk-ts@0.3.332": {"uuids": ["u1", "q1"]}}

@@ -240,3 +240,39 @@ def test_seed_corpus_cases_agree_with_2_1_88(case: Any) -> None:
         entry = expectation.options["entry"]
         view = chain_view(data, Options(entry=entry), case.session_id)
         assert expected(view["messages"]) == as_items(list(expectation.messages)), entry
+
+
+def test_assistant_with_string_content_fails_the_resume() -> None:
+    data = file_of(row("user", 1, None, "hi", 1),
+                   {**row("assistant", 2, 1, "plain", 2)})
+    for entry in ("continue", "resume-id", "resume-file"):
+        assert "content.find" in chain_view(data, Options(entry=entry), None)["error"]
+
+
+def test_todos_come_from_the_last_todowrite() -> None:
+    todo = [{"type": "tool_use", "id": "t1", "name": "TodoWrite",
+             "input": {"todos": [{"content": "x", "status": "pending"}]}}]
+    data = file_of(row("user", 1, None, "plan", 1), row("assistant", 2, 1, todo, 2),
+                   row("user", 3, 2, [{"type": "tool_result", "tool_use_id": "t1"}], 3),
+                   row("assistant", 4, 3, text("ok"), 4))
+    state = state_view(data, Options(), None)["state"]
+    assert state["todos"] == [{"content": "x", "status": "pending"}]
+
+
+def test_harness_reminders_are_not_part_of_the_api_comparison() -> None:
+    from rechain.reference.seed.compare import api_difference, api_observed
+
+    sent = [{"role": "user", "content": [{"type": "text", "text": "<system-reminder>x"}]},
+            {"role": "assistant", "content": text("a")},
+            {"role": "user", "content": [{"type": "text", "text": "<system-reminder>y"},
+                                         {"type": "text", "text": "q"}]}]
+    mine = [{"role": "assistant", "content": text("a")}, {"role": "user", "content": "q"}]
+    assert api_difference(mine, api_observed(sent)) is None
+
+
+def test_state_difference_reads_the_reappended_title() -> None:
+    from rechain.reference.seed.compare import state_difference
+
+    forked = [{"type": "custom-title", "customTitle": "T"}]
+    assert state_difference({"customTitle": "T", "tag": None}, forked) is None
+    assert state_difference({"customTitle": None, "tag": None}, forked) is not None

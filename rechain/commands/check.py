@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import json
 import random
 import sys
 import time
@@ -79,6 +80,8 @@ def register(subparsers: Any) -> None:
         help="kinds of disagreement to shrink per pair of readers (default 12)")
     add("--skips", type=Path, metavar="FILE", help="skip list (default: the one shipped)")
     add("--no-skips", action="store_true", help="ignore the skip list")
+    add("--write-skips", type=Path, metavar="FILE",
+        help="write a skip list covering every corpus case that did not pass (toml-test -script)")
     add("--validate", action="store_true",
         help="check every answer against the protocol and result schemas (a break is a crash)")
     add("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -283,6 +286,9 @@ def _show_progress(args: argparse.Namespace) -> bool:
 
 
 def _render(args: argparse.Namespace, lines: list[dict[str, Any]]) -> None:
+    if args.write_skips is not None:
+        document = skips.covering(lines, GENERATED)
+        args.write_skips.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     sys.stdout.write(report_text.terminal(lines))
     if args.markdown is not None:
         text = report_text.markdown(lines)

@@ -46,6 +46,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--nice", type=int, default=0, help="run workers under nice -n N")
     parser.add_argument("--all", action="store_true", help="every reference harness")
     parser.add_argument("--regressions", action="store_true", help="shrink findings into cases")
+    parser.add_argument(
+        "--shrink-seconds", type=float, default=60.0, metavar="S", help="shrink budget per finding"
+    )
     parser.add_argument("--list", action="store_true", help="list named targets")
     parser.add_argument("--replay", nargs="*", metavar="CASE", help="replay regression cases")
     parser.add_argument("--bench", action="store_true", help="executions/s per harness")
@@ -143,7 +146,7 @@ def fuzz(args: argparse.Namespace) -> int:
         report = runner.run(target, settings).to_json()
         if args.regressions:
             findings = runner.load_findings(settings.work / target.name / "findings")
-            cases = triage.file_findings(target, settings, findings, seconds=120)
+            cases = triage.file_findings(target, settings, findings, args.shrink_seconds)
             report["cases"] = [str(c) for c in cases]
         reports.append(report)
         if not args.json:

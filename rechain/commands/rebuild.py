@@ -44,6 +44,9 @@ def register(subparsers: Any) -> None:
         help="messages (default), or a view the profile offers (e.g. chain, api)",
     )
     parser.add_argument("--entry", help="entry point, for profiles with several")
+    parser.add_argument(
+        "--model", help="the request's model, for views that depend on it (cli: api)"
+    )
     parser.add_argument("--format", choices=("json", "text"), default="json")
     parser.set_defaults(handler=run)
 
@@ -87,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         offset=args.offset,
         disable_precompact_skip=bool(os.environ.get("CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP")),
         entry=args.entry,
+        model=args.model,
     )
     stem = path.name.removesuffix(".jsonl")
     if args.view != "messages":

@@ -32,6 +32,7 @@ QUEUED_META = (
     "<system-reminder>\n[MESSAGE FROM NON-USER SOURCE - NOT USER INPUT]\n{prompt}\n"
     "</system-reminder>"
 )
+MISSING_RESULT = "[Tool result missing due to internal error]"
 ORPHANED_RESULT = "[Orphaned tool result removed due to conversation resume]"
 THINKING = ("thinking", "redacted_thinking")
 SYNTHETIC_MODEL = "<synthetic>"
@@ -73,43 +74,34 @@ def _message_id(row: Json) -> Any:
 # --- deserialisation filters --------------------------------------------------------------
 
 
-def drop_unanswered_calls(rows: list[Json]) -> list[Json]:
-    """Assistant rows whose every tool_use is unanswered, unless the turn is still open.
-
-    A row stays when nothing after it is a new prompt or another assistant message:
-    the CLI then answers its calls with the synthetic interrupted-call result.
-    """
+def ends_interrupted(rows: list[Json]) -> bool:
+    """The turn was cut off: the last message row is a tool result, an attachment, or an
+    assistant whose calls were not all answered. The CLI then keeps every unanswered call."""
+    last = next((r for r in reversed(rows) if r.get("type") != "system"), None)
+    if last is None:
+        return False
+    if last.get("type") == "attachment":
+        return True
+    if last.get("type") == "user":
+        return bool(_blocks_of(last, "tool_result", "tool_use_id"))
     answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
-    open_from = len(rows)
-    for at in range(len(rows) - 1, -1, -1):
-        row = rows[at]
-        kind = row.get("type")
-        if kind == "assistant" or (kind == "user" and not _blocks_of(
-                row, "tool_result", "tool_use_id")):
-            open_from = at
-            break
-    last_id = _message_id(rows[open_from]) if open_from < len(rows) and rows[open_from].get(
-        "type") == "assistant" else None
-    out: list[Json] = []
-    for at, row in enumerate(rows):
-        calls = _blocks_of(row, "tool_use", "id") if row.get("type") == "assistant" else []
-        still_open = at >= open_from or (last_id is not None and _message_id(row) == last_id
-                                         and _open_after(rows, at, last_id))
-        if calls and all(c not in answered for c in calls) and not still_open:
-            continue
-        out.append(row)
-    return out
+    return any(c not in answered for c in _blocks_of(last, "tool_use", "id"))
 
 
-def _open_after(rows: list[Json], at: int, message_id: Any) -> bool:
-    """Only fragments of ``message_id``, tool results and system/attachment rows follow."""
-    for row in rows[at + 1:]:
-        kind = row.get("type")
-        if kind == "assistant" and _message_id(row) != message_id:
-            return False
-        if kind == "user" and not _blocks_of(row, "tool_result", "tool_use_id"):
-            return False
-    return True
+def drop_unanswered_calls(rows: list[Json]) -> list[Json]:
+    """Assistant rows whose every tool_use is unanswered, unless the turn was cut off."""
+    if ends_interrupted(rows):
+        return rows
+    answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+    return [row for row in rows if not (
+        row.get("type") == "assistant"
+        and (calls := _blocks_of(row, "tool_use", "id"))
+        and all(c not in answered for c in calls))]
+
+
+def deserialise(rows: list[Json]) -> list[Json]:
+    """The CLI's filters, in its order: blank, unanswered calls, then thinking-only."""
+    return drop_thinking_only(drop_unanswered_calls(drop_blank(rows)))
 
 
 def _key(value: Any) -> Any:
@@ -173,7 +165,7 @@ def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
         if type(content) is list and not same_model(row_model, model):
             content = [b for b in content if not (type(b) is dict and b.get("type") in THINKING)]
         if type(content) is list:
-            content = [b for b in content if not _blank_text(b)] or content
+            content = [_renamed(b) for b in content if not _blank_text(b)] or content
         return {"role": "assistant", "content": content}, _message_id(row)
     if kind == "system" and row.get("subtype") == "local_command":
         text = row.get("content")
@@ -187,6 +179,17 @@ def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
             template = QUEUED_META if attachment.get("isMeta") is True else QUEUED
             return {"role": "user", "content": template.format(prompt=prompt)}, None
     return None
+
+
+LEGACY_TOOL_NAMES = {"Task": "Agent"}  # the subagent tool's old name
+
+
+def _renamed(block: Any) -> Any:
+    """A tool_use of a renamed tool goes out under the tool's current name."""
+    if type(block) is dict and block.get("type") == "tool_use" \
+            and block.get("name") in LEGACY_TOOL_NAMES:
+        return {**block, "name": LEGACY_TOOL_NAMES[block["name"]]}
+    return block
 
 
 def _blank_text(block: Any) -> bool:
@@ -260,7 +263,7 @@ def _has_results(message: Json) -> bool:
 
 def to_api(rows: list[Json], model: str) -> list[Json]:
     """The ``messages`` of the first request after resume, without the new prompt's turn."""
-    rows = drop_blank(drop_thinking_only(drop_unanswered_calls(rows)))
+    rows = deserialise(rows)
     out: list[Json] = []
     ids: list[Any] = []
     for message, mid in _hoist_reminders(rows, model):
@@ -275,8 +278,9 @@ def to_api(rows: list[Json], model: str) -> list[Json]:
             continue
         out.append(message)
         ids.append(mid)
-    out = _drop_orphan_results(out)
     answered_synthetically = _answer_trailing_calls(out)
+    final = next((i for i in range(len(out) - 1, -1, -1) if out[i]["role"] == "assistant"), None)
+    out = _pair_results(out, final)
     if _ends_on_attachment(rows) and not answered_synthetically:
         while out and out[-1]["role"] == "user":
             out.pop()  # no sentinel: the trailing user text joins the new prompt's turn
@@ -295,25 +299,57 @@ def _ends_on_attachment(rows: list[Json]) -> bool:
     return last is None or last.get("type") == "assistant"
 
 
-def _drop_orphan_results(out: list[Json]) -> list[Json]:
-    """tool_result blocks must answer a call of the assistant message just before them."""
-    kept: list[Json] = []
-    for message in out:
-        if message["role"] == "user" and type(message["content"]) is list:
-            before = kept[-1] if kept and kept[-1]["role"] == "assistant" else None
-            calls = {b.get("id") for b in _as_blocks(before["content"])
-                     if type(b) is dict and b.get("type") == "tool_use"} if before else set()
-            blocks = [b for b in message["content"] if not (
-                type(b) is dict and b.get("type") == "tool_result"
-                and b.get("tool_use_id") not in calls)]
-            if len(blocks) != len(message["content"]):
-                message = {**message, "content": blocks or [
-                    {"type": "text", "text": ORPHANED_RESULT}]}
-        if kept and kept[-1]["role"] == "user" and message["role"] == "user":
-            _merge_users(kept[-1], message)
+def _pair_results(out: list[Json], final: int | None) -> list[Json]:
+    """``ensureToolResultPairing``: results must answer the assistant message just before.
+
+    Orphan results are removed (a first message left empty says so); calls of an
+    earlier assistant message without a result get the "missing" error result first.
+    The final assistant message is answered by the deserialiser instead.
+    """
+    paired: list[Json] = []
+    at = 0
+    while at < len(out):
+        message = out[at]
+        if message["role"] == "user":
+            if type(message["content"]) is list and _has_results(message):
+                blocks = [b for b in message["content"] if not _is_result(b)]
+                if blocks:
+                    paired.append({**message, "content": blocks})
+                elif not paired:
+                    paired.append({**message, "content": [
+                        {"type": "text", "text": ORPHANED_RESULT}]})
+            else:
+                paired.append(message)
+            at += 1
             continue
-        kept.append(message)
-    return kept
+        paired.append(message)
+        calls = [b.get("id") for b in _as_blocks(message["content"])
+                 if type(b) is dict and b.get("type") == "tool_use"]
+        following = out[at + 1] if at + 1 < len(out) else None
+        if following is None or following["role"] != "user":
+            if calls and at != final:
+                paired.append({"role": "user", "content": [_missing(c) for c in calls]})
+            at += 1
+            continue
+        blocks = _as_blocks(following["content"])
+        answered = {b.get("tool_use_id") for b in blocks if _is_result(b)}
+        missing = [_missing(c) for c in calls if c not in answered] if at != final else []
+        kept = [b for b in blocks if not _is_result(b) or b.get("tool_use_id") in calls]
+        if missing or len(kept) != len(blocks):
+            paired.append({**following, "content": missing + kept})
+        else:
+            paired.append(following)
+        at += 2
+    return paired
+
+
+def _is_result(block: Any) -> bool:
+    return type(block) is dict and block.get("type") == "tool_result"
+
+
+def _missing(call: Any) -> Json:
+    return {"type": "tool_result", "tool_use_id": call, "content": MISSING_RESULT,
+            "is_error": True}
 
 
 def _fragment_target(out: list[Json], ids: list[Any], mid: Any) -> int | None:

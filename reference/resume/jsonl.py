@@ -3,8 +3,8 @@
 Unlike ``JSON.parse`` per line, the reader streams values through the whole
 buffer: it keeps the first value of a line and ignores whatever follows it on
 that line (a lone CR, a form feed, a second object), lets one value span
-several lines, and after a syntax error resumes at the line feed that follows
-the error's position. A BOM at the start of the file is skipped, and a buffer
+several lines, and after a syntax error resumes after the line feed that ends
+the line the broken value starts on (so a truncated row never eats the next). A BOM at the start of the file is skipped, and a buffer
 that is not valid UTF-8 is decoded with U+FFFD first (``Buffer.toString``).
 """
 
@@ -91,7 +91,7 @@ def read_values(data: bytes, numbers: list[int]) -> Iterator[Value | Skipped]:
             value, after = parse_prefix(text, pos)
         except JsonError as error:
             yield Skipped(number, str(error))
-            pos = _next_line(text, max(error.offset, pos))
+            pos = _next_line(text, pos)  # the line feed after the value's start
             continue
         yield Value(number, value)
         rest = after

@@ -57,6 +57,15 @@ def key_of(value: Any) -> str:
     return "\x00" + orjson.dumps(value).decode()
 
 
+def raw_uuid(key: str) -> Any:
+    """The uuid value a key stands for (None for a missing uuid or an object)."""
+    if not key.startswith("\x00"):
+        return key
+    if key == "\x00undefined" or key.startswith("\x00object:"):
+        return None
+    return orjson.loads(key[1:])
+
+
 def state_of(graph: Graph) -> LoadState:
     """The loader state the parse stage left for the later stages."""
     state = graph.extras.get(STATE)

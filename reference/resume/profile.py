@@ -18,15 +18,9 @@ from rechain.reference.model import Diagnostic, Json, Options
 from rechain.reference.parse import Parsed
 from rechain.reference.profiles import Profile
 from rechain.reference.read import Source, read_sdk
-from rechain.reference.resume.api import (
-    drop_blank,
-    drop_thinking_only,
-    drop_unanswered_calls,
-    to_api,
-    unanswered_tip,
-)
+from rechain.reference.resume.api import deserialise, to_api, unanswered_tip
 from rechain.reference.resume.chain import choose_leaf_cli, walk_cli
-from rechain.reference.resume.load import parse_cli, relink_cli
+from rechain.reference.resume.load import parse_cli, raw_uuid, relink_cli
 from rechain.reference.resume.recover import RECOVERED, recover_cli
 from rechain.reference.view import Presented, session_message
 
@@ -67,7 +61,7 @@ class Resumed:
     @property
     def kept(self) -> list[Json]:
         """The chain after the deserialisation filters (what the prompt is chained after)."""
-        kept = drop_blank(drop_thinking_only(drop_unanswered_calls(self.chain)))
+        kept = deserialise(self.chain)
         return [row for row in kept if not _silent(row)]
 
     @property
@@ -114,9 +108,9 @@ def chain_view(data: bytes, options: Options, session_id: str | None) -> Json:
     return {
         "profile": CLAUDE_CODE.name,
         "session_id": session_id,
-        "leaf": resumed.leaf["uuid"] if resumed.leaf is not None else None,
-        "tip": resumed.tip,
-        "chain": [row["uuid"] for row in resumed.chain],
+        "leaf": raw_uuid(resumed.leaf["uuid"]) if resumed.leaf is not None else None,
+        "tip": raw_uuid(resumed.tip) if resumed.tip is not None else None,
+        "chain": [raw_uuid(row["uuid"]) for row in resumed.chain],
         "lines": resumed.lines,
         "diagnostics": [d.to_json() for d in resumed.diagnostics],
     }

@@ -127,3 +127,21 @@ def _blocks(content: Any) -> Any:
     keys = ("type", "text", "id", "tool_use_id", "thinking")
     return tuple(tuple(prop(b, k) for k in keys if prop(b, k) is not UNDEFINED)
                  for b in content)
+
+
+RESTORED_FIELDS = (("custom-title", "customTitle", "customTitle"), ("tag", "tag", "tag"))
+
+
+def state_difference(state: Json, forked: list[Json]) -> str | None:
+    """Title and tag the CLI re-appended to the forked session vs the seed ``state`` view.
+
+    Only set values are written back (``currentSessionTitle`` and friends), so
+    a missing row means "none restored".
+    """
+    for kind, field, mine_key in RESTORED_FIELDS:
+        written = next((row.get(field) for row in forked if row.get("type") == kind), None)
+        mine = state.get(mine_key)
+        mine = mine if type(mine) is str and mine else None
+        if written != mine:
+            return f"state {mine_key}: seed {mine!r} vs 2.1.88 {written!r}"
+    return None

@@ -23,10 +23,11 @@ from rechain.reference.seed.compare import (
     expected,
     first_difference,
     observed,
+    state_difference,
 )
 from rechain.reference.seed.parse import numbered_lines, parse_values
 from rechain.reference.seed.resume import ENTRY_POINTS
-from rechain.reference.seed.views import api_view, chain_view
+from rechain.reference.seed.views import api_view, chain_view, state_view
 
 SESSION = "5eed0000-2188-4000-8000-000000000001"
 
@@ -39,6 +40,7 @@ class Verdict:
     entry: str
     difference: str | None
     api: str | None = None
+    state: str | None = None
 
 
 def known_uuids(data: bytes) -> set[str]:
@@ -68,7 +70,9 @@ def judge(name: str, data: bytes, entry: str, result: object) -> Verdict:
     theirs = observed(result.forked, known_uuids(data), PROMPT)
     sent = api_view(data, Options(entry=entry), SESSION)["messages"]
     api = api_difference(sent, api_observed(result.messages))
-    return Verdict(name, entry, first_difference(mine, theirs), api)
+    state = state_view(data, Options(entry=entry), SESSION)["state"]
+    return Verdict(name, entry, first_difference(mine, theirs), api,
+                   state_difference(state, result.forked))
 
 
 def generated(count: int) -> Iterator[tuple[str, bytes]]:
@@ -134,9 +138,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"DIFF {verdict.name} [{verdict.entry}] {verdict.difference}")
         if verdict.api is not None and args.api:
             print(f"API {verdict.name} [{verdict.entry}] {verdict.api}")
+        if verdict.state is not None and args.api:
+            print(f"STATE {verdict.name} [{verdict.entry}] {verdict.state}")
     agree = sum(v.difference is None for v in verdicts)
     api = sum(v.api is None for v in verdicts)
+    state = sum(v.state is None for v in verdicts)
     print(f"chain agree {agree}/{len(verdicts)}; api agree {api}/{len(verdicts)}; "
+          f"state (title, tag) agree {state}/{len(verdicts)}; "
           f"{len(verdicts) / seconds:.2f} cases/s ({seconds:.0f} s)")
     return 0 if agree == len(verdicts) else 1
 
