@@ -81,31 +81,36 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
         if mid:
             anchor_of[mid] = row
     on_chain = {row["uuid"] for row in chain}
-    groups: dict[str, list[Json]] = {}
-    owner: dict[str, Json | None] = {}
-    results: list[Json] = []  # off the chain: results on it are never recovered
+    # one pass sorts the file's messages: results off the chain (results on it are never
+    # recovered) and assistants; owners are needed only for calls those results answer
+    results: list[Json] = []
+    others: list[Json] = []
     for entry in nodes.values():
         kind = entry.get("type")
-        if kind == "user":
-            if entry["uuid"] not in on_chain and is_tool_result_entry(
-                entry, entry.get("parentUuid")
-            ):
+        if kind == "assistant":
+            others.append(entry)
+        elif kind == "user" and entry["uuid"] not in on_chain:
+            if is_tool_result_entry(entry, entry.get("parentUuid")):
                 results.append(entry)
-            continue
-        if kind != "assistant":
-            continue
+    wanted = {c for row in results for c in block_ids(row, "tool_result", "tool_use_id")}
+    groups: dict[str, list[Json]] = {}
+    owner: dict[str, Json | None] = {}
+    for entry in others:
         message = entry.get("message")
         mid = message.get("id") if type(message) is dict else None
         if type(mid) is not str or not mid:
             continue
-        groups.setdefault(mid, []).append(entry)
+        if mid in anchor_of:
+            groups.setdefault(mid, []).append(entry)
+        if not wanted:
+            continue
         content = message.get("content")  # type: ignore[union-attr]
         if type(content) is not list:
             continue
         for block in content:
             if type(block) is dict and block.get("type") == "tool_use":
                 call = block.get("id")
-                if type(call) is str:
+                if type(call) is str and call in wanted:
                     known = owner.get(call, UNDEFINED)
                     claimed = known is UNDEFINED or (known is not None and message_id(known) == mid)
                     owner[call] = entry if claimed else None

@@ -156,11 +156,17 @@ def _recover(path: list[str], entries: dict[str, _Entry],
     """Put each response's off-path blocks and results right after its last path block."""
     on_path = set(path)
     groups: dict[str, list[str]] = {}
+    results: list[str] = []
     for uuid, entry in entries.items():
         group = group_of(entry.obj)
         if group is not None:
             groups.setdefault(group, []).append(uuid)
+        elif is_result(entry.obj):
+            results.append(uuid)
     order = list(path)
+    if not results and all(set(members) <= on_path for members in groups.values()):
+        return order  # nothing off the path to bring back (the common case)
+    key = _sort_key(entries)
     done: set[str] = set()
     for group in [g for u in path if (g := group_of(entries[u].obj)) is not None]:
         if group in done:
@@ -169,14 +175,11 @@ def _recover(path: list[str], entries: dict[str, _Entry],
         members = set(groups[group])
         anchor = max(i for i, u in enumerate(order) if u in members)
         siblings = [u for u in groups[group] if u not in on_path]
-        results = [u for u, e in entries.items() if u not in on_path and is_result(e.obj)
-                   and parents[u] in members]
-        stray = _strays(group, members, on_path | set(siblings) | set(results), entries, parents)
+        found = [u for u in results if u not in on_path and parents[u] in members]
+        stray = _strays(members, on_path | set(siblings) | set(found), results, entries, parents)
         if stray:
             return Undetermined(f"tool results linked to {group} only by id: {stray}")
-        key = _sort_key(entries)
-        extra = sorted(siblings, key=key) + sorted(results, key=key)
-        order[anchor + 1: anchor + 1] = extra
+        order[anchor + 1: anchor + 1] = sorted(siblings, key=key) + sorted(found, key=key)
     return order
 
 
@@ -187,9 +190,12 @@ def _sort_key(entries: dict[str, _Entry]) -> Any:
     return key
 
 
-def _strays(group: str, members: set[str], kept: set[str], entries: dict[str, _Entry],
-            parents: dict[str, str | None]) -> list[str]:
+def _strays(members: set[str], kept: set[str], results: list[str],
+            entries: dict[str, _Entry], parents: dict[str, str | None]) -> list[str]:
     """Results a reader would add only through ``sourceToolAssistantUUID`` or a tool id."""
+    candidates = [u for u in results if u not in kept and parents[u] not in members]
+    if not candidates:
+        return []
     calls: set[str] = set()
     for uuid in members:
         calls |= _calls(entries[uuid].obj)
@@ -198,10 +204,9 @@ def _strays(group: str, members: set[str], kept: set[str], entries: dict[str, _E
         if is_result(entries[uuid].obj):
             answered |= _answers(entries[uuid].obj)
     strays = []
-    for uuid, entry in entries.items():
-        if uuid in kept or not is_result(entry.obj) or parents[uuid] in members:
-            continue
-        linked = entry.obj.get("sourceToolAssistantUUID") in members
-        if (linked or _answers(entry.obj) & calls) and _answers(entry.obj) & (calls - answered):
+    for uuid in candidates:
+        obj = entries[uuid].obj
+        linked = obj.get("sourceToolAssistantUUID") in members
+        if (linked or _answers(obj) & calls) and _answers(obj) & (calls - answered):
             strays.append(uuid)
     return strays

@@ -8,9 +8,10 @@ shrinks to 0, which gives the most regular ids; any salt gives ids of the real s
 
 from __future__ import annotations
 
+import base64
+
 _MASK = (1 << 128) - 1
 _MIX = 0x9E3779B97F4A7C15F39CC0605CEDC834
-_B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def _bits(salt: int, index: int, domain: int) -> int:
@@ -29,12 +30,13 @@ def uuid4_text(salt: int, index: int) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+_TO_B62 = bytes.maketrans(b"+/", b"Qz")
+
+
 def _base62(x: int, width: int) -> str:
-    out = []
-    for _ in range(width):
-        x, r = divmod(x, 62)
-        out.append(_B62[r])
-    return "".join(out)
+    """``width`` characters of [0-9A-Za-z] from the bits of ``x`` (base64, two letters swapped)."""
+    raw = base64.b64encode((x & _MASK).to_bytes(16, "little"))
+    return raw.translate(_TO_B62)[:width].decode()
 
 
 def tool_use_id(salt: int, index: int) -> str:

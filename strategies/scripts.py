@@ -33,9 +33,10 @@ _PROMPT_KINDS = ("text", "blocks", "command", "meta", "interrupt")
 _NOTES = ("stop_hook_summary", "turn_duration", "local_command", "hook_context")
 _METADATA = ("custom-title", "tag", "last-prompt", "summary", "ai-title", "mode", "agent-name",
              "worktree-state", "pr-link", "file-history-snapshot", "queue-operation")
-#: Operation kind by ``code % 8``; a disabled feature's slot becomes a prompt. Replies are
-#: drawn separately (:func:`operations`), with their blocks as a list.
-_SLOTS = ("prompt", "prompt", "prompt", "note", "rewind", "compact", "task", "metadata")
+#: Operation kind by ``code % 16`` (replies and prompts fill most slots, as in real
+#: sessions); a disabled feature's slot becomes a prompt.
+_SLOTS = ("reply", "prompt", "reply", "prompt", "reply", "prompt", "reply", "note",
+          "reply", "rewind", "reply", "compact", "reply", "task", "reply", "metadata")
 _NEEDS = {"note": "system_rows", "rewind": "rewinds", "compact": "compaction",
           "task": "sidechains", "metadata": "metadata"}
 
@@ -48,39 +49,30 @@ def _digits(value: int, base: int, count: int) -> list[int]:
     return out
 
 
-def _cap_calls(blocks: list[str], calls: int) -> list[str]:
-    """Turn tool calls beyond ``calls`` into text blocks (parallel tools switched off)."""
-    out = []
-    for kind in blocks:
-        if kind == "tool_use":
-            if calls == 0:
-                kind = "text"
-            calls -= 1
-        out.append(kind)
-    return out
-
-
 class _Decoder:
-    """Turns integers into operations, honouring the enabled features.
+    """Turns one integer into one operation, honouring the enabled features.
 
-    An operation costs one or two draws (generation stays fast), laid out so that 0 is the
-    simplest value of each field: the shrinker, minimising the integer, moves toward a
-    plain prompt with a tied timestamp, in-order results and no extras.
+    Every operation is a single integer draw (generation stays fast), laid out so that 0 is
+    the simplest value of each field: the shrinker, minimising the integer, moves toward a
+    one-block text reply, a plain prompt with a tied timestamp, in-order results and no
+    extras. Each field is a bit field, so dropping one field keeps the others.
     """
 
     def __init__(self, features: frozenset[str]) -> None:
         self.features = features
-        self.width = 4 if "split_messages" in features else 1
-        self.calls = self.width if "parallel_tools" in features else 1
+        self.split = "split_messages" in features
+        self.calls = 3 if "parallel_tools" in features else 1
         self.prompt_kinds = [k for k in _PROMPT_KINDS if k in ("text", "blocks")
                              or (k in ("command", "meta") and "meta_rows" in features)
                              or (k == "interrupt" and "interrupts" in features)]
 
     def __call__(self, code: int) -> Op:
-        """A non-reply operation: the kind from ``code % 8``, its fields from the rest."""
-        slot, rest = _SLOTS[code % 8], code // 8
+        """The kind from ``code % 16``, its fields from the rest."""
+        slot, rest = _SLOTS[code % 16], code // 16
         if slot in _NEEDS and _NEEDS[slot] not in self.features:
             slot = "prompt"
+        if slot == "reply":
+            return self.reply(rest)
         if slot == "prompt":
             return self.prompt(rest)
         if slot == "note":
@@ -106,14 +98,26 @@ class _Decoder:
             pause = -min(pause, 120_000)
         return Prompt(kind, pause)  # type: ignore[arg-type]
 
-    def reply(self, extras: int, kinds: list[int]) -> Reply:
-        """Blocks from ``kinds``; from ``extras`` base-4 result delays, eager bits, extras."""
-        blocks = _cap_calls([_BLOCKS[d] for d in kinds[: self.width]], self.calls)
+    def blocks(self, bits: int) -> list[str]:
+        """Stream order: thinking? text? up to 3 tool calls, text after them? (5 bits)."""
+        tools = min(bits >> 2 & 3, self.calls)
+        blocks = (["thinking"] * (bits & 1) + ["text"] * (bits >> 1 & 1)
+                  + ["tool_use"] * tools + ["text"] * (bits >> 4 & 1))
+        if not blocks:
+            return ["text"]
+        if not self.split:
+            return ["tool_use"] if tools else blocks[:1]
+        return blocks
+
+    def reply(self, rest: int) -> Reply:
+        """Blocks (5 bits), then base-4 result delays, eager bits, unanswered, hooks, queue."""
+        blocks = self.blocks(rest & 31)
+        extras = rest >> 5
         n = blocks.count("tool_use")
         delays = _digits(extras, 4, n)
-        bits = extras >> 8
+        bits = extras >> 6
         eager = [bool(bits >> i & 1) for i in range(n)]
-        bits >>= 4
+        bits >>= 3
         return Reply(tuple(blocks), tuple(delays), tuple(eager),  # type: ignore[arg-type]
                      unanswered=min(bits & 3, 2) if "interrupts" in self.features else 0,
                      hooks=bool(bits >> 2 & 1) and "progress" in self.features,
@@ -122,11 +126,8 @@ class _Decoder:
 
 @cache
 def operations(features: frozenset[str] = frozenset(FEATURES)) -> st.SearchStrategy[Op]:
-    """One operation: a reply (half the time) or another operation decoded from an integer.
-
-    A reply's block kinds are drawn as a list, so the shrinker can delete any one block.
-    """
-    return st.one_of(_replies(features), st.integers(0, 2**24 - 1).map(_Decoder(features)))
+    """One operation: a single integer, decoded by :class:`_Decoder`."""
+    return st.integers(0, 2**24 - 1).map(_Decoder(features))
 
 
 @cache
@@ -137,11 +138,8 @@ def _prompts(features: frozenset[str]) -> st.SearchStrategy[Prompt]:
 
 @cache
 def _replies(features: frozenset[str]) -> st.SearchStrategy[Reply]:
-    """Replies alone: extras as one integer (0: in order, nothing extra), blocks as a list."""
-    decode = _Decoder(features)
-    return st.tuples(st.integers(0, 2**16 - 1),
-                     st.lists(st.integers(0, 2), min_size=1, max_size=decode.width)).map(
-        lambda t: decode.reply(t[0], t[1]))
+    """Replies alone (to append a turn)."""
+    return st.integers(0, 2**20 - 1).map(_Decoder(features).reply)
 
 
 def _check(options: dict[str, bool], generations: Iterable[str] | None, min_ops: int,

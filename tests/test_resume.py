@@ -200,7 +200,7 @@ def test_sentinel_and_merged_users() -> None:
 
 def test_thinking_survives_only_for_the_request_model() -> None:
     think = [{"type": "thinking", "thinking": "t", "signature": "s"}]
-    data = jsonl(user(1, None), assistant(2, uid(1), think + [{"type": "text", "text": "a2"}],
+    data = jsonl(user(1, None), assistant(2, uid(1), [*think, {"type": "text", "text": "a2"}],
                                           model="claude-opus-4-1-20250805"))
     assert texts(api(data)) == [("user", "u1"), ("assistant", ["a2"])]
     assert api(data, model="claude-opus-4-1")[1]["content"][0]["type"] == "thinking"
@@ -264,7 +264,18 @@ def cli_cases() -> list[Case]:
     return [c for c in load_cases() if any(e.profile == CLI_PROFILE for e in c.expectations)]
 
 
-@pytest.mark.parametrize("case", cli_cases(), ids=lambda c: c.id)
+# remaining differences, explained in docs/cli-resume.md (D1, D4): they must keep failing
+KNOWN_DIFFERENCES = frozenset({"cli-known-unanswered-fragment", "cli-known-tip-after-recovery"})
+
+
+def _marked(case: Case) -> Any:
+    if case.id in KNOWN_DIFFERENCES:
+        return pytest.param(case, marks=pytest.mark.xfail(strict=True, reason="docs/cli-resume.md"))
+    return case
+
+
+@pytest.mark.parametrize("case", [_marked(c) for c in cli_cases()],
+                         ids=lambda c: c.id if isinstance(c, Case) else str(c))
 def test_recorded_cli_expectations(case: Case) -> None:
     data = case.input_bytes()
     for expectation in case.expectations:

@@ -63,7 +63,7 @@ def test_a_truncated_line_glues_onto_what_follows() -> None:
 
 
 def test_corruption_lists_shrink_to_nothing() -> None:
-    plain = find(corrupted(transcripts(max_ops=3)), lambda c: True,
+    plain = find(corrupted(transcripts(max_ops=1)), lambda c: True,
                  settings=settings(database=None))
     assert plain.mutations == ()
     assert plain.intended == plain.clean.intended

@@ -90,13 +90,37 @@ def ends_interrupted(rows: list[Json]) -> bool:
 
 def drop_unanswered_calls(rows: list[Json]) -> list[Json]:
     """Assistant rows whose every tool_use is unanswered, unless the turn was cut off."""
-    if ends_interrupted(rows):
-        return rows
     answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+    if ends_interrupted(rows):
+        return _drop_unsandwiched(rows, answered)
     return [row for row in rows if not (
         row.get("type") == "assistant"
         and (calls := _blocks_of(row, "tool_use", "id"))
         and all(c not in answered for c in calls))]
+
+
+def _drop_unsandwiched(rows: list[Json], answered: set[str]) -> list[Json]:
+    """Mid-turn end: an earlier message's unanswered fragment stays only between two
+    fragments of its message whose calls were answered (found by probing; D1 in the docs)."""
+    final = next((r for r in reversed(rows) if r.get("type") == "assistant"), None)
+    final_id = _message_id(final) if final is not None else None
+    out: list[Json] = []
+    for at, row in enumerate(rows):
+        calls = _blocks_of(row, "tool_use", "id") if row.get("type") == "assistant" else []
+        mid = _message_id(row)
+        if calls and all(c not in answered for c in calls) and mid != final_id \
+                and not (_has_call_fragment(rows[:at], mid, answered)
+                         and _has_call_fragment(rows[at + 1:], mid, answered)):
+            continue
+        out.append(row)
+    return out
+
+
+def _has_call_fragment(rows: list[Json], message_id: Any, answered: set[str]) -> bool:
+    """Some assistant row of ``message_id`` among ``rows`` makes a call that was answered."""
+    return message_id is not None and any(
+        r.get("type") == "assistant" and _message_id(r) == message_id
+        and any(c in answered for c in _blocks_of(r, "tool_use", "id")) for r in rows)
 
 
 def deserialise(rows: list[Json]) -> list[Json]:
@@ -133,10 +157,10 @@ def _only(row: Json, kinds: tuple[str, ...]) -> bool:
 
 def drop_thinking_only(rows: list[Json]) -> list[Json]:
     """Assistants with only thinking, unless a fragment of the same message says more."""
-    speaking = {_message_id(r) for r in rows
+    speaking = {_key(_message_id(r)) for r in rows
                 if r.get("type") == "assistant" and not _only(r, THINKING)}
     return [r for r in rows if not (r.get("type") == "assistant" and _only(r, THINKING)
-                                    and _message_id(r) not in speaking)]
+                                    and _key(_message_id(r)) not in speaking)]
 
 
 def drop_blank(rows: list[Json]) -> list[Json]:
@@ -187,7 +211,7 @@ LEGACY_TOOL_NAMES = {"Task": "Agent"}  # the subagent tool's old name
 def _renamed(block: Any) -> Any:
     """A tool_use of a renamed tool goes out under the tool's current name."""
     if type(block) is dict and block.get("type") == "tool_use" \
-            and block.get("name") in LEGACY_TOOL_NAMES:
+            and type(block.get("name")) is str and block["name"] in LEGACY_TOOL_NAMES:
         return {**block, "name": LEGACY_TOOL_NAMES[block["name"]]}
     return block
 
@@ -233,10 +257,13 @@ def _merge_users(earlier: Json, later: Json) -> None:
         left[-1] = {**left[-1], "content": left[-1]["content"] + "\n\n" + text}
         earlier["content"] = left
         return
-    if left and right and type(left[-1]) is dict and left[-1].get("type") == "text" \
-            and type(right[0]) is dict and right[0].get("type") == "text":
-        left[-1] = {**left[-1], "text": left[-1]["text"] + "\n"}
-    earlier["content"] = left + right
+    left_rest = [b for b in left if not _is_result(b)]
+    right_rest = [b for b in right if not _is_result(b)]
+    if left_rest and right_rest and type(left_rest[-1]) is dict \
+            and left_rest[-1].get("type") == "text" and type(right_rest[0]) is dict \
+            and right_rest[0].get("type") == "text":
+        left_rest[-1] = {**left_rest[-1], "text": left_rest[-1]["text"] + "\n"}
+    earlier["content"] = [b for b in left + right if _is_result(b)] + left_rest + right_rest
 
 
 def _hoist_reminders(rows: list[Json], model: str) -> list[tuple[Json, Any]]:
@@ -261,13 +288,17 @@ def _has_results(message: Json) -> bool:
                for b in _as_blocks(message["content"]))
 
 
+SENTINEL = "\x00sentinel"
+INTERRUPTED = "\x00interrupted"
+
+
 def to_api(rows: list[Json], model: str) -> list[Json]:
     """The ``messages`` of the first request after resume, without the new prompt's turn."""
-    rows = deserialise(rows)
+    rows = _with_synthetic_rows(deserialise(rows))
     out: list[Json] = []
     ids: list[Any] = []
     for message, mid in _hoist_reminders(rows, model):
-        if message["role"] == "assistant" and mid is not None:
+        if message["role"] == "assistant" and mid is not None and mid != SENTINEL:
             target = _fragment_target(out, ids, mid)
             if target is not None:
                 out[target]["content"] = _as_blocks(out[target]["content"]) + _as_blocks(
@@ -278,33 +309,47 @@ def to_api(rows: list[Json], model: str) -> list[Json]:
             continue
         out.append(message)
         ids.append(mid)
-    answered_synthetically = _answer_trailing_calls(out)
-    final = next((i for i in range(len(out) - 1, -1, -1) if out[i]["role"] == "assistant"), None)
-    out = _pair_results(out, final)
-    if _ends_on_attachment(rows) and not answered_synthetically:
+    if SENTINEL in ids:
+        out = out[:ids.index(SENTINEL) + 1]  # what follows joins the new prompt's turn
+    else:
         while out and out[-1]["role"] == "user":
-            out.pop()  # no sentinel: the trailing user text joins the new prompt's turn
-    elif out and out[-1]["role"] == "user":
-        out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
-    return well_formed(out)
+            out.pop()
+    return well_formed(_pair_results(out))
 
 
-def _ends_on_attachment(rows: list[Json]) -> bool:
-    """No sentinel unless the last user or assistant row is a user row.
+def _with_synthetic_rows(rows: list[Json]) -> list[Json]:
+    """The interrupted-call results (at the end), then the sentinel.
 
-    Rows after the last assistant (a queued command, a local command's output) then
-    join the new prompt's turn instead of getting their own reply.
+    When the last user or assistant row is a user row, the sentinel assistant follows the
+    last row that is not a system row; system rows after it (a local command's output)
+    end up in the new prompt's turn.
     """
-    last = next((r for r in reversed(rows) if r.get("type") in ("user", "assistant")), None)
-    return last is None or last.get("type") == "assistant"
+    answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+    tip = unanswered_tip(rows)
+    if tip is not None and ends_interrupted(rows):
+        last_id = _message_id(tip)
+        calls = [c for row in rows if row.get("type") == "assistant" and (
+            row is tip or (last_id is not None and _message_id(row) == last_id))
+            for c in _blocks_of(row, "tool_use", "id") if c not in answered]
+        rows = [*rows, {"type": "user", "uuid": INTERRUPTED, "message": {"content": [
+            {"type": "tool_result", "content": INTERRUPTED_CALL, "is_error": True,
+             "tool_use_id": c} for c in calls]}}]
+    last = next((i for i in range(len(rows) - 1, -1, -1)
+                 if rows[i].get("type") in ("user", "assistant")), None)
+    if last is None or rows[last].get("type") != "user":
+        return rows
+    last = max(i for i in range(len(rows)) if rows[i].get("type") != "system")
+    sentinel = {"type": "assistant", "uuid": SENTINEL, "message": {
+        "id": SENTINEL, "model": SYNTHETIC_MODEL,
+        "content": [{"type": "text", "text": NO_RESPONSE}]}}
+    return [*rows[:last + 1], sentinel, *rows[last + 1:]]
 
 
-def _pair_results(out: list[Json], final: int | None) -> list[Json]:
+def _pair_results(out: list[Json]) -> list[Json]:
     """``ensureToolResultPairing``: results must answer the assistant message just before.
 
     Orphan results are removed (a first message left empty says so); calls of an
     earlier assistant message without a result get the "missing" error result first.
-    The final assistant message is answered by the deserialiser instead.
     """
     paired: list[Json] = []
     at = 0
@@ -327,13 +372,13 @@ def _pair_results(out: list[Json], final: int | None) -> list[Json]:
                  if type(b) is dict and b.get("type") == "tool_use"]
         following = out[at + 1] if at + 1 < len(out) else None
         if following is None or following["role"] != "user":
-            if calls and at != final:
+            if calls:
                 paired.append({"role": "user", "content": [_missing(c) for c in calls]})
             at += 1
             continue
         blocks = _as_blocks(following["content"])
         answered = {b.get("tool_use_id") for b in blocks if _is_result(b)}
-        missing = [_missing(c) for c in calls if c not in answered] if at != final else []
+        missing = [_missing(c) for c in calls if c not in answered]
         kept = [b for b in blocks if not _is_result(b) or b.get("tool_use_id") in calls]
         if missing or len(kept) != len(blocks):
             paired.append({**following, "content": missing + kept})
@@ -362,27 +407,3 @@ def _fragment_target(out: list[Json], ids: list[Any], mid: Any) -> int | None:
                                  for b in blocks):
             return None
     return None
-
-
-def _answer_trailing_calls(out: list[Json]) -> bool:
-    """The final assistant's unanswered calls get the synthetic interrupted-call result,
-    after the results that came back and before any text of the next user message."""
-    at = next((i for i in range(len(out) - 1, -1, -1) if out[i]["role"] == "assistant"), None)
-    if at is None:
-        return False
-    calls = [b.get("id") for b in _as_blocks(out[at]["content"])
-             if type(b) is dict and b.get("type") == "tool_use"]
-    following = _as_blocks(out[at + 1]["content"]) if at + 1 < len(out) else []
-    done = {b.get("tool_use_id") for b in following
-            if type(b) is dict and b.get("type") == "tool_result"}
-    missing = [{"type": "tool_result", "content": INTERRUPTED_CALL, "is_error": True,
-                "tool_use_id": c} for c in calls if c not in done]
-    if not missing:
-        return False
-    if at + 1 == len(out):
-        out.append({"role": "user", "content": missing})
-        return True
-    split = max((i + 1 for i, b in enumerate(following)
-                 if type(b) is dict and b.get("type") == "tool_result"), default=0)
-    out[at + 1]["content"] = following[:split] + missing + following[split:]
-    return True

@@ -21,7 +21,6 @@ from rechain.reference.model import Diagnostic, Json
 from rechain.reference.resume.jsdate import time_of
 from rechain.reference.resume.load import BRIDGE_MS, is_snapshot_row, state_of
 
-
 BY_CHECKPOINT = "claude-code:by-checkpoint"
 
 
@@ -126,9 +125,10 @@ def _fallback(graph: Graph, checkpoint: Any, explicit: bool, last: str | None,
     for row in nodes.values():
         parent = row.get("parentUuid", UNDEFINED)
         if parent is not None:
-            parents.add(parent if type(parent) is str else ("\x01", repr(parent)))
+            tagged = parent if type(parent) is str else ("\x01", repr(parent))
+            parents.add(tagged)
             if _is_message(row):
-                message_parents.add(parent)
+                message_parents.add(tagged)
     leaves: dict[str, Json] = {}
     memo: dict[str, Any] = {}
     for uuid, row in nodes.items():

@@ -4,8 +4,9 @@ Unlike ``JSON.parse`` per line, the reader streams values through the whole
 buffer: it keeps the first value of a line and ignores whatever follows it on
 that line (a lone CR, a form feed, a second object), lets one value span
 several lines, and after a syntax error resumes after the line feed that ends
-the line the broken value starts on (so a truncated row never eats the next). A BOM at the start of the file is skipped, and a buffer
-that is not valid UTF-8 is decoded with U+FFFD first (``Buffer.toString``).
+the line the broken value starts on (so a truncated row never eats the next).
+A BOM at the start of the file is skipped, and a buffer that is not valid
+UTF-8 is decoded with U+FFFD first (``Buffer.toString``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _JSON_WS = " \t\r\n"
 
 @dataclass(frozen=True, slots=True)
 class Value:
-    """One parsed JSON value, the 1-based line it starts on, and a parse note."""
+    """One parsed JSON value and the 1-based line it starts on."""
 
     line: int
     value: Any

@@ -21,7 +21,6 @@ from rechain.reference.graph import Graph
 from rechain.reference.js import UNDEFINED, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.parse import Parsed, rewrite_voice_call
-from rechain.reference.resume.jsdate import time_of
 from rechain.reference.resume.jsonl import Skipped, join_lines, read_values
 
 STATE = "claude-code"
@@ -155,7 +154,7 @@ def _dispatch(
             Diagnostic(number, "progress", "legacy progress row: its children are re-parented")
         )
         return
-    if kind in ROW_TYPES:
+    if type(kind) is str and kind in ROW_TYPES:
         _add_row(parsed, state, seen, bridge, number, row)
     elif kind == "last-prompt":
         _checkpoint(state, row)

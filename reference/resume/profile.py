@@ -18,7 +18,7 @@ from rechain.reference.model import Diagnostic, Json, Options
 from rechain.reference.parse import Parsed
 from rechain.reference.profiles import Profile
 from rechain.reference.read import Source, read_sdk
-from rechain.reference.resume.api import deserialise, to_api, unanswered_tip
+from rechain.reference.resume.api import deserialise, ends_interrupted, to_api, unanswered_tip
 from rechain.reference.resume.chain import choose_leaf_cli, walk_cli
 from rechain.reference.resume.load import parse_cli, raw_uuid, relink_cli
 from rechain.reference.resume.recover import RECOVERED, recover_cli
@@ -69,8 +69,12 @@ class Resumed:
         """The row the new prompt follows: an interrupted call's fragment, else the last row."""
         kept = self.kept
         interrupted = unanswered_tip(kept)
-        if interrupted is not None:
+        if interrupted is not None and ends_interrupted(kept):
             return interrupted["uuid"]
+        last = next((r for r in reversed(kept) if r.get("type") in ("user", "assistant")), None)
+        if last is not None and last.get("type") == "user":
+            end = max(i for i, r in enumerate(kept) if r.get("type") != "system")
+            kept = kept[:end + 1]  # the sentinel follows this row; the prompt, the sentinel
         while len(kept) > 1 and kept[-1]["uuid"] in self.recovered \
                 and kept[-1].get("type") == "user":
             kept = kept[:-1]  # recovered results are re-recorded, not chained to
@@ -82,7 +86,8 @@ SILENT_SYSTEM = frozenset({"file_snapshot"})
 
 def _silent(row: Json) -> bool:
     """System rows the resumed conversation leaves out (the prompt never follows them)."""
-    return row.get("type") == "system" and row.get("subtype") in SILENT_SYSTEM
+    subtype = row.get("subtype")
+    return row.get("type") == "system" and type(subtype) is str and subtype in SILENT_SYSTEM
 
 
 def resume(data: bytes, options: Options | None = None) -> Resumed:

@@ -95,26 +95,41 @@ def invoked_skills(chain: list[Json]) -> list[Json]:
     return skills
 
 
+# which restored fields each entry point fills, and from which session id ("leaf" = the
+# leaf's sessionId, "file" = the id the session was opened by); --resume <file>.jsonl
+# returns messages only, so it restores none of them
+RESTORED_BY_ENTRY: dict[str, dict[str, str]] = {
+    "continue": {"customTitle": "leaf", "tag": "leaf", "agentName": "leaf",
+                 "agentColor": "leaf", "agentSetting": "leaf", "mode": "leaf",
+                 "worktreeSession": "leaf", "prLink": "leaf"},
+    "resume-id": {"customTitle": "leaf", "tag": "leaf", "agentSetting": "file",
+                  "worktreeSession": "file"},
+    "resume-file": {},
+}
+TABLES = {"customTitle": "custom_titles", "tag": "tags", "agentName": "agent_names",
+          "agentColor": "agent_colors", "agentSetting": "agent_settings", "mode": "modes",
+          "worktreeSession": "worktree_states", "prLink": "pr_links"}
+
+
 def state_view(data: bytes, options: Options, session_id: str | None) -> Json:
-    """What a resume restores besides messages, keyed by the leaf's session id."""
+    """What a resume restores besides messages (which fields depends on the entry point)."""
     outcome = run(data, options)
     loaded, leaf = outcome.loaded, outcome.leaf
-    session = leaf.get("sessionId", UNDEFINED) if leaf is not None else UNDEFINED
-    state: Json = {
-        "summary": _by_session(loaded.summaries, leaf.get("uuid")) if leaf else None,
-        "customTitle": _by_session(loaded.custom_titles, session),
-        "tag": _by_session(loaded.tags, session),
-        "agentName": _by_session(loaded.agent_names, session),
-        "agentColor": _by_session(loaded.agent_colors, session),
-        "agentSetting": _by_session(loaded.agent_settings, session),
-        "mode": _by_session(loaded.modes, session),
-        "worktreeSession": _by_session(loaded.worktree_states, session),
-        "prLink": _by_session(loaded.pr_links, session),
-        "fileHistorySnapshots": file_history_chain(loaded, outcome.chain),
-        "todos": outcome.todos,
-        "invokedSkills": invoked_skills(outcome.chain),
-        "interruption": outcome.resumed.interruption,
-    }
+    sources = RESTORED_BY_ENTRY[outcome.entry]
+    leaf_session = leaf.get("sessionId", UNDEFINED) if leaf is not None else UNDEFINED
+    state: Json = {"summary": None}
+    if leaf is not None and outcome.entry != "resume-file":
+        state["summary"] = _by_session(loaded.summaries, leaf.get("uuid"))
+    for name, table in TABLES.items():
+        source = sources.get(name)
+        owner = leaf_session if source == "leaf" else session_id
+        state[name] = _by_session(getattr(loaded, table), owner) if source else None
+    restores_history = outcome.entry != "resume-file"
+    state["fileHistorySnapshots"] = (file_history_chain(loaded, outcome.chain)
+                                     if restores_history else [])
+    state["todos"] = outcome.todos
+    state["invokedSkills"] = invoked_skills(outcome.chain)
+    state["interruption"] = outcome.resumed.interruption
     return {**_header(outcome, "state", session_id), "state": state}
 
 
