@@ -89,9 +89,12 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
         kind = entry.get("type")
         if kind == "assistant":
             others.append(entry)
-        elif kind == "user" and entry["uuid"] not in on_chain:
-            if is_tool_result_entry(entry, entry.get("parentUuid")):
-                results.append(entry)
+        elif (
+            kind == "user"
+            and entry["uuid"] not in on_chain
+            and is_tool_result_entry(entry, entry.get("parentUuid"))
+        ):
+            results.append(entry)
     wanted = {c for row in results for c in block_ids(row, "tool_result", "tool_use_id")}
     groups: dict[str, list[Json]] = {}
     owner: dict[str, Json | None] = {}

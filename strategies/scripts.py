@@ -131,6 +131,22 @@ def operations(features: frozenset[str] = frozenset(FEATURES)) -> st.SearchStrat
 
 
 @cache
+def _pairs(features: frozenset[str]) -> st.SearchStrategy[tuple[Op, ...]]:
+    """One or two operations from one integer (half the draws of a list of operations).
+
+    The low 24 bits are the first operation; the high bits, when not 0, the second, so
+    the shrinker drops the second operation by zeroing them.
+    """
+    decode = _Decoder(features)
+
+    def two(code: int) -> tuple[Op, ...]:
+        first, second = code & 0xFFFFFF, code >> 24
+        return (decode(first),) if second == 0 else (decode(first), decode(second - 1))
+
+    return st.integers(0, 2**48 - 1).map(two)
+
+
+@cache
 def _prompts(features: frozenset[str]) -> st.SearchStrategy[Prompt]:
     """Prompts alone (the first operation of every script)."""
     return st.integers(0, 2**20 - 1).map(_Decoder(features).prompt)
@@ -171,24 +187,32 @@ def transcripts(*, generations: Iterable[str] | None = None, min_ops: int = 1,
 
     Shrinks by deleting operations, simplifying each toward its defaults, re-enabling
     swarm-disabled features, and moving the generation, salt and start time to the first
-    generation, 0 and 2026-01-01.
+    generation, 0 and 2026-01-01. Few draws per transcript (about one per two operations)
+    keep generation fast.
     """
     enabled, chosen = _check(features, generations, min_ops, max_ops, max_entries)
 
+    names = sorted(enabled)
+    low, high = max(min_ops - 1, 0), max(max_ops - 1, 0)
+
     @st.composite
     def build(draw: st.DrawFn) -> Transcript:
-        disabled = draw(st.frozensets(st.sampled_from(sorted(enabled)), max_size=len(enabled))
-                        if enabled else st.just(frozenset()))
-        generation = draw(st.sampled_from(chosen))
-        salt = draw(st.integers(0, 2**32 - 1))
-        start = EPOCH_MS + draw(st.integers(0, 10**10))
-        first = draw(_prompts(enabled - disabled))
-        # a drawn floor on the length makes typical scripts longer (more features per
-        # example); it shrinks to min_ops first, then operations are deleted
-        floor = draw(st.integers(max(min_ops - 1, 0), max(min(12, max_ops - 1), min_ops - 1, 0)))
-        script = draw(st.lists(operations(enabled - disabled), min_size=floor,
-                               max_size=max(max_ops - 1, 0)))
-        reappend = draw(st.booleans()) if reappend_on_exit is None else reappend_on_exit
+        # swarm: a feature is off when its two bits are both set (1 in 4); shrinks to none
+        mask = draw(st.integers(0, 4 ** len(names) - 1))
+        disabled = frozenset(n for i, n in enumerate(names) if mask >> (2 * i) & 3 == 3)
+        live = enabled - disabled
+        # one integer for the generation, exit re-append, salt and start time (all → 0)
+        head = draw(st.integers(0, 2**64 - 1))
+        generation = chosen[head % len(chosen)]
+        reappend = bool(head >> 3 & 1) if reappend_on_exit is None else reappend_on_exit
+        salt = head >> 4 & 0xFFFF_FFFF
+        start = EPOCH_MS + (head >> 36) % 10**8 * 100
+        first = draw(_prompts(live))
+        # a drawn floor makes typical scripts longer (more features per example); it
+        # shrinks to the minimum first, then pairs of operations are deleted
+        floor = draw(st.integers(low, max(min(6, high), low)))
+        pairs = draw(st.lists(_pairs(live), min_size=floor, max_size=high))
+        script = [op for pair in pairs for op in pair][:high]
         transcript = write((first, *script), generation=generation, salt=salt,
                            start_ms=start, max_entries=max_entries, reappend_on_exit=reappend)
         label(transcript)

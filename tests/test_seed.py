@@ -276,3 +276,29 @@ def test_state_difference_reads_the_reappended_title() -> None:
     forked = [{"type": "custom-title", "customTitle": "T"}]
     assert state_difference({"customTitle": "T", "tag": None}, forked) is None
     assert state_difference({"customTitle": None, "tag": None}, forked) is not None
+
+
+def test_resume_file_restores_no_metadata() -> None:
+    data = file_of(row("user", 1, None, "a", 1), row("assistant", 2, 1, text("b"), 2),
+                   {"type": "custom-title", "customTitle": "T", "sessionId": SID})
+    assert state_view(data, Options(entry="resume-file"), None)["state"]["customTitle"] is None
+    assert state_view(data, Options(entry="continue"), None)["state"]["customTitle"] == "T"
+
+
+def test_api_merges_fragments_across_tool_results_and_sends_local_commands() -> None:
+    use1 = [{"type": "tool_use", "id": "t1", "name": "A", "input": {}}]
+    use2 = [{"type": "tool_use", "id": "t2", "name": "B", "input": {}}]
+    local = {"type": "system", "subtype": "local_command", "uuid": uid(7), "parentUuid": uid(5),
+             "content": "<local-command-stdout>ok</local-command-stdout>", "sessionId": SID,
+             "timestamp": "2026-01-01T00:00:07Z"}
+    data = file_of(row("user", 1, None, "go", 1), row("assistant", 2, 1, use1, 2, mid="m"),
+                   row("user", 3, 2, [{"type": "tool_result", "tool_use_id": "t1"}], 3),
+                   row("assistant", 4, 3, use2, 4, mid="m"),
+                   row("user", 5, 4, [{"type": "tool_result", "tool_use_id": "t2"}], 5),
+                   local, row("user", 8, 7, "next", 8), row("assistant", 9, 8, text("ok"), 9))
+    sent = api_view(data, Options(), None)["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant"]
+    assert [b["id"] for b in sent[1]["content"]] == ["t1", "t2"]
+    assert sent[2]["content"][-2:] == [
+        {"type": "text", "text": "<local-command-stdout>ok</local-command-stdout>\n"},
+        {"type": "text", "text": "next"}]

@@ -97,6 +97,10 @@ def api_observed(messages: list[Json]) -> list[Json]:
     out: list[Json] = []
     for message in messages:
         content = message.get("content")
+        if message.get("role") == "user" and type(content) is str and content.startswith(
+            HARNESS_PREFIX
+        ):
+            continue
         if message.get("role") == "user" and type(content) is list:
             content = [b for b in content if not (
                 prop(b, "type") == "text" and str(prop(b, "text")).startswith(HARNESS_PREFIX))]
