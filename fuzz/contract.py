@@ -19,7 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 InputKind = Literal["bytes", "path"]
-_STDLIB = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"])
+_PATHS = sysconfig.get_paths()
+_STDLIB = (_PATHS["stdlib"], _PATHS["platstdlib"])
+#: in a venv, site-packages lies under platstdlib: a reader's code is not the stdlib
+_SITE = (_PATHS["purelib"], _PATHS["platlib"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +104,8 @@ def _innermost_frame(error: BaseException) -> traceback.FrameSummary | None:
     """The deepest frame outside the standard library (the code that is at fault)."""
     frames = traceback.extract_tb(error.__traceback__)
     for frame in reversed(frames):
-        if not frame.filename.startswith(_STDLIB):
+        name = frame.filename
+        if name.startswith(_SITE) or not (name.startswith(_STDLIB) or name.startswith("<")):
             return frame
     return frames[-1] if frames else None
 

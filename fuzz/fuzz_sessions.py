@@ -58,6 +58,9 @@ def _lay_out(config: Path, flags: int, session_id: str, project: str, names: lis
     """Create project dirs (some holding the session) and return the expected hit."""
     projects = config / "projects"
     projects.mkdir(parents=True)
+    if _safe_name(f"{session_id}.jsonl") is None:  # an id with a slash names no file here
+        flags &= 0x3
+        session_id = VALID_ID
     expected = projects / project_dir_name(str(Path(project))) / f"{session_id}.jsonl"
     for index, raw in enumerate(names):
         name = _safe_name(raw if flags & 2 else project_dir_name(raw))

@@ -302,3 +302,18 @@ def test_api_merges_fragments_across_tool_results_and_sends_local_commands() -> 
     assert sent[2]["content"][-2:] == [
         {"type": "text", "text": "<local-command-stdout>ok</local-command-stdout>\n"},
         {"type": "text", "text": "next"}]
+
+
+def test_large_dead_file_loses_off_chain_siblings_before_recovery() -> None:
+    """Confirmed with 2.1.88: small file u1 a2 a3 tr4 tr5 a6, over 5 MiB u1 a2 tr5 a6."""
+    t1 = [{"type": "tool_use", "id": "t1", "name": "A", "input": {}}]
+    t2 = [{"type": "tool_use", "id": "t2", "name": "B", "input": {}}]
+    core = [row("user", 1, None, "root", 1), row("assistant", 2, 1, t1, 2, mid="m"),
+            row("assistant", 3, 2, t2, 2.1, mid="m"),
+            row("user", 4, 3, [{"type": "tool_result", "tool_use_id": "t2"}], 2.2),
+            row("user", 5, 2, [{"type": "tool_result", "tool_use_id": "t1"}], 2.3),
+            row("assistant", 6, 5, text("end"), 2.4)]
+    dead = [row("user", 200 + i, 1, "x" * 1000, 1.5) for i in range(5600)]
+    assert uuids(file_of(*core), "resume-id") == [uid(n) for n in (1, 2, 3, 4, 5, 6)]
+    big = file_of(core[0], *dead, *core[1:])
+    assert uuids(big, "resume-id") == [uid(n) for n in (1, 2, 5, 6)]
