@@ -26,7 +26,10 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser, with every command module registered in name order."""
-    parser = _Parser(prog="rechain", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="rechain",
+        description="Conformance and fuzzing for Claude Code session transcripts.",
+    )
     parser.add_argument("--version", action="version", version=f"rechain {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
