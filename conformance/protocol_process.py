@@ -24,8 +24,9 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from rechain.conformance.jsonl_process import drain, pump
 from rechain.conformance.protocol import (
     CaseInput,
     Crashed,
@@ -191,24 +192,6 @@ class OneShot:
 # --- tier 2 -----------------------------------------------------------------------------
 
 
-def _pump(stream: IO[bytes], sink: queue.Queue[bytes | None]) -> None:
-    try:
-        for line in iter(stream.readline, b""):
-            sink.put(line)
-    except (OSError, ValueError):
-        pass
-    finally:
-        sink.put(None)
-
-
-def _drain(stream: IO[bytes], tail: deque[str]) -> None:
-    try:
-        for line in iter(stream.readline, b""):
-            tail.append(line.decode("utf-8", "replace").rstrip())
-    except (OSError, ValueError):
-        pass
-
-
 class HarnessDiedError(Exception):
     """The process ended or went silent; carries what to record for the case."""
 
@@ -230,8 +213,8 @@ class _Process:
         self.limits = limits
         self.replies: queue.Queue[bytes | None] = queue.Queue()
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        for target, stream, sink in ((_pump, self.proc.stdout, self.replies),
-                                     (_drain, self.proc.stderr, self.stderr)):
+        for target, stream, sink in ((pump, self.proc.stdout, self.replies),
+                                     (drain, self.proc.stderr, self.stderr)):
             threading.Thread(target=target, args=(stream, sink), daemon=True).start()
         self.watched = _Watched(self.proc, limits.memory_mb)
 

@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import subprocess
+import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,7 +132,9 @@ def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) 
     if target is not None and target.input:
         command += ["--input", target.input]
     command += ["--", str(directory / INPUT_FILE)]
-    done = subprocess.run(command, capture_output=True, env=env, timeout=300, check=False)
+    # start outside any source tree: its rechain/ would hide the shim's rechain.fuzz
+    cwd = tempfile.gettempdir()
+    done = subprocess.run(command, capture_output=True, env=env, timeout=300, check=False, cwd=cwd)
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
     if not rows:
         raise RuntimeError(f"{directory.name}: replay printed nothing: {done.stderr[-2000:]!r}")

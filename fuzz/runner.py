@@ -118,6 +118,12 @@ def environment(target: Target, settings: Settings) -> dict[str, str]:
     return env
 
 
+def neutral_cwd(settings: Settings) -> Path:
+    """Where workers start: not a source tree whose ``rechain/`` would hide the shim's."""
+    settings.work.mkdir(parents=True, exist_ok=True)
+    return settings.work
+
+
 def contract_for(target: Target, settings: Settings) -> Contract:
     """The declared contract of a harness of ours; the default one for a reader in a venv."""
     if target.third_party or settings.venv is not None:
@@ -221,6 +227,7 @@ def _file_artefacts(directory: Path, seen: set[str], store: FindingStore) -> lis
 
 def run(target: Target, settings: Settings) -> Report:
     """Fuzz one target for ``settings.seconds``; the report lists every finding on file."""
+    settings.work = settings.work.resolve()  # workers start in it: paths must be absolute
     contract = contract_for(target, settings)
     dirs = prepare(target, settings, contract)
     report = Report(target.name, target.spec, log=str(dirs["log"]))
@@ -238,7 +245,9 @@ def run(target: Target, settings: Settings) -> Report:
                 break
             command = worker_command(target, settings, contract, dirs, left)
             workers = [
-                subprocess.Popen(command, stdout=log, stderr=subprocess.PIPE, env=env)
+                subprocess.Popen(
+                    command, stdout=log, stderr=subprocess.PIPE, env=env, cwd=neutral_cwd(settings)
+                )
                 for _ in range(max(settings.jobs, 1))
             ]
             readers = [_Reader(w.stderr, log, start, report) for w in workers]  # type: ignore[arg-type]

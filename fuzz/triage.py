@@ -18,7 +18,7 @@ from typing import Any
 from rechain.fuzz.findings import key_of
 from rechain.fuzz.registry import Target
 from rechain.fuzz.regressions import write_regression
-from rechain.fuzz.runner import Settings, environment, python_of
+from rechain.fuzz.runner import Settings, environment, neutral_cwd, python_of
 
 
 def _worker(target: Target, settings: Settings, *options: str) -> list[str]:
@@ -43,7 +43,13 @@ def libfuzzer_minimise(
     )
     env = environment(target, settings)
     with contextlib.suppress(subprocess.TimeoutExpired):
-        subprocess.run(command, capture_output=True, env=env, timeout=seconds * 4 + 60)
+        subprocess.run(
+            command,
+            capture_output=True,
+            env=env,
+            timeout=seconds * 4 + 60,
+            cwd=neutral_cwd(settings),
+        )
     return out if out.is_file() and out.stat().st_size <= source.stat().st_size else source
 
 
@@ -61,7 +67,9 @@ def shrink(target: Target, settings: Settings, finding: dict[str, Any], seconds:
     options = ["--mode", "shrink", "--crash-on", finding["signature"], "--out", str(out)]
     command = _worker(target, settings, *options, "--seconds", str(seconds / 2), "--", str(start))
     env = environment(target, settings)
-    done = subprocess.run(command, capture_output=True, env=env, timeout=seconds * 3 + 60)
+    done = subprocess.run(
+        command, capture_output=True, env=env, timeout=seconds * 3 + 60, cwd=neutral_cwd(settings)
+    )
     rows = [json.loads(x) for x in done.stdout.splitlines() if x.startswith(b"{")]
     if done.returncode != 0 or not rows or not rows[-1].get("reproduced"):
         out.unlink(missing_ok=True)

@@ -99,16 +99,29 @@ def _index(lines: Iterable[tuple[object, Record | None]]) -> dict[str, _Entry]:
 
 
 def _parents(entries: dict[str, _Entry]) -> dict[str, str | None]:
-    """Effective parent of every entry: the relinked one where that relink is in force."""
+    """Effective parent of every entry, after the relinks of preserving boundaries.
+
+    Boundaries apply in file order; each relinks its heads, then moves every other entry
+    hanging on its anchor to its tail.
+    """
     out: dict[str, str | None] = {}
     for uuid, entry in entries.items():
         written = entry.obj.get("parentUuid")
-        parent = written if isinstance(written, str) else None
-        for relink in entry.record.relinks if entry.record else ():
-            if (relink.boundary in entries and all(r in entries for r in relink.requires)
-                    and (relink.kind == "identity" or parent == relink.anchor)):
-                parent = relink.parent
-        out[uuid] = parent
+        out[uuid] = written if isinstance(written, str) else None
+    boundaries = sorted((e for e in entries.values() if e.record and e.record.compaction),
+                        key=lambda e: e.position)
+    for boundary in boundaries:
+        plan = boundary.record.compaction  # type: ignore[union-attr]
+        assert plan is not None
+        if not all(r in entries for r in plan.requires):
+            continue
+        heads = dict(plan.heads)
+        for uuid, parent in heads.items():
+            if uuid in entries:
+                out[uuid] = parent
+        for uuid, parent in out.items():
+            if parent == plan.anchor and uuid not in heads:
+                out[uuid] = plan.tail
     return out
 
 

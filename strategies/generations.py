@@ -36,13 +36,15 @@ class Generation:
     #: assistant ``message`` keys start with ``model`` (else ``id``)
     model_first: bool
     model: str
+    #: ``attachment`` rows (queued commands, hook context) are persisted
+    attachments: bool = False
 
 
 #: Newest first: ``sampled_from`` shrinks toward the current format.
 GENERATIONS: tuple[Generation, ...] = (
     Generation("2.1.332", stamps_first=False, source_links=True, progress=False,
                inline_sidechains=False, file_history=True, slug=True, preserved=True,
-               model_first=True, model="claude-sonnet-4-5-20250929"),
+               model_first=True, model="claude-sonnet-4-5-20250929", attachments=True),
     Generation("2.1.39", stamps_first=True, source_links=True, progress=True,
                inline_sidechains=False, file_history=True, slug=True, preserved=False,
                model_first=True, model="claude-opus-4-6"),

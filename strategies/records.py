@@ -3,33 +3,27 @@
 A :class:`Record` travels with every generated line. The expectation engine
 (:mod:`rechain.strategies.conversation`) reads the *line* for what a reader sees (type,
 ``parentUuid``, ``message.id``, timestamp) and the record only for the writer's intent
-that is not on the line: the logical parent after a compaction relink, and which
-boundary puts that relink in force.
+that is not spelled out on the line: how a preserving compaction boundary relinks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
-
-#: How a compaction relink picks an entry: by its own uuid (the segment head, the listed
-#: preserved messages) or by its written parent being the anchor (everything after).
-RelinkKind = Literal["identity", "by-parent"]
 
 
 @dataclass(frozen=True, slots=True)
-class Relink:
-    """The compaction relink that gives an entry its logical parent ``parent``.
+class Compaction:
+    """How a preserving boundary relinks the chain (``format.md`` §2.1, Oracle 1 step 2).
 
-    In force while the ``boundary`` line is readable and, for ``preservedMessages``,
-    every uuid in ``requires`` is present. A ``by-parent`` relink applies only while the
-    line still names ``anchor`` as its parent.
+    ``heads`` maps each relinked uuid to its new parent (the segment head to the anchor;
+    for ``preservedMessages`` every listed uuid to the one before it). Every *other*
+    entry whose parent is ``anchor`` continues after ``tail``. In force while the
+    boundary is readable and every uuid in ``requires`` is present.
     """
 
-    boundary: str
-    kind: RelinkKind
-    parent: str
     anchor: str
+    tail: str
+    heads: tuple[tuple[str, str], ...]
     requires: tuple[str, ...] = ()
 
 
@@ -38,5 +32,5 @@ class Record:
     """Writer-side facts about one line of the main file (``uuid`` is None for metadata)."""
 
     uuid: str | None
-    #: relinks from later compactions, applied in boundary order
-    relinks: tuple[Relink, ...] = ()
+    #: set on a preserving compact boundary
+    compaction: Compaction | None = None

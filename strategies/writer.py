@@ -16,7 +16,7 @@ from rechain.strategies import entries, ids
 from rechain.strategies.clock import iso
 from rechain.strategies.generations import Generation, Stamps, layout
 from rechain.strategies.ops import Compact, Metadata, Note, Op, Prompt, Reply, Rewind, Task
-from rechain.strategies.records import Record, Relink
+from rechain.strategies.records import Compaction, Record
 
 Json = dict[str, Any]
 
@@ -43,7 +43,6 @@ class Writer:
         self.prompts: list[int] = []  # indices into ``live`` of rewindable prompts
         self.cursor: str | None = None
         self.pending_rewind: int | None = None
-        self.anchors: dict[str, Relink] = {}
         self.line_of: dict[str, int] = {}
         self.written_parent: dict[str, str | None] = {}
         self.cache: dict[str, int] = {}
@@ -100,13 +99,10 @@ class Writer:
         chain = self._chain(parent, logical=boundary_of, boundary=own.get("subtype") ==
                             "compact_boundary")
         line = layout(self.gen, self.stamps, chain, own)
-        relinks: tuple[Relink, ...] = ()
-        if parent is not None and parent in self.anchors:
-            relinks = (self.anchors[parent],)
         self.line_of[uuid] = len(self.lines)
         self.written_parent[uuid] = parent
         self.lines.append(line)
-        self.records.append(Record(uuid, relinks))
+        self.records.append(Record(uuid))
         if prompt:
             self.prompts.append(len(self.live))
         self.live.append(uuid)
@@ -221,7 +217,7 @@ class Writer:
         pending.sort(key=lambda c: (delays[c] if c < len(delays) else 0, c))
         for call in pending:
             self._result(*calls[call])
-        if op.queued and self.gen.preserved:
+        if op.queued and self.gen.attachments:
             n = self._text()
             self._meta_line(entries.metadata("queue-operation", n, self.stamps.session_id,
                                               self._tick(2), None))
@@ -232,13 +228,14 @@ class Writer:
 
     def _note(self, op: Note) -> None:
         n = self._text()
-        if op.kind == "hook_context":
+        if op.kind == "hook_context" and self.gen.attachments:
             payload = {"type": "hook_additional_context", "content": [f"context {n}"],
                        "hookName": "UserPromptSubmit", "toolUseID": f"hook-{n}",
                        "hookEvent": "UserPromptSubmit"}
             self._write(entries.attachment(payload, self._uuid(), self._tick(5)))
             return
-        self._write(entries.system(op.kind, n, self._uuid(), self._tick(5), f"hook-{n}"))
+        kind = "stop_hook_summary" if op.kind == "hook_context" else op.kind
+        self._write(entries.system(kind, n, self._uuid(), self._tick(5), f"hook-{n}"))
 
     def _task(self, op: Task) -> None:
         """A Task call: tool_use, the subagent's sidechain, then the tool result."""
@@ -259,46 +256,40 @@ class Writer:
         self._result(tool_id, source)
 
     def _sidechain(self, steps: int, agent: str, tool_id: str) -> None:
-        inline = self.gen.inline_sidechains
-        file_agent = None if inline else agent
-        own_agent = None if inline else agent
-        parent: str | None = None
-        uuid = self._uuid()
-        line = layout(self.gen, self.stamps, self._chain(None, sidechain=True),
-                      entries.user(f"Investigate {self.n_text}", uuid, self._tick(5)),
-                      agent_id=own_agent)
-        self._side_line(line, file_agent)
-        parent = uuid
+        """The subagent's own chain: its prompt, then ``steps`` replies (all but the last
+        calling a tool). Legacy generations also write ``agent_progress`` rows in the main
+        chain, one per step."""
+        tag = None if self.gen.inline_sidechains else agent  # agentId and file, or inline
+
+        def side(parent: str | None, own: Json) -> str:
+            line = layout(self.gen, self.stamps, self._chain(parent, sidechain=True), own,
+                          agent_id=tag)
+            self._side_line(line, tag)
+            return own["uuid"]
+
+        parent = side(None, entries.user(f"Investigate {self.n_text}", self._uuid(),
+                                         self._tick(5)))
         for step in range(steps):
             self.n_msg += 1
             mid = ids.message_id(self.salt, self.n_msg)
             n = self._text()
-            uuid = self._uuid()
-            kind = "text" if step == steps - 1 else "tool_use"
             side_tool = None
-            if kind == "tool_use":
+            if step < steps - 1:
                 self.n_tool += 1
                 side_tool = ids.tool_use_id(self.salt, self.n_tool)
-            own = entries.assistant(self.gen, entries.block(kind, n, side_tool), mid,
-                                    ids.request_id(self.salt, self.n_msg), uuid,
-                                    self._tick(300))
-            self._side_line(layout(self.gen, self.stamps,
-                                   self._chain(parent, sidechain=True), own,
-                                   agent_id=own_agent), file_agent)
-            parent = uuid
+            kind = "text" if side_tool is None else "tool_use"
+            parent = side(parent, entries.assistant(
+                self.gen, entries.block(kind, n, side_tool), mid,
+                ids.request_id(self.salt, self.n_msg), self._uuid(), self._tick(300)))
             if self.gen.progress:
                 data = {"type": "agent_progress", "agentId": agent, "prompt": f"step {n}",
                         "normalizedMessages": []}
                 self._write(entries.progress(data, f"agent_{mid}", tool_id, self._uuid(),
                                              self._tick(2)))
             if side_tool is not None:
-                uuid = self._uuid()
                 source = parent if self.gen.source_links else None
-                own = entries.tool_result(side_tool, n, uuid, self._tick(50), source)
-                self._side_line(layout(self.gen, self.stamps,
-                                       self._chain(parent, sidechain=True), own,
-                                       agent_id=own_agent), file_agent)
-                parent = uuid
+                parent = side(parent, entries.tool_result(side_tool, n, self._uuid(),
+                                                          self._tick(50), source))
 
     def _metadata(self, kind: str, value: int) -> None:
         ref = self.cursor
@@ -343,19 +334,14 @@ class Writer:
             self._preserve(keep, op.style, boundary_uuid, summary_uuid)
 
     def _preserve(self, keep: list[str], style: str, boundary: str, anchor: str) -> None:
-        """Record the relinks a reader applies for a preserving boundary."""
-        requires = tuple(keep) if style == "messages" else ()
+        """Record how readers relink for this boundary; the kept turns rejoin the live
+        conversation after the summary, and the next message chains to the summary."""
         if style == "messages":
-            chain = [anchor, *keep]
-            for parent, uuid in zip(chain, keep, strict=False):
-                self._relink(uuid, Relink(boundary, "identity", parent, anchor, requires))
+            heads = tuple(zip(keep, [anchor, *keep[:-1]], strict=True))
+            requires = tuple(keep)
         else:
-            self._relink(keep[0], Relink(boundary, "identity", anchor, anchor, requires))
-        self.anchors[anchor] = Relink(boundary, "by-parent", keep[-1], anchor, requires)
+            heads, requires = ((keep[0], anchor),), ()
+        index = self.line_of[boundary]
+        self.records[index] = Record(boundary, Compaction(anchor, keep[-1], heads, requires))
         self.live.extend(keep)
         self.cursor = anchor
-
-    def _relink(self, uuid: str, relink: Relink) -> None:
-        index = self.line_of[uuid]
-        old = self.records[index]
-        self.records[index] = Record(old.uuid, (*old.relinks, relink))

@@ -9,7 +9,17 @@ from hypothesis import strategies as st
 from rechain.conformance import invariants as inv
 from rechain.conformance.invariant_views import profile_name, visible
 from rechain.reference import Options
-from rechain.strategies import CorruptedTranscript, Transcript, corrupted, transcripts
+from rechain.strategies import (
+    Compact,
+    CorruptedTranscript,
+    Mutation,
+    Reply,
+    Transcript,
+    corrupted,
+    damage,
+    transcripts,
+    write,
+)
 from rechain.strategies.observe import aim
 from rechain.strategies.ops import Prompt
 from rechain.strategies.scripts import FEATURES, _replies
@@ -51,6 +61,15 @@ def test_appending_a_turn_extends_by_that_turn(profile: str, t: Transcript, prom
     if t.falls_back:
         return  # the writer's own conversation is empty: there is no leaf to append to
     inv.appending_extends(t, extend(t, [prompt, reply]), profile)  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_damaged_preserving_boundary_agrees(profile: str) -> None:
+    """The sweep's one finding, kept as a regression: see test_strategies_corruptions."""
+    t = write([Prompt(), Reply(), Prompt(), Reply(), Compact(keep=1, style="messages")])
+    boundary = next(i for i, line in enumerate(t.lines) if line.get("subtype"))
+    inv.corruption_declared(damage(t, [Mutation("cycle", at=len(t.lines) - 1 - boundary)]),
+                            profile)
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -20,12 +20,12 @@ import pytest
 
 from rechain.cache import cache_dir
 from rechain.cli import main
+from rechain.conformance.jsonl_process import JsonLinesProcess
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.install import bundled_claude, can_install
 from rechain.conformance.oracles.py_sdk import (
     OracleReaderError,
     PySdkOracle,
-    _Process,
     worker_script,
 )
 from rechain.conformance.oracles.py_sdk_worker import (
@@ -145,7 +145,10 @@ def stub_worker(tmp_path):
     (tmp_path / "stub" / "claude_agent_sdk" / "__init__.py").write_text(textwrap.dedent(STUB_SDK))
     env = {"PYTHONPATH": str(tmp_path / "stub"), "PATH": "/usr/bin:/bin",
            "HOME": str(tmp_path), "TMPDIR": str(tmp_path)}
-    worker = _Process([sys.executable, str(worker_script())], env, tmp_path, timeout=30)
+    worker = JsonLinesProcess(
+        "stub worker", [sys.executable, str(worker_script())], env, 30, cwd=tmp_path,
+        error=OracleError,
+    )
     yield worker
     worker.close()
 

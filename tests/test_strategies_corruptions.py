@@ -7,7 +7,7 @@ from hypothesis import find, given, settings
 
 from rechain.strategies import EFFECTS, CorruptedTranscript, Mutation, corrupted, damage
 from rechain.strategies.corruptions import KINDS
-from rechain.strategies.ops import Prompt, Reply
+from rechain.strategies.ops import Compact, Prompt, Reply
 from rechain.strategies.scripts import transcripts
 from rechain.strategies.transcript import write
 
@@ -76,3 +76,14 @@ def test_expectations_only_name_readable_entries(c: CorruptedTranscript) -> None
             assert c.entry(uuid)["uuid"] == uuid
     else:
         assert c.undetermined
+
+
+def test_a_boundary_hung_on_its_own_summary_joins_the_relinked_cycle() -> None:
+    """Found by the sweep: the relink moves *every* entry hanging on the anchor to the
+    tail, the damaged boundary too, which closes a loop over the preserved messages;
+    the conversation falls back to the first turn, whose child was relinked away."""
+    t = write([Prompt(), Reply(), Prompt(), Reply(), Compact(keep=1, style="messages")])
+    boundary = next(i for i, line in enumerate(t.lines) if line.get("subtype"))
+    damaged = damage(t, [Mutation("cycle", at=len(t.lines) - 1 - boundary)])
+    first_prompt, first_answer = t.lines[1]["uuid"], t.lines[2]["uuid"]
+    assert damaged.intended == (first_prompt, first_answer)

@@ -37,9 +37,16 @@ def _part(session_id: str, prefix: str, size: int, first: bool) -> bytes:
         uid = f"{prefix}-{n}"
         kind = "user" if n % 2 == 0 else "assistant"
         text = f"prompt number {n} " if first and n == 0 else "x" * 400
-        out += _row(type=kind, uuid=uid, parentUuid=parent, sessionId=session_id,
-                    timestamp="2025-01-01T00:00:00.000Z", cwd="/bench", gitBranch="main",
-                    message={"role": kind, "content": text})
+        out += _row(
+            type=kind,
+            uuid=uid,
+            parentUuid=parent,
+            sessionId=session_id,
+            timestamp="2025-01-01T00:00:00.000Z",
+            cwd="/bench",
+            gitBranch="main",
+            message={"role": kind, "content": text},
+        )
         parent, n = uid, n + 1
     return bytes(out)
 
@@ -50,9 +57,11 @@ TEMPLATE_ID = "00000000-0000-0000-0000-000000000000"
 def template() -> tuple[bytes, bytes]:
     """Head and tail bytes for ``TEMPLATE_ID`` (the id is swapped per session)."""
     head = _part(TEMPLATE_ID, "h", CHUNK, True)
-    tail = _part(TEMPLATE_ID, "t", CHUNK, False) + _row(
-        type="custom-title", customTitle="bench", sessionId=TEMPLATE_ID
-    ) + _row(type="tag", tag="bench", sessionId=TEMPLATE_ID)
+    tail = (
+        _part(TEMPLATE_ID, "t", CHUNK, False)
+        + _row(type="custom-title", customTitle="bench", sessionId=TEMPLATE_ID)
+        + _row(type="tag", tag="bench", sessionId=TEMPLATE_ID)
+    )
     return head, tail
 
 
@@ -103,16 +112,18 @@ def run(sessions: int, sizes_mb: list[float], runs: int) -> dict[str, Any]:
                 started = time.perf_counter()
                 listed = len(list_sessions(config, cwd))
                 best = min(best, time.perf_counter() - started)
-            rows.append({
-                "sessions": sessions,
-                "file_mb": size_mb,
-                "apparent_gb": round(sessions * size / 1e9, 2),
-                "disk_mb": round(_disk_bytes(root) / 1e6, 1),
-                "listed": listed,
-                "seconds": round(best, 4),
-                "ms_per_session": round(best * 1000 / sessions, 4),
-                "generate_seconds": round(made, 1),
-            })
+            rows.append(
+                {
+                    "sessions": sessions,
+                    "file_mb": size_mb,
+                    "apparent_gb": round(sessions * size / 1e9, 2),
+                    "disk_mb": round(_disk_bytes(root) / 1e6, 1),
+                    "listed": listed,
+                    "seconds": round(best, 4),
+                    "ms_per_session": round(best * 1000 / sessions, 4),
+                    "generate_seconds": round(made, 1),
+                }
+            )
         finally:
             shutil.rmtree(root, ignore_errors=True)
     times = [r["seconds"] for r in rows]

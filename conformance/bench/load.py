@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-
 import subprocess
 import sys
 import tempfile
@@ -73,8 +72,19 @@ def _time_ts_sdk(path: Path, runs: int) -> float | None:
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
         config, cwd = _layout(Path(tmp), path)
         done = subprocess.run(
-            [node, str(script), str(registry.entry_path(spec)), str(config), str(cwd), SESSION_ID, str(runs)],
-            capture_output=True, text=True, timeout=1800, check=False,
+            [
+                node,
+                str(script),
+                str(registry.entry_path(spec)),
+                str(config),
+                str(cwd),
+                SESSION_ID,
+                str(runs),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            check=False,
             env={"PATH": "/usr/bin:/bin", "HOME": tmp},
         )
     if done.returncode != 0:
@@ -100,8 +110,19 @@ def _time_py_sdk(path: Path, runs: int) -> float | None:
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
         config, cwd = _layout(Path(tmp), path)
         done = subprocess.run(
-            [str(registry.entry_path(spec)), "-c", _PY_TIMER, str(config), str(cwd), SESSION_ID, str(runs)],
-            capture_output=True, text=True, timeout=1800, check=False,
+            [
+                str(registry.entry_path(spec)),
+                "-c",
+                _PY_TIMER,
+                str(config),
+                str(cwd),
+                SESSION_ID,
+                str(runs),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            check=False,
             env={"PATH": "/usr/bin:/bin", "HOME": tmp},
         )
     if done.returncode != 0:
@@ -114,16 +135,25 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, An
     started = time.perf_counter()
     data = synthetic_transcript(int(size_mb * 1024 * 1024), seed)
     newlines = data.count(b"\n")
-    print(f"generated {len(data) / 1e6:.1f} MB, {newlines} lines "
-          f"in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    print(
+        f"generated {len(data) / 1e6:.1f} MB, {newlines} lines "
+        f"in {time.perf_counter() - started:.1f}s",
+        file=sys.stderr,
+    )
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
         path = Path(keep) if keep else Path(tmp) / "bench.jsonl"
         path.write_bytes(data)
         del data
         floor_s, lines = _best(runs, lambda: _floor(path))
-        print(f"floor (read + orjson.loads per line): {floor_s:.3f}s for {lines} lines", file=sys.stderr)
+        print(
+            f"floor (read + orjson.loads per line): {floor_s:.3f}s for {lines} lines",
+            file=sys.stderr,
+        )
         reference_s, messages = _best(runs, lambda: _reference(path))
-        print(f"reference (agent-sdk profile): {reference_s:.3f}s, {messages} messages", file=sys.stderr)
+        print(
+            f"reference (agent-sdk profile): {reference_s:.3f}s, {messages} messages",
+            file=sys.stderr,
+        )
         summary: dict[str, Any] = {
             "size_mb": round(path.stat().st_size / 1024 / 1024, 1),
             "lines": lines,
@@ -145,6 +175,3 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, An
 
 def main_json(summary: dict[str, Any]) -> str:
     return json.dumps(summary, sort_keys=True)
-
-
-

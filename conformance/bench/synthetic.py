@@ -16,7 +16,28 @@ from datetime import UTC, datetime, timedelta
 
 import orjson
 
-_WORDS = "the of and to in is it that for on with as this was be by are file test code".split()
+_WORDS = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "is",
+    "it",
+    "that",
+    "for",
+    "on",
+    "with",
+    "as",
+    "this",
+    "was",
+    "be",
+    "by",
+    "are",
+    "file",
+    "test",
+    "code",
+]
 
 
 class _Writer:
@@ -72,16 +93,30 @@ class _Writer:
             {"type": "thinking", "thinking": self.text(100, 1500), "signature": "sig" * 20},
             {"type": "text", "text": self.text(50, 1500)},
         ]
-        calls = [f"toolu_{self.random.getrandbits(96):024x}" for _ in range(self.random.choice((0, 1, 1, 2, 3, 5)))]
+        calls = [
+            f"toolu_{self.random.getrandbits(96):024x}"
+            for _ in range(self.random.choice((0, 1, 1, 2, 3, 5)))
+        ]
         blocks += [
-            {"type": "tool_use", "id": c, "name": "Read", "input": {"file_path": f"/src/{c[-6:]}.py"}}
+            {
+                "type": "tool_use",
+                "id": c,
+                "name": "Read",
+                "input": {"file_path": f"/src/{c[-6:]}.py"},
+            }
             for c in calls
         ]
         owners: dict[str, str] = {}
         for block in blocks:
-            message = {"model": "claude-sonnet-4-5", "id": message_id, "type": "message",
-                       "role": "assistant", "content": [block], "stop_reason": None,
-                       "usage": {"input_tokens": 3, "output_tokens": 9}}
+            message = {
+                "model": "claude-sonnet-4-5",
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "content": [block],
+                "stop_reason": None,
+                "usage": {"input_tokens": 3, "output_tokens": 9},
+            }
             self.cursor = self.row("assistant", self.cursor, message=message, requestId="req_1")
             if block["type"] == "tool_use":
                 owners[str(block["id"])] = self.cursor
@@ -90,15 +125,26 @@ class _Writer:
         for call in order:
             if self.random.random() < 0.3:
                 self.row("progress", self.cursor, data={"type": "hook_progress"}, toolUseID=call)
-            result = {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": call, "content": self.text(200, 20000)}]}
+            result = {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": call, "content": self.text(200, 20000)}
+                ],
+            }
             self.cursor = self.row(
-                "user", owners[call], message=result, sourceToolAssistantUUID=owners[call],
+                "user",
+                owners[call],
+                message=result,
+                sourceToolAssistantUUID=owners[call],
                 toolUseResult={"stdout": "ok"},
             )
         if calls:
-            message = {"model": "claude-sonnet-4-5", "id": f"msg_{self.random.getrandbits(96):024x}",
-                       "role": "assistant", "content": [{"type": "text", "text": self.text(20, 600)}]}
+            message = {
+                "model": "claude-sonnet-4-5",
+                "id": f"msg_{self.random.getrandbits(96):024x}",
+                "role": "assistant",
+                "content": [{"type": "text", "text": self.text(20, 600)}],
+            }
             self.cursor = self.row("assistant", self.cursor, message=message)
 
     def rewind(self) -> None:
@@ -115,21 +161,44 @@ class _Writer:
     def compact(self) -> None:
         head, tail = self.users[-2], self.cursor
         boundary = self.row(
-            "system", None, subtype="compact_boundary", content="Conversation compacted",
-            isMeta=False, level="info", logicalParentUuid=self.cursor,
-            compactMetadata={"trigger": "auto", "preTokens": 150000,
-                             "preservedSegment": {"headUuid": head, "anchorUuid": "", "tailUuid": tail}},
+            "system",
+            None,
+            subtype="compact_boundary",
+            content="Conversation compacted",
+            isMeta=False,
+            level="info",
+            logicalParentUuid=self.cursor,
+            compactMetadata={
+                "trigger": "auto",
+                "preTokens": 150000,
+                "preservedSegment": {"headUuid": head, "anchorUuid": "", "tailUuid": tail},
+            },
         )
-        summary = {"role": "user", "content": "This session is being continued. " + self.text(500, 3000)}
+        summary = {
+            "role": "user",
+            "content": "This session is being continued. " + self.text(500, 3000),
+        }
         anchor = self.row("user", boundary, message=summary, isCompactSummary=True)
         # the segment hangs below the summary: relink head → anchor, anchor's children → tail
-        self.lines[-2] = self.lines[-2].replace(b'"anchorUuid":""', f'"anchorUuid":"{anchor}"'.encode())
+        self.lines[-2] = self.lines[-2].replace(
+            b'"anchorUuid":""', f'"anchorUuid":"{anchor}"'.encode()
+        )
         self.cursor = anchor
         self.cursor = tail
 
     def metadata(self) -> None:
-        self.write({"type": "file-history-snapshot", "messageId": self.cursor, "isSnapshotUpdate": False,
-                    "snapshot": {"messageId": self.cursor, "trackedFileBackups": {}, "timestamp": self.stamp()}})
+        self.write(
+            {
+                "type": "file-history-snapshot",
+                "messageId": self.cursor,
+                "isSnapshotUpdate": False,
+                "snapshot": {
+                    "messageId": self.cursor,
+                    "trackedFileBackups": {},
+                    "timestamp": self.stamp(),
+                },
+            }
+        )
 
 
 def synthetic_transcript(size_bytes: int, seed: int = 0) -> bytes:

@@ -21,27 +21,19 @@ as a float NaN.
 from __future__ import annotations
 
 import base64
-import contextlib
-import itertools
-import json
 import os
-import queue
 import shutil
-import subprocess
 import tempfile
 import threading
-import time
 import weakref
-from collections import deque
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import Any, Self
 
+from rechain.conformance.jsonl_process import JsonLinesProcess
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.registry import AGENT_SDK_PY, entry_path, is_installed
-
-STDERR_LINES = 40
 
 
 class OracleReaderError(OracleError):
@@ -60,115 +52,6 @@ def worker_script() -> Path:
     return Path(str(script))
 
 
-def _pump(stream: IO[bytes], sink: queue.Queue[bytes | None]) -> None:
-    """Move stdout lines to a queue so a read can time out; None marks EOF."""
-    with contextlib.suppress(OSError, ValueError):
-        for line in iter(stream.readline, b""):
-            sink.put(line)
-    sink.put(None)
-
-
-def _drain(stream: IO[bytes], tail: deque[str]) -> None:
-    """Keep the last stderr lines for error messages without letting the pipe fill."""
-    with contextlib.suppress(OSError, ValueError):
-        for line in iter(stream.readline, b""):
-            tail.append(line.decode("utf-8", "replace").rstrip())
-
-
-def _reap(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> None:
-    """Kill (if still running) and release one worker and its pipes."""
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    for thread in threads:
-        thread.join(timeout=5)
-    for pipe in (proc.stdin, proc.stdout, proc.stderr):
-        if pipe is not None:
-            with contextlib.suppress(OSError):
-                pipe.close()
-
-
-class _Process:
-    """One running worker: a JSON line out, a JSON line back, each read with a deadline."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> None:
-        self._proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env, cwd=cwd,
-        )
-        assert self._proc.stdout is not None and self._proc.stderr is not None
-        self._replies: queue.Queue[bytes | None] = queue.Queue()
-        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        threads = [
-            threading.Thread(target=_pump, args=(self._proc.stdout, self._replies), daemon=True),
-            threading.Thread(target=_drain, args=(self._proc.stderr, self.stderr), daemon=True),
-        ]
-        for thread in threads:
-            thread.start()
-        self._finalize = weakref.finalize(self, _reap, self._proc, threads)
-        self._ids = itertools.count(1)
-        self.calls = 0
-        self.ready = self._receive(0, timeout, "start")
-        if not self.ready.get("ok"):
-            self.close(graceful=False)
-            raise OracleError(f"agent-sdk-py worker did not start: {self.ready.get('error')}")
-
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
-
-    def alive(self) -> bool:
-        return self._finalize.alive and self._proc.poll() is None
-
-    def request(self, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request and wait for its reply; any failure leaves the worker dead."""
-        request_id = next(self._ids)
-        line = json.dumps({"id": request_id, **payload}).encode("ascii") + b"\n"
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(line)
-            self._proc.stdin.flush()
-        except OSError:
-            raise self._died("could not send the request") from None
-        self.calls += 1
-        return self._receive(request_id, timeout, str(payload.get("cmd")))
-
-    def _receive(self, request_id: int, timeout: float, what: str) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.close(graceful=False)
-                raise OracleError(f"agent-sdk-py: no answer to {what} within {timeout:g} s")
-            try:
-                line = self._replies.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
-                raise self._died(f"the worker exited during {what}")
-            try:
-                reply = json.loads(line)
-            except ValueError:
-                reply = None
-            if isinstance(reply, dict) and reply.get("id") == request_id:
-                return reply
-            self.stderr.append(f"(stdout) {line[:200]!r}")
-
-    def _died(self, why: str) -> OracleError:
-        self.close(graceful=False)
-        tail = " | ".join(list(self.stderr)[-5:]) or "no stderr"
-        return OracleError(f"agent-sdk-py: {why} (exit {self._proc.returncode}): {tail}")
-
-    def close(self, *, graceful: bool = True) -> None:
-        """Ask the worker to stop, then make sure it is gone."""
-        if graceful and self.alive():
-            with contextlib.suppress(OracleError):
-                self.request({"cmd": "stop"}, timeout=5)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._proc.wait(timeout=5)
-        self._finalize()
-
-
 class PySdkOracle:
     """``claude-agent-sdk`` 0.2.189's ``get_session_messages``, one worker for many calls.
 
@@ -185,7 +68,7 @@ class PySdkOracle:
         self.timeout = timeout
         self.startup_timeout = startup_timeout
         self.recycle_after = recycle_after
-        self._worker: _Process | None = None
+        self._worker: JsonLinesProcess | None = None
         self._scratch: Path | None = None
         self._cleanup: weakref.finalize[Any, Any] | None = None
         self._lock = threading.Lock()
@@ -226,7 +109,9 @@ class PySdkOracle:
         # -I: ignore PYTHON* variables and user site-packages, and keep the script's
         # folder (rechain's own modules) off sys.path.
         argv = [str(entry_path(self.spec)), "-I", str(worker_script())]
-        self._worker = _Process(argv, env, cwd, self.startup_timeout)
+        self._worker = JsonLinesProcess(
+            "agent-sdk-py worker", argv, env, self.startup_timeout, cwd=cwd, error=OracleError
+        )
 
     def close(self) -> None:
         """Stop the worker and remove its private HOME/TMPDIR."""

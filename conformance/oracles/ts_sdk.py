@@ -20,29 +20,22 @@ Facts about SDK 0.3.332 that this adapter relies on (found by experiment):
 from __future__ import annotations
 
 import base64
-import contextlib
-import itertools
-import json
 import os
-import queue
 import shutil
-import subprocess
 import tempfile
 import threading
-import time
 import weakref
-from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import Any, Self
 
+from rechain.conformance.jsonl_process import JsonLinesProcess
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.registry import AGENT_SDK_TS, entry_path, is_installed
 
 PROJECT_DIR = "<project-dir>"  # stands for the temp project cwd in list_sessions results
-STDERR_LINES = 40
 
 
 @dataclass(frozen=True)
@@ -91,124 +84,6 @@ def _encode(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _pump(stream: IO[bytes], sink: queue.Queue[bytes | None]) -> None:
-    """Move stdout lines to a queue so a read can time out; None marks EOF."""
-    try:
-        for line in iter(stream.readline, b""):
-            sink.put(line)
-    except (OSError, ValueError):
-        pass
-    finally:
-        sink.put(None)
-
-
-def _drain(stream: IO[bytes], tail: deque[str]) -> None:
-    """Keep the last stderr lines for error messages, and never let the pipe fill."""
-    try:
-        for line in iter(stream.readline, b""):
-            tail.append(line.decode("utf-8", "replace").rstrip())
-    except (OSError, ValueError):
-        pass
-
-
-def _reap(proc: subprocess.Popen[bytes], threads: Sequence[threading.Thread]) -> None:
-    """Kill (if still running) and release one bridge process and its pipes."""
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    for thread in threads:
-        thread.join(timeout=5)
-    for pipe in (proc.stdin, proc.stdout, proc.stderr):
-        if pipe is not None:
-            with contextlib.suppress(OSError):
-                pipe.close()
-
-
-class _Bridge:
-    """One running bridge: JSON lines in, JSON lines out, each read with a deadline."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], startup_timeout: float) -> None:
-        self._proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-        )
-        assert self._proc.stdout is not None and self._proc.stderr is not None
-        self._replies: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        threads = [
-            threading.Thread(target=_pump, args=(self._proc.stdout, self._replies), daemon=True),
-            threading.Thread(target=_drain, args=(self._proc.stderr, self._stderr), daemon=True),
-        ]
-        for thread in threads:
-            thread.start()
-        self._reap = weakref.finalize(self, _reap, self._proc, threads)
-        self._ids = itertools.count(1)
-        self.calls = 0
-        self.ready = self._receive(0, startup_timeout, "start")
-        if not self.ready.get("ok"):
-            self.close()
-            raise OracleError(f"agent-sdk-ts bridge did not start: {self.ready.get('error')}")
-
-    @property
-    def pid(self) -> int:
-        """The Node process id (tests use it to show that calls share one process)."""
-        return self._proc.pid
-
-    def alive(self) -> bool:
-        """Whether the process is still running and usable."""
-        return self._reap.alive and self._proc.poll() is None
-
-    def request(self, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request and wait for its reply; a failure leaves the bridge dead."""
-        request_id = next(self._ids)
-        line = json.dumps({"id": request_id, **payload}).encode("ascii") + b"\n"
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(line)
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._died("could not send the request") from None
-        self.calls += 1
-        return self._receive(request_id, timeout, str(payload.get("cmd")))
-
-    def _receive(self, request_id: int, timeout: float, what: str) -> dict[str, Any]:
-        """The reply to ``request_id``; other stdout lines are kept as noise for errors."""
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.close(graceful=False)
-                raise OracleError(f"agent-sdk-ts: no answer to {what} within {timeout:g} s")
-            try:
-                line = self._replies.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
-                raise self._died(f"the bridge exited during {what}")
-            try:
-                reply = json.loads(line)
-            except ValueError:
-                reply = None
-            if isinstance(reply, dict) and reply.get("id") == request_id:
-                return reply
-            self._stderr.append(f"(stdout) {line[:200]!r}")
-
-    def _died(self, why: str) -> OracleError:
-        """An error that tells what the dead process said last."""
-        self.close(graceful=False)
-        code = self._proc.returncode
-        tail = " | ".join(list(self._stderr)[-5:]) or "no stderr"
-        return OracleError(f"agent-sdk-ts: {why} (exit {code}): {tail}")
-
-    def close(self, *, graceful: bool = True) -> None:
-        """Ask the bridge to stop, then make sure it is gone."""
-        if graceful and self.alive():
-            with contextlib.suppress(OracleError):
-                self.request({"cmd": "stop"}, timeout=5)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._proc.wait(timeout=5)
-        self._reap()
-
-
 class TsSdkOracle:
     """``@anthropic-ai/claude-agent-sdk`` 0.3.332's readers, one Node process for many calls.
 
@@ -228,7 +103,7 @@ class TsSdkOracle:
         self.timeout = timeout
         self.startup_timeout = startup_timeout
         self.recycle_after = recycle_after
-        self._bridge: _Bridge | None = None
+        self._bridge: JsonLinesProcess | None = None
         self._scratch: Path | None = None
         self._cleanup: weakref.finalize[Any, Any] | None = None
         self._lock = threading.Lock()
@@ -275,7 +150,9 @@ class TsSdkOracle:
         node = shutil.which("node")
         assert node is not None
         argv = [node, str(bridge_script()), str(entry_path(self.spec))]
-        self._bridge = _Bridge(argv, self._child_env(), self.startup_timeout)
+        self._bridge = JsonLinesProcess(
+            "agent-sdk-ts bridge", argv, self._child_env(), self.startup_timeout, error=OracleError
+        )
 
     def close(self) -> None:
         """Stop the bridge and remove the private HOME/TMPDIR."""

@@ -69,7 +69,8 @@ def judge(name: str, data: bytes, entry: str, result: object) -> Verdict:
     mine = expected(view["messages"])
     theirs = observed(result.forked, known_uuids(data), PROMPT)
     sent = api_view(data, Options(entry=entry), SESSION)["messages"]
-    api = api_difference(sent, api_observed(result.messages))
+    # harness-looking text inside the transcript cannot be told from the harness's: drop both
+    api = api_difference(api_observed(sent), api_observed(result.messages))
     state = state_view(data, Options(entry=entry), SESSION)["state"]
     return Verdict(name, entry, first_difference(mine, theirs), api,
                    state_difference(state, result.forked))
@@ -113,7 +114,8 @@ def run(cases: list[tuple[str, bytes]], entries: list[str], workers: int,
         for (name, data), result in zip(cases, results, strict=True):
             verdict = judge(name, data, entry, result)
             verdicts.append(verdict)
-            if verdict.difference is not None and save is not None:
+            differs = (verdict.difference, verdict.api, verdict.state) != (None, None, None)
+            if differs and save is not None:
                 save.mkdir(parents=True, exist_ok=True)
                 (save / f"{name}.{entry}.jsonl").write_bytes(data)
     return verdicts
