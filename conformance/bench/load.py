@@ -98,7 +98,9 @@ os.environ["CLAUDE_CONFIG_DIR"] = sys.argv[1]
 from claude_agent_sdk import get_session_messages
 best = float("inf")
 for _ in range(int(sys.argv[4])):
-    t = time.perf_counter(); m = get_session_messages(sys.argv[3], directory=sys.argv[2]); best = min(best, time.perf_counter() - t)
+    t = time.perf_counter()
+    m = get_session_messages(sys.argv[3], directory=sys.argv[2])
+    best = min(best, time.perf_counter() - t)
 print(json.dumps({"s": best, "messages": len(m)}))
 """
 
@@ -166,7 +168,7 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, An
             seconds = timer(path, runs)
             if seconds is not None:
                 summary[name] = round(seconds, 4)
-                summary[name.replace("_s", "_vs_reference")] = round(seconds / reference_s, 2)
+                summary[name.removesuffix("_s") + "_vs_reference"] = round(seconds / reference_s, 2)
                 print(f"{name}: {seconds:.3f}s", file=sys.stderr)
     summary["runs"] = runs
     summary["median_note"] = "best of runs, wall time, one process"
