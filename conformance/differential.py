@@ -296,12 +296,9 @@ def intended_of(
     chosen = Options(include_system_messages=bool(options.get("include_system_messages")),
                      limit=options.get("limit"), offset=int(options.get("offset") or 0))
     try:
-        if hasattr(value, "clean"):
-            if value.intended is None:
-                return str(value.undetermined or "undetermined")
-            rows = {line["uuid"]: line for line in value.lines
-                    if isinstance(line, dict) and isinstance(line.get("uuid"), str)}
-            return tuple(visible(value.intended, rows.__getitem__, profile, chosen))
+        if hasattr(value, "clean") and value.intended is None:
+            return str(value.undetermined or "undetermined")
+        # ``entry`` finds the last line a reader keeps for a uuid (not a damaged copy)
         return tuple(visible(value.intended, value.entry, profile, chosen))
     except (ValueError, KeyError):
         return None

@@ -85,7 +85,8 @@ def write_regression(
     identifier = case_id(target, finding["exception"], data)
     directory = (root or regressions_root()) / identifier
     exception = finding["exception"]
-    description = f"{target} {version}: {exception} at {finding['where']}"[:149]
+    where = finding["where"][:100]
+    description = f"{target} {version}: {exception} at {where} ({identifier[-8:]})"[:149]
     case = {
         "id": identifier,
         "description": description if len(description) >= 10 else f"fuzz finding: {description}",

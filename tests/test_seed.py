@@ -317,3 +317,13 @@ def test_large_dead_file_loses_off_chain_siblings_before_recovery() -> None:
     assert uuids(file_of(*core), "resume-id") == [uid(n) for n in (1, 2, 3, 4, 5, 6)]
     big = file_of(core[0], *dead, *core[1:])
     assert uuids(big, "resume-id") == [uid(n) for n in (1, 2, 5, 6)]
+
+
+def test_a_trailing_user_turn_is_compared_with_the_prompt_remainder() -> None:
+    from rechain.reference.seed.compare import api_observed, with_prompt_remainder
+
+    turn = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"},
+                                        {"type": "text", "text": "next"}]}
+    request = with_prompt_remainder([{"role": "assistant", "content": "a"}], turn, "next")
+    assert api_observed(request)[-1] == {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1"}]}

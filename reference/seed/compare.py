@@ -149,3 +149,21 @@ def state_difference(state: Json, forked: list[Json]) -> str | None:
         if written != mine:
             return f"state {mine_key}: seed {mine!r} vs 2.1.88 {written!r}"
     return None
+
+
+def with_prompt_remainder(
+    messages: list[Json], prompt_turn: Json | None, prompt: str
+) -> list[Json]:
+    """The request's messages plus what the prompt turn carried besides the prompt.
+
+    A resumed conversation that ends on a user message (a tool result whose
+    assistant fragment merged back, say) is merged into the prompt's turn, so
+    that part of the last request message belongs to the resumed conversation.
+    """
+    if prompt_turn is None:
+        return messages
+    content = prompt_turn.get("content")
+    if type(content) is not list:
+        return messages
+    rest = [b for b in content if not (prop(b, "type") == "text" and prop(b, "text") == prompt)]
+    return [*messages, {"role": prompt_turn.get("role"), "content": rest}] if rest else messages

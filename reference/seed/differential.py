@@ -24,6 +24,7 @@ from rechain.reference.seed.compare import (
     first_difference,
     observed,
     state_difference,
+    with_prompt_remainder,
 )
 from rechain.reference.seed.parse import numbered_lines, parse_values
 from rechain.reference.seed.resume import ENTRY_POINTS
@@ -70,7 +71,8 @@ def judge(name: str, data: bytes, entry: str, result: object) -> Verdict:
     theirs = observed(result.forked, known_uuids(data), PROMPT)
     sent = api_view(data, Options(entry=entry), SESSION)["messages"]
     # harness-looking text inside the transcript cannot be told from the harness's: drop both
-    api = api_difference(api_observed(sent), api_observed(result.messages))
+    request = with_prompt_remainder(result.messages, result.prompt_turn, PROMPT)
+    api = api_difference(api_observed(sent), api_observed(request))
     state = state_view(data, Options(entry=entry), SESSION)["state"]
     return Verdict(name, entry, first_difference(mine, theirs), api,
                    state_difference(state, result.forked))
