@@ -88,7 +88,7 @@ one_input = _profile_harness(DEFAULT_PROFILE)
 def output_one_input(data: bytes) -> None:
     result = rebuild(data, options=options_for(data))
     jsonio.dumps(result.to_json())
-    textview.render(result).encode("utf-8")  # what a UTF-8 stdout does with it
+    textview.render_bytes(result)  # exactly what `rechain rebuild --format text` writes
 
 
 if __name__ == "__main__":

@@ -95,3 +95,8 @@ def render(result: Rebuild) -> str:
             where = f"line {d.line}" if d.line is not None else "file"
             out.append(f"   {where}: {d.kind}: {d.detail}")
     return "\n".join(out) + "\n"
+
+
+def render_bytes(result: Rebuild) -> bytes:
+    """``render`` as UTF-8; lone surrogates from a transcript are escaped, never fatal."""
+    return render(result).encode("utf-8", "backslashreplace")

@@ -98,6 +98,8 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
             diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not an entry"))
             continue
         kind = value.get("type")
+        if type(kind) is not str:
+            kind = None  # a list or object type is in no set (JS ``Set.has`` by identity)
         if kind == "system":
             value = rewrite_voice_call(value)
             kind = value.get("type")

@@ -9,6 +9,7 @@ are marked ``isCompletedLocalCommand`` instead.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -113,7 +114,7 @@ class DeliveryTally:
         source = source_uuid(probe)
         if source is None:
             return
-        text = orjson.dumps(value.get("attachment"))
+        text = _stringified(value.get("attachment"))
         known = self.copies.get(source)
         if known is None:
             self.copies[source] = text
@@ -130,6 +131,14 @@ class DeliveryTally:
             for uuid in uuids[max(0, len(uuids) - taken) :]:
                 counts[f"entry:{uuid}"] = 1
         return counts
+
+
+def _stringified(value: Any) -> bytes:
+    """``JSON.stringify`` stand-in for comparing copies (any consistent encoding will do)."""
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # lone surrogates, deep nesting
+        return json.dumps(value, separators=(",", ":")).encode()
 
 
 def shown_meta_origin(origin: Any) -> bool:

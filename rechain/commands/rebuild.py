@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         # numbers as JSON.stringify writes them, so the output equals the SDK's JSON
         sys.stdout.buffer.write(jsonio.dumps(as_stringified(result.to_json())) + b"\n")
     else:
-        sys.stdout.write(textview.render(result))
+        _write_bytes(textview.render_bytes(result))
     sys.stdout.flush()
     return 0
 
@@ -156,6 +156,11 @@ def _run_agent(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.buffer.write(jsonio.dumps(as_stringified(result.to_json())) + b"\n")
     else:
-        sys.stdout.write(textview.render(result))
+        _write_bytes(textview.render_bytes(result))
     sys.stdout.flush()
     return 0
+
+
+def _write_bytes(data: bytes) -> None:
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)

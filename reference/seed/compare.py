@@ -166,4 +166,7 @@ def with_prompt_remainder(
     if type(content) is not list:
         return messages
     rest = [b for b in content if not (prop(b, "type") == "text" and prop(b, "text") == prompt)]
+    if rest and prop(rest[-1], "type") == "text" and str(prop(rest[-1], "text")).endswith("\n"):
+        # the merge with the prompt added that newline at the text-text seam
+        rest[-1] = {**rest[-1], "text": rest[-1]["text"][:-1]}
     return [*messages, {"role": prompt_turn.get("role"), "content": rest}] if rest else messages

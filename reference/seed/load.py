@@ -89,6 +89,8 @@ def is_boundary(entry: Any) -> bool:
 def dispatch_metadata(loaded: Loaded, entry: Any) -> None:
     """One non-message line into its metadata map (later values win)."""
     kind = prop(entry, "type")
+    if type(kind) is not str:
+        return  # no metadata map is keyed by a list or an object
     if kind == "summary":
         if truthy(prop(entry, "leafUuid")):
             loaded.summaries[mkey(entry["leafUuid"])] = prop(entry, "summary")
@@ -152,6 +154,8 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded) -> None:
         if type(value) is not dict:
             continue
         kind = value.get("type")
+        if type(kind) is not str:
+            kind = None  # a list or object type is in no set (JS ``Set.has`` by identity)
         uuid = value.get("uuid", UNDEFINED)
         if kind == "progress" and type(uuid) is str:
             parent = value.get("parentUuid", UNDEFINED)
@@ -347,7 +351,8 @@ def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] 
     for _, value in metadata:
         if value is None:
             return loaded  # ``entry.type`` throws before the main buffer is even parsed
-        if type(value) is dict and value.get("type") in PRE_BOUNDARY_TYPES:
+        if type(value) is dict and type(value.get("type")) is str \
+                and value["type"] in PRE_BOUNDARY_TYPES:
             dispatch_metadata(loaded, value)
     dispatch(values, loaded)
     apply_preserved_segment(loaded)
