@@ -21,19 +21,14 @@ as a float NaN.
 from __future__ import annotations
 
 import base64
-import os
-import shutil
-import tempfile
-import threading
-import weakref
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
-from rechain.conformance.jsonl_process import JsonLinesProcess
 from rechain.conformance.oracles import OracleError
-from rechain.conformance.oracles.registry import AGENT_SDK_PY, entry_path, is_installed
+from rechain.conformance.oracles.registry import AGENT_SDK_PY, entry_path
+from rechain.conformance.oracles.worker import WorkerOracle
 
 
 class OracleReaderError(OracleError):
@@ -52,7 +47,7 @@ def worker_script() -> Path:
     return Path(str(script))
 
 
-class PySdkOracle:
+class PySdkOracle(WorkerOracle):
     """``claude-agent-sdk`` 0.2.189's ``get_session_messages``, one worker for many calls.
 
     Use as a context manager. A call that times out or crashes the worker raises
@@ -61,99 +56,24 @@ class PySdkOracle:
     """
 
     spec = AGENT_SDK_PY
+    process_name = "agent-sdk-py worker"
+    scratch_prefix = "rechain-py-"
 
-    def __init__(
-        self, *, timeout: float = 60.0, startup_timeout: float = 60.0, recycle_after: int = 50_000
-    ) -> None:
-        self.timeout = timeout
-        self.startup_timeout = startup_timeout
-        self.recycle_after = recycle_after
-        self._worker: JsonLinesProcess | None = None
-        self._scratch: Path | None = None
-        self._cleanup: weakref.finalize[Any, Any] | None = None
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def available() -> str | None:
-        """None when the oracle can run here, else why not (for ``pytest.skip``)."""
-        spec = AGENT_SDK_PY
-        if not is_installed(spec):
-            return f"{spec.slug} is not installed: run `rechain oracle install {spec.name}`"
-        return None
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    @property
-    def pid(self) -> int | None:
-        """The worker's process id, or None when none is running."""
-        return self._worker.pid if self._worker is not None and self._worker.alive() else None
-
-    @property
-    def import_ms(self) -> float | None:
-        """How long the running worker took to import the SDK, in milliseconds."""
-        return self._worker.ready.get("import_ms") if self._worker is not None else None
-
-    def start(self) -> None:
-        """Start the worker unless one is running (also how a failed one is replaced)."""
-        if self._worker is not None and self._worker.alive():
-            return
-        reason = self.available()
-        if reason is not None:
-            raise OracleError(f"agent-sdk-py is unavailable: {reason}")
-        env, cwd = self._child_env()
+    def _argv(self) -> list[str]:
         # -I: ignore PYTHON* variables and user site-packages, and keep the script's
         # folder (rechain's own modules) off sys.path.
-        argv = [str(entry_path(self.spec)), "-I", str(worker_script())]
-        self._worker = JsonLinesProcess(
-            "agent-sdk-py worker", argv, env, self.startup_timeout, cwd=cwd, error=OracleError
-        )
+        return [str(entry_path(self.spec)), "-I", str(worker_script())]
 
-    def close(self) -> None:
-        """Stop the worker and remove its private HOME/TMPDIR."""
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
-        if self._cleanup is not None:
-            self._cleanup()
-            self._cleanup = None
-            self._scratch = None
+    def _cwd(self) -> Path | None:
+        return self._home()
 
-    def _child_env(self) -> tuple[dict[str, str], Path]:
-        """PATH plus a private HOME, TMPDIR and cwd: the real ~/.claude stays out of reach."""
-        if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="rechain-py-"))
-            self._cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
-        home, tmp = self._scratch / "home", self._scratch / "tmp"
-        home.mkdir(exist_ok=True)
-        tmp.mkdir(exist_ok=True)
-        env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home),
-               "TMPDIR": str(tmp), "LANG": "C.UTF-8"}
-        return env, home
-
-    def _call(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """One request on a live worker, recycled now and then to bound its memory."""
-        with self._lock:
-            if self._worker is not None and self._worker.calls >= self.recycle_after:
-                self._worker.close()
-            self.start()
-            assert self._worker is not None
-            reply = self._worker.request(payload, self.timeout)
+    def _check(self, reply: dict[str, Any]) -> None:
+        """The SDK raising is an answer about the reader, not a broken worker."""
         if reply.get("raised"):
             raise OracleReaderError(
                 self.spec.name, str(reply.get("error_type")), str(reply.get("error"))
             )
-        if not reply.get("ok"):
-            raise OracleError(f"agent-sdk-py: {reply.get('error', 'unknown error')}")
-        return reply
-
-    def version(self) -> str:
-        """The SDK version, as the imported package reports it."""
-        return str(self._call({"cmd": "version"})["version"])
+        super()._check(reply)
 
     def session_messages(
         self,

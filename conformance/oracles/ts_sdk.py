@@ -20,20 +20,15 @@ Facts about SDK 0.3.332 that this adapter relies on (found by experiment):
 from __future__ import annotations
 
 import base64
-import os
 import shutil
-import tempfile
-import threading
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
-from rechain.conformance.jsonl_process import JsonLinesProcess
-from rechain.conformance.oracles import OracleError
-from rechain.conformance.oracles.registry import AGENT_SDK_TS, entry_path, is_installed
+from rechain.conformance.oracles.registry import AGENT_SDK_TS, entry_path
+from rechain.conformance.oracles.worker import WorkerOracle
 
 PROJECT_DIR = "<project-dir>"  # stands for the temp project cwd in list_sessions results
 
@@ -84,7 +79,7 @@ def _encode(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-class TsSdkOracle:
+class TsSdkOracle(WorkerOracle):
     """``@anthropic-ai/claude-agent-sdk`` 0.3.332's readers, one Node process for many calls.
 
     Use as a context manager. A call that times out or crashes raises
@@ -93,107 +88,21 @@ class TsSdkOracle:
 
     spec = AGENT_SDK_TS
 
-    def __init__(
-        self,
-        *,
-        timeout: float = 60.0,
-        startup_timeout: float = 60.0,
-        recycle_after: int = 50_000,
-    ) -> None:
-        self.timeout = timeout
-        self.startup_timeout = startup_timeout
-        self.recycle_after = recycle_after
-        self._bridge: JsonLinesProcess | None = None
-        self._scratch: Path | None = None
-        self._cleanup: weakref.finalize[Any, Any] | None = None
-        self._lock = threading.Lock()
+    spec = AGENT_SDK_TS
+    process_name = "agent-sdk-ts bridge"
+    scratch_prefix = "rechain-ts-"
 
-    @staticmethod
-    def available() -> str | None:
+    @classmethod
+    def available(cls) -> str | None:
         """None when the oracle can run here, else why not (for ``pytest.skip``)."""
-        spec = AGENT_SDK_TS
         if shutil.which("node") is None:
             return "node is not on PATH"
-        if not is_installed(spec):
-            return f"{spec.slug} is not installed: run `rechain oracle install {spec.name}`"
-        return None
+        return super().available()
 
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    @property
-    def pid(self) -> int | None:
-        """The current Node process id, or None when none is running."""
-        return self._bridge.pid if self._bridge is not None and self._bridge.alive() else None
-
-    @property
-    def workdir(self) -> Path | None:
-        """The private root of Node's HOME and TMPDIR (removed by ``close``)."""
-        return self._scratch
-
-    @property
-    def import_ms(self) -> float | None:
-        """How long the running bridge took to import the SDK, in milliseconds."""
-        return self._bridge.ready.get("import_ms") if self._bridge is not None else None
-
-    def start(self) -> None:
-        """Start the bridge unless one is running (also used to restart after a failure)."""
-        if self._bridge is not None and self._bridge.alive():
-            return
-        reason = self.available()
-        if reason is not None:
-            raise OracleError(f"agent-sdk-ts is unavailable: {reason}")
+    def _argv(self) -> list[str]:
         node = shutil.which("node")
         assert node is not None
-        argv = [node, str(bridge_script()), str(entry_path(self.spec))]
-        self._bridge = JsonLinesProcess(
-            "agent-sdk-ts bridge", argv, self._child_env(), self.startup_timeout, error=OracleError
-        )
-
-    def close(self) -> None:
-        """Stop the bridge and remove the private HOME/TMPDIR."""
-        if self._bridge is not None:
-            self._bridge.close()
-            self._bridge = None
-        if self._cleanup is not None:
-            self._cleanup()
-            self._cleanup = None
-            self._scratch = None
-
-    def _child_env(self) -> dict[str, str]:
-        """A minimal environment: PATH, plus a private HOME and TMPDIR for Node."""
-        if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="rechain-ts-"))
-            self._cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
-        home, tmp = self._scratch / "home", self._scratch / "tmp"
-        home.mkdir(exist_ok=True)
-        tmp.mkdir(exist_ok=True)
-        return {
-            "PATH": os.environ.get("PATH", os.defpath),
-            "HOME": str(home),
-            "TMPDIR": str(tmp),
-            "LANG": "C.UTF-8",
-        }
-
-    def _call(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """One request on a live bridge; recycles it now and then to bound its memory."""
-        with self._lock:
-            if self._bridge is not None and self._bridge.calls >= self.recycle_after:
-                self._bridge.close()
-            self.start()
-            assert self._bridge is not None
-            reply = self._bridge.request(payload, self.timeout)
-        if not reply.get("ok"):
-            raise OracleError(f"agent-sdk-ts: {reply.get('error', 'unknown error')}")
-        return reply
-
-    def version(self) -> str:
-        """The SDK version, as its installed package.json says."""
-        return str(self._call({"cmd": "version"})["version"])
+        return [node, str(bridge_script()), str(entry_path(self.spec))]
 
     def session_messages(
         self,

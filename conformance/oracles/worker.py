@@ -1,0 +1,143 @@
+"""A pinned reader that answers in one long-lived child process: the shared adapter shell.
+
+Importing a real reader costs far more than a call, so each adapter starts its
+process once and sends it one JSON line per call. This base class owns that
+process: start on demand, restart after a crash, recycle after many calls (to
+bound memory), and a private HOME/TMPDIR so a real ``~/.claude`` is never reached.
+Subclasses say how to launch their process and what a reply means.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from rechain.conformance.jsonl_process import JsonLinesProcess
+from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles.registry import OracleSpec, is_installed
+
+
+class WorkerOracle:
+    """Context manager around one worker process; subclasses define ``_argv``."""
+
+    spec: ClassVar[OracleSpec]
+    process_name: ClassVar[str]  # shown in errors, e.g. "agent-sdk-ts bridge"
+    scratch_prefix: ClassVar[str]
+
+    def __init__(
+        self, *, timeout: float = 60.0, startup_timeout: float = 60.0, recycle_after: int = 50_000
+    ) -> None:
+        self.timeout = timeout
+        self.startup_timeout = startup_timeout
+        self.recycle_after = recycle_after
+        self._process: JsonLinesProcess | None = None
+        self._scratch: Path | None = None
+        self._cleanup: weakref.finalize[Any, Any] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def available(cls) -> str | None:
+        """None when the oracle can run here, else why not (for ``pytest.skip``)."""
+        if not is_installed(cls.spec):
+            return f"{cls.spec.slug} is not installed: run `rechain oracle install {cls.spec.name}`"
+        return None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id, or None when none is running."""
+        process = self._process
+        return process.pid if process is not None and process.alive() else None
+
+    @property
+    def workdir(self) -> Path | None:
+        """The private root of the worker's HOME and TMPDIR (removed by ``close``)."""
+        return self._scratch
+
+    @property
+    def import_ms(self) -> float | None:
+        """How long the running worker took to import the reader, in milliseconds."""
+        return self._process.ready.get("import_ms") if self._process is not None else None
+
+    def _argv(self) -> list[str]:
+        raise NotImplementedError
+
+    def _cwd(self) -> Path | None:
+        return None
+
+    def start(self) -> None:
+        """Start the worker unless one is running (also how a failed one is replaced)."""
+        if self._process is not None and self._process.alive():
+            return
+        reason = self.available()
+        if reason is not None:
+            raise OracleError(f"{self.spec.name} is unavailable: {reason}")
+        env = self._child_env()
+        self._process = JsonLinesProcess(
+            self.process_name,
+            self._argv(),
+            env,
+            self.startup_timeout,
+            cwd=self._cwd(),
+            error=OracleError,
+        )
+
+    def close(self) -> None:
+        """Stop the worker and remove its private HOME/TMPDIR."""
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+        if self._cleanup is not None:
+            self._cleanup()
+            self._cleanup = None
+            self._scratch = None
+
+    def _home(self) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix=self.scratch_prefix))
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
+        (self._scratch / "tmp").mkdir(exist_ok=True)
+        home = self._scratch / "home"
+        home.mkdir(exist_ok=True)
+        return home
+
+    def _child_env(self) -> dict[str, str]:
+        """PATH plus a private HOME and TMPDIR: nothing else is inherited."""
+        home = self._home()
+        return {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": str(home),
+            "TMPDIR": str(home.parent / "tmp"),
+            "LANG": "C.UTF-8",
+        }
+
+    def _check(self, reply: dict[str, Any]) -> None:
+        """Raise for a reply that is not an answer (subclasses add reader errors)."""
+        if not reply.get("ok"):
+            raise OracleError(f"{self.spec.name}: {reply.get('error', 'unknown error')}")
+
+    def _call(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """One request on a live worker, recycled now and then to bound its memory."""
+        with self._lock:
+            if self._process is not None and self._process.calls >= self.recycle_after:
+                self._process.close()
+            self.start()
+            assert self._process is not None
+            reply = self._process.request(payload, self.timeout)
+        self._check(reply)
+        return reply
+
+    def version(self) -> str:
+        """The reader's version, as the worker reports it."""
+        return str(self._call({"cmd": "version"})["version"])
