@@ -1,4 +1,9 @@
-"""``new Date(value).getTime()`` for parsed JSON values, as the CLI's timestamp rules use it."""
+"""``new Date(value).getTime()`` for parsed JSON values, as the CLI's timestamp rules use it.
+
+The 2.1.332 binary runs on Bun (JavaScriptCore); ``reference/seed/jsdate.py`` models
+V8 under Node for 2.1.88. The engines accept different date strings, so the two
+modules stay apart; this one covers the ISO forms the CLI's own rows carry.
+"""
 
 from __future__ import annotations
 
