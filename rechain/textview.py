@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from rechain import jsonio
 from rechain.reference.model import Rebuild
 
 _WIDTH = 100
@@ -15,25 +16,32 @@ def _clip(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _short(value: Any, limit: int = 400) -> str:
+    """Any parsed value as one clipped line; never recursive (values can nest very deep)."""
+    if isinstance(value, str):
+        return _clip(value, limit)
+    return _clip(jsonio.dumps(value)[: limit * 8].decode("utf-8", "replace"), limit)
+
+
 def _block_lines(block: Any, results: dict[str, str]) -> list[str]:
     if not isinstance(block, dict):
-        return [_clip(str(block))]
+        return [_short(block)]
     kind = block.get("type")
     if kind == "text":
-        return [_clip(str(block.get("text", "")))]
+        return [_short(block.get("text", ""))]
     if kind == "thinking":
-        return [f"(thinking) {_clip(str(block.get('thinking', '')), 200)}"]
+        return [f"(thinking) {_short(block.get('thinking', ''), 200)}"]
     if kind == "tool_use":
-        name, call = block.get("name", "?"), block.get("id", "?")
-        lines = [f"→ {name} [{call}] {_clip(str(block.get('input', '')), 200)}"]
+        name, call = _short(block.get("name", "?"), 80), _short(block.get("id", "?"), 80)
+        lines = [f"→ {name} [{call}] {_short(block.get('input', ''), 200)}"]
         if call in results:
             lines.append(f"  ← {results[call]}")
         else:
             lines.append("  ← (no result in the rebuilt conversation)")
         return lines
     if kind == "tool_result":
-        return [f"← result for [{block.get('tool_use_id', '?')}] (shown with its call)"]
-    return [f"({kind})"]
+        return [f"← result for [{_short(block.get('tool_use_id', '?'), 80)}] (shown with its call)"]
+    return [f"({_short(kind, 80)})"]
 
 
 def _results(messages: tuple[dict[str, Any], ...]) -> dict[str, str]:
@@ -50,9 +58,9 @@ def _results(messages: tuple[dict[str, Any], ...]) -> dict[str, str]:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 body = block.get("content")
                 if isinstance(body, list):
-                    body = " ".join(str(b.get("text", "")) for b in body if isinstance(b, dict))
+                    body = " ".join(_short(b.get("text", "")) for b in body if isinstance(b, dict))
                 error = " (error)" if block.get("is_error") else ""
-                found[str(block.get("tool_use_id"))] = _clip(str(body), 200) + error
+                found[_short(block.get("tool_use_id"), 80)] = _short(body, 200) + error
     return found
 
 
@@ -65,7 +73,9 @@ def render(result: Rebuild) -> str:
     ]
     for message in result.messages:
         body = message.get("message")
-        role = body.get("role", message["type"]) if isinstance(body, dict) else message["type"]
+        role = _short(
+            body.get("role", message["type"]) if isinstance(body, dict) else message["type"], 40
+        )
         flags = [f for f in ("is_meta", "isCompactSummary", "isQueuedCommand") if message.get(f)]
         header = f"── {role} · line {message['line']} · {message['uuid']}"
         if flags:
@@ -80,7 +90,7 @@ def render(result: Rebuild) -> str:
             if only_results and content:
                 lines = ["(tool results, shown with their calls)"]
         else:
-            lines = [_clip(str(content))]
+            lines = [_short(content)]
         out.extend("   " + line for line in lines)
     if result.error:
         out.append(f"reader error: {result.error}")

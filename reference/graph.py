@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rechain.reference.js import UNDEFINED, key, prop, truthy
+from rechain.reference.js import UNDEFINED, describe, key, prop, truthy
 from rechain.reference.model import Diagnostic, Json
 
 
@@ -96,7 +96,7 @@ def relink_compactions(graph: Graph) -> None:
             Diagnostic(
                 graph.line[uuid],
                 "relinked",
-                f"parent {old!r} replaced by {parent!r} (compact boundary "
+                f"parent {describe(old)} replaced by {describe(parent)} (compact boundary "
                 f"{boundary.get('uuid')} at line {graph.line.get(boundary.get('uuid'), '?')})",
             )
         )
@@ -265,7 +265,7 @@ def walk(graph: Graph, leaf: Json) -> list[Json]:
                 Diagnostic(
                     graph.line[uuid],
                     "dangling-parent",
-                    f"parent {parent!r} is not in the file: the chain starts here",
+                    f"parent {describe(parent)} is not in the file: the chain starts here",
                 )
             )
     chain.reverse()

@@ -109,8 +109,28 @@ def to_string(value: Any) -> str:
             return str(int(value))
         return repr(value)
     if isinstance(value, list):
-        return ",".join("" if nullish(v) else to_string(v) for v in value)
+        return _array_to_string(value)
     return "[object Object]"
+
+
+def _array_to_string(array: list[Any]) -> str:
+    """``Array.prototype.toString`` (nested arrays flatten), without recursion."""
+    stack: list[tuple[list[Any], int, list[str]]] = [(array, 0, [])]
+    while True:
+        items, index, parts = stack[-1]
+        if index == len(items):
+            stack.pop()
+            text = ",".join(parts)
+            if not stack:
+                return text
+            stack[-1][2].append(text)
+            continue
+        stack[-1] = (items, index + 1, parts)
+        item = items[index]
+        if type(item) is list:
+            stack.append((item, 0, []))
+        else:
+            parts.append("" if nullish(item) else to_string(item))
 
 
 def is_string_nonempty(value: Any) -> bool:
@@ -192,4 +212,38 @@ def _normalised_copy(value: Any) -> Any:
                 target.append(convert(child))
                 if type(child) in (dict, list):
                     stack.append((child, target[-1]))
+    return root
+
+
+def describe(value: Any, limit: int = 80) -> str:
+    """A short, non-recursive rendering of a parsed value for diagnostics."""
+    if type(value) is str:
+        text = repr(value)
+        return text if len(text) <= limit else text[: limit - 2] + "…'"
+    if type(value) is list:
+        return f"[array of {len(value)}]"
+    if type(value) is dict:
+        return f"{{object with {len(value)} keys}}"
+    return to_string(value) if value is not None else "null"
+
+
+def deep_copy(value: Any) -> Any:
+    """A copy of a parsed JSON value; iterative, so any nesting depth is fine."""
+    if type(value) not in (dict, list):
+        return value
+    root: Any = {} if type(value) is dict else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if type(source) is dict else enumerate(source)
+        for name, child in items:
+            if type(child) is dict or type(child) is list:
+                copy: Any = {} if type(child) is dict else []
+                stack.append((child, copy))
+            else:
+                copy = child
+            if type(target) is dict:
+                target[name] = copy
+            else:
+                target.append(copy)
     return root

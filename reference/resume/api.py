@@ -11,10 +11,10 @@ conversation that ends on a user message gets the synthetic assistant
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
+from rechain.reference.js import deep_copy
 from rechain.reference.model import Json
 
 NO_RESPONSE = "No response requested."
@@ -181,9 +181,9 @@ def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
     """One chain row as (API message, assistant message id) or None when it sends nothing."""
     kind = row.get("type")
     if kind == "user":
-        return {"role": "user", "content": copy.deepcopy(_content(row))}, None
+        return {"role": "user", "content": deep_copy(_content(row))}, None
     if kind == "assistant":
-        content = copy.deepcopy(_content(row))
+        content = deep_copy(_content(row))
         message = row.get("message")
         row_model = message.get("model") if type(message) is dict else None
         if type(content) is list and not same_model(row_model, model):
@@ -224,14 +224,34 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def well_formed(value: Any) -> Any:
-    """Lone surrogates as U+FFFD: the request body is UTF-8, which cannot carry them."""
-    if type(value) is str:
-        return _SURROGATE.sub("\ufffd", value)
-    if type(value) is list:
-        return [well_formed(v) for v in value]
-    if type(value) is dict:
-        return {well_formed(k): well_formed(v) for k, v in value.items()}
-    return value
+    """Lone surrogates as U+FFFD: the request body is UTF-8, which cannot carry them.
+
+    Returns a copy (iterative, like ``deep_copy``: values can nest without limit).
+    """
+    copied = deep_copy(value)
+    if type(copied) is str:
+        return _SURROGATE.sub("\ufffd", copied)
+    stack = [copied] if type(copied) in (dict, list) else []
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            for name in list(item):
+                child = item[name]
+                fixed = _SURROGATE.sub("\ufffd", name)
+                if fixed != name:
+                    del item[name]
+                    item[fixed] = child  # a later duplicate name wins, as in the dict comprehension
+                if type(child) is str:
+                    item[fixed] = _SURROGATE.sub("\ufffd", child)
+                elif type(child) in (dict, list):
+                    stack.append(child)
+        else:
+            for index, child in enumerate(item):
+                if type(child) is str:
+                    item[index] = _SURROGATE.sub("\ufffd", child)
+                elif type(child) in (dict, list):
+                    stack.append(child)
+    return copied
 
 
 def _as_blocks(content: Any) -> list[Any]:

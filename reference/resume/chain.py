@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from rechain.reference.graph import Graph
-from rechain.reference.js import UNDEFINED, truthy
+from rechain.reference.js import UNDEFINED, describe, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.resume.jsdate import time_of
 from rechain.reference.resume.load import BRIDGE_MS, is_snapshot_row, state_of
@@ -247,12 +247,12 @@ def walk_cli(graph: Graph, leaf: Json) -> list[Json]:
             if found is not None:
                 graph.diagnostics.append(Diagnostic(
                     graph.line[uuid], "bridged",
-                    f"parent {parent!r} {why}: bridged to {found['uuid']} "
+                    f"parent {describe(parent)} {why}: bridged to {found['uuid']} "
                     f"(line {graph.line[found['uuid']]}) by timestamp"))
             else:
                 graph.diagnostics.append(Diagnostic(
                     graph.line[uuid], "dangling-parent",
-                    f"parent {parent!r} {why}: the chain starts here"))
+                    f"parent {describe(parent)} {why}: the chain starts here"))
         current = found
     chain.reverse()
     graph.extras["claude-code:seen"] = seen
