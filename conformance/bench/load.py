@@ -60,34 +60,21 @@ def _reference(path: Path) -> int:
     return len(rebuild(path.read_bytes()).messages)
 
 
-def _layout(root: Path, path: Path) -> tuple[Path, Path]:
-    cwd = root / "project"
-    cwd.mkdir()
-    config = root / "config"
-    target = config / "projects" / project_dir_name(str(cwd.resolve()))
-    target.mkdir(parents=True)
-    shutil.copyfile(path, target / f"{SESSION_ID}.jsonl")
-    return config, cwd
+def _timer_output(path: Path, command: list[str], runs: int) -> dict[str, Any] | None:
+    """Run a timer in its own process on a laid-out copy; its JSON line, or None if it failed.
 
-
-def _time_ts_sdk(path: Path, runs: int) -> float | None:
-    spec = registry.AGENT_SDK_TS
-    node = shutil.which("node")
-    if not registry.is_installed(spec) or node is None:
-        return None
-    script = Path(__file__).resolve().parent.parent / "node" / "time_session_messages.mjs"
+    The command gets the config dir, the project cwd, the session id and the run count
+    as its last arguments; its environment is PATH and a throwaway HOME only.
+    """
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
-        config, cwd = _layout(Path(tmp), path)
+        cwd = Path(tmp) / "project"
+        cwd.mkdir()
+        config = Path(tmp) / "config"
+        target = config / "projects" / project_dir_name(str(cwd.resolve()))
+        target.mkdir(parents=True)
+        shutil.copyfile(path, target / f"{SESSION_ID}.jsonl")
         done = subprocess.run(
-            [
-                node,
-                str(script),
-                str(registry.entry_path(spec)),
-                str(config),
-                str(cwd),
-                SESSION_ID,
-                str(runs),
-            ],
+            [*command, str(config), str(cwd), SESSION_ID, str(runs)],
             capture_output=True,
             text=True,
             timeout=1800,
@@ -96,7 +83,17 @@ def _time_ts_sdk(path: Path, runs: int) -> float | None:
         )
     if done.returncode != 0:
         return None
-    return min(json.loads(done.stdout)["ms"]) / 1000
+    return json.loads(done.stdout)
+
+
+def _time_ts_sdk(path: Path, runs: int) -> float | None:
+    spec = registry.AGENT_SDK_TS
+    node = shutil.which("node")
+    if not registry.is_installed(spec) or node is None:
+        return None
+    script = Path(__file__).resolve().parent.parent / "node" / "time_session_messages.mjs"
+    timed = _timer_output(path, [node, str(script), str(registry.entry_path(spec))], runs)
+    return None if timed is None else min(timed["ms"]) / 1000
 
 
 _PY_TIMER = """
@@ -116,27 +113,8 @@ def _time_py_sdk(path: Path, runs: int) -> float | None:
     spec = registry.AGENT_SDK_PY
     if not registry.is_installed(spec):
         return None
-    with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
-        config, cwd = _layout(Path(tmp), path)
-        done = subprocess.run(
-            [
-                str(registry.entry_path(spec)),
-                "-c",
-                _PY_TIMER,
-                str(config),
-                str(cwd),
-                SESSION_ID,
-                str(runs),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=1800,
-            check=False,
-            env={"PATH": "/usr/bin:/bin", "HOME": tmp},
-        )
-    if done.returncode != 0:
-        return None
-    return float(json.loads(done.stdout)["s"])
+    timed = _timer_output(path, [str(registry.entry_path(spec)), "-c", _PY_TIMER], runs)
+    return None if timed is None else float(timed["s"])
 
 
 def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, Any]:
