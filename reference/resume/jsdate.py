@@ -7,10 +7,11 @@ modules stay apart; this one covers the ISO forms the CLI's own rows carry.
 
 from __future__ import annotations
 
-import calendar
 import math
 import re
 from typing import Any
+
+from rechain.reference.civil import days_from_civil
 
 _ISO = re.compile(
     r"([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?"
@@ -52,7 +53,7 @@ def _parse_iso(text: str) -> float:
     millis = int((fraction or "0")[:3].ljust(3, "0"))
     if hour == 24 and millis:
         return NAN
-    days = _days_from_civil(year, month, day)
+    days = days_from_civil(year, month, day)
     total = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
     if zone and zone != "Z":
         sign = 1 if zone[0] == "+" else -1
@@ -64,15 +65,3 @@ def _days_in(year: int, month: int) -> int:
     if month == 2:
         return 29 if (year % 4 == 0 and year % 100 != 0) or year % 400 == 0 else 28
     return 30 if month in (4, 6, 9, 11) else 31
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 for the proleptic Gregorian calendar (any year)."""
-    if 1 <= year <= 9999:
-        return calendar.timegm((year, month, day, 0, 0, 0)) // 86400
-    y = year - (month <= 2)
-    era = (y if y >= 0 else y - 399) // 400
-    yoe = y - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468

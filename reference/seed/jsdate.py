@@ -10,11 +10,11 @@ oracle runs with no ``TZ``, i.e. UTC, and so does this module.
 
 from __future__ import annotations
 
-import calendar
 import math
 import re
 from typing import Any
 
+from rechain.reference.civil import days_from_civil
 from rechain.reference.js import UNDEFINED, to_string
 
 NAN = math.nan
@@ -67,7 +67,7 @@ def _parse_text(text: str) -> float:
         return NAN
     if hour > 24 or (hour == 24 and (minute or second or millis)):
         return NAN
-    days = _days_from_civil(year, month, 1) + day - 1
+    days = days_from_civil(year, month, 1) + day - 1
     total = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
     if zone and zone not in ("Z", "z"):
         sign = -1 if zone[0] == "-" else 1
@@ -75,15 +75,3 @@ def _parse_text(text: str) -> float:
         offset = int(digits[:2]) * 60 + int(digits[2:])
         total -= sign * offset * 60_000
     return float(total) if abs(total) <= _MAX_MS else NAN
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days from 1970-01-01 to the given proleptic Gregorian date."""
-    if 1 <= year <= 9999:
-        return calendar.timegm((year, month, day, 0, 0, 0)) // 86400
-    y = year - (month <= 2)
-    era = (y if y >= 0 else y - 399) // 400
-    yoe = y - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
