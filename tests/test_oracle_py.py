@@ -7,7 +7,6 @@ The worker's protocol is also checked without the SDK, against a stub package.
 from __future__ import annotations
 
 import base64
-import json
 import math
 import os
 import re
@@ -17,6 +16,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from oracle_lines import assistant, line, user, uuids
+from oracle_lines import needs_oracle as needs_oracle_named
 
 from rechain.cache import cache_dir
 from rechain.cli import main
@@ -41,29 +42,7 @@ SID = "0b4f6f1e-3c2a-4d5e-9f00-123456789abc"
 UNAVAILABLE = PySdkOracle.available()
 
 
-def needs_oracle(test):
-    """Mark a test as running the installed SDK: it skips with the reason otherwise."""
-    skip = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"agent-sdk-py: {UNAVAILABLE}")
-    return pytest.mark.oracle(skip(test))
-
-
-def line(**entry: object) -> bytes:
-    return json.dumps(entry).encode() + b"\n"
-
-
-def user(uuid: str, parent: str | None, text: str = "hi", **extra: object) -> bytes:
-    return line(type="user", uuid=uuid, parentUuid=parent,
-                message={"role": "user", "content": text}, **extra)
-
-
-def assistant(uuid: str, parent: str | None, text: str = "ok", **extra: object) -> bytes:
-    return line(type="assistant", uuid=uuid, parentUuid=parent,
-                message={"role": "assistant", "content": [{"type": "text", "text": text}]},
-                **extra)
-
-
-def uuids(messages: list[dict]) -> list[str]:
-    return [m["uuid"] for m in messages]
+needs_oracle = needs_oracle_named("agent-sdk-py", UNAVAILABLE)
 
 
 # --- no SDK needed --------------------------------------------------------------------

@@ -12,6 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
+from oracle_lines import assistant, line, user, uuids
+from oracle_lines import needs_oracle as needs_oracle_named
+
+from rechain.cache import cache_dir
+from rechain.cli import main
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.install import check_pin, committed_package_json
 from rechain.conformance.oracles.registry import (
@@ -22,38 +27,13 @@ from rechain.conformance.oracles.registry import (
     marker_path,
 )
 from rechain.conformance.oracles.ts_sdk import PROJECT_DIR, SessionFile, TsSdkOracle
-
-from rechain.cache import cache_dir
-from rechain.cli import main
 from rechain.errors import UsageError
 
 SID = "0b4f6f1e-3c2a-4d5e-9f00-123456789abc"
 UNAVAILABLE = TsSdkOracle.available()
 
 
-def needs_oracle(test):
-    """Mark a test as running the installed SDK: it skips with the reason otherwise."""
-    skip = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"agent-sdk-ts: {UNAVAILABLE}")
-    return pytest.mark.oracle(skip(test))
-
-
-def line(**entry: object) -> bytes:
-    return json.dumps(entry).encode() + b"\n"
-
-
-def user(uuid: str, parent: str | None, text: str = "hi", **extra: object) -> bytes:
-    return line(type="user", uuid=uuid, parentUuid=parent,
-                message={"role": "user", "content": text}, **extra)
-
-
-def assistant(uuid: str, parent: str | None, text: str = "ok", **extra: object) -> bytes:
-    return line(type="assistant", uuid=uuid, parentUuid=parent,
-                message={"role": "assistant", "content": [{"type": "text", "text": text}]},
-                **extra)
-
-
-def uuids(messages: list[dict]) -> list[str]:
-    return [m["uuid"] for m in messages]
+needs_oracle = needs_oracle_named("agent-sdk-ts", UNAVAILABLE)
 
 
 # --- no Node needed -------------------------------------------------------------------

@@ -66,13 +66,33 @@ CLAUDE_CODE = OracleSpec(
 # Older Claude Code releases, driven by the same adapter. Up to 2.1.112 the npm
 # package is a plain JS bundle (``cli.js``) that runs on Node >= 18: ``npm pack``
 # and a wrapper script are the whole install (no dependencies, no postinstall).
-CLAUDE_CODE_2_1_88 = OracleSpec(
-    name="claude-code",
-    version="2.1.88",
-    installer="npm-pack",
-    package="@anthropic-ai/claude-code",
-    entry="bin/claude",
-    summary="Claude Code 2.1.88 (npm JS bundle on Node), the release the seed profile follows",
+LAST_JS_BUNDLE = (2, 1, 112)  # from 2.1.113 the npm package wraps the native binary
+
+
+def js_bundle_release(version: str, summary: str = "") -> OracleSpec:
+    """The ``npm-pack`` spec of one Claude Code release shipped as a JS bundle."""
+    return OracleSpec(
+        name="claude-code",
+        version=version,
+        installer="npm-pack",
+        package="@anthropic-ai/claude-code",
+        entry="bin/claude",
+        summary=summary or f"Claude Code {version} (npm JS bundle on Node)",
+    )
+
+
+def claude_code_release(version: str) -> OracleSpec | None:
+    """The spec of any Claude Code release that ships as a JS bundle, else None."""
+    parts = version.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    if tuple(int(p) for p in parts) > LAST_JS_BUNDLE:
+        return None
+    return js_bundle_release(version)
+
+
+CLAUDE_CODE_2_1_88 = js_bundle_release(
+    "2.1.88", "Claude Code 2.1.88 (npm JS bundle on Node), the release the seed profile follows"
 )
 
 # Others add their spec here and an installer in install.py. The default release of
@@ -83,26 +103,6 @@ REGISTRY: MappingProxyType[str, OracleSpec] = MappingProxyType(
         CLAUDE_CODE_2_1_88.slug: CLAUDE_CODE_2_1_88,
     }
 )
-
-
-LAST_JS_BUNDLE = (2, 1, 112)  # from 2.1.113 the npm package wraps the native binary
-
-
-def claude_code_release(version: str) -> OracleSpec | None:
-    """An ``npm-pack`` spec for any Claude Code release that ships as a JS bundle, else None."""
-    parts = version.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        return None
-    if tuple(int(p) for p in parts) > LAST_JS_BUNDLE:
-        return None
-    return OracleSpec(
-        name="claude-code",
-        version=version,
-        installer="npm-pack",
-        package="@anthropic-ai/claude-code",
-        entry="bin/claude",
-        summary=f"Claude Code {version} (npm JS bundle on Node)",
-    )
 
 
 def get(name: str) -> OracleSpec:
