@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rechain.reference.facts import KIND
 from rechain.reference.graph import Graph
 from rechain.reference.model import Diagnostic, Json, Options
 
@@ -15,18 +16,24 @@ def left_out(
     hidden_reason: Callable[[Json, bool], str | None],
     options: Options,
 ) -> list[Diagnostic]:
-    """Why each user/assistant entry is not among the messages shown."""
+    """Why each user/assistant entry is not among the messages shown.
+
+    An entry's type comes from its ``Facts`` when the parser gathered them (no
+    need to touch every entry of a large file again), else from the entry.
+    """
     on_chain = {row["uuid"]: row for row in chain}
     shown = set(shown_lines)
     out: list[Diagnostic] = []
     lines = graph.line
+    known = graph.known
     for uuid, entry in graph.nodes.items():
         line = lines[uuid]
         if line in shown:
             continue
         row = on_chain.get(uuid)
         if row is None:
-            if entry.get("type") in ("user", "assistant"):
+            kind = known[uuid][KIND] if known is not None else entry.get("type")
+            if kind == "user" or kind == "assistant":
                 out.append(Diagnostic(line, "off-chain", "not on the chain from the leaf"))
             continue
         reason = hidden_reason(row, options.include_system_messages)

@@ -2,7 +2,8 @@
 
 Entries stay the parsed dicts; an entry whose parent a compaction relink
 changes is replaced by a shallow copy in the uuid index, as the SDK does, so
-later stages see relinked parents and the originals stay untouched.
+later stages see relinked parents and the originals stay untouched. The
+whole-graph passes read each entry's ``Facts`` (``facts.py``), not the entries.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rechain.reference.facts import ELIGIBLE, KIND, PARENT, UUID, Facts, facts_of
 from rechain.reference.js import UNDEFINED, describe, key, prop, truthy
 from rechain.reference.model import Diagnostic, Json
 
@@ -24,22 +26,48 @@ class Graph:
     line: dict[str, int]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)  # ``Parsed.extras``, for later stages
+    # uuid -> Facts of the entry in ``nodes``, same order; None until first asked for
+    known: dict[str, Facts] | None = None
 
     def parent_of(self, entry: Json) -> Json | None:
         parent = entry.get("parentUuid")
         return self.nodes.get(parent) if type(parent) is str and parent else None
 
+    def facts(self) -> dict[str, Facts]:
+        """Facts of every indexed entry (``facts.py``), in index order.
+
+        The SDK parser gathers them while parsing; for other parsers they are
+        computed here from the entries on first use, so stages that run after a
+        profile's own relinks see those relinks.
+        """
+        if self.known is None:
+            self.known = {uuid: facts_of(entry) for uuid, entry in self.nodes.items()}
+        return self.known
+
 
 def index(
-    entries: list[Json], lines: list[int], extras: dict[str, Any] | None = None
+    entries: list[Json],
+    lines: list[int],
+    extras: dict[str, Any] | None = None,
+    facts: list[Facts] | None = None,
 ) -> Graph:
-    """Map uuid to entry (a later duplicate replaces the earlier one)."""
+    """Map uuid to entry (a later duplicate replaces the earlier one).
+
+    ``facts``, when the parser gathered them, run parallel to ``entries``; the
+    index then reads each uuid from them rather than from the (cold) entry.
+    """
     nodes: dict[str, Json] = {}
     position: dict[str, int] = {}
     line: dict[str, int] = {}
     diagnostics: list[Diagnostic] = []
+    known: dict[str, Facts] | None = None if facts is None else {}
     for at, entry in enumerate(entries):
-        uuid = entry["uuid"]
+        if known is not None:
+            fact = facts[at]  # type: ignore[index]
+            uuid = fact[UUID]
+            known[uuid] = fact
+        else:
+            uuid = entry["uuid"]
         if uuid in position:
             diagnostics.append(
                 Diagnostic(
@@ -51,13 +79,13 @@ def index(
         nodes[uuid] = entry
         position[uuid] = at
         line[uuid] = lines[at]
-    return Graph(nodes, position, line, diagnostics, extras if extras is not None else {})
+    return Graph(nodes, position, line, diagnostics, extras if extras is not None else {}, known)
 
 
-def _children_index(nodes: dict[str, Json]) -> dict[tuple[str, Any], dict[str, None]]:
+def _children_index(facts: dict[str, Facts]) -> dict[tuple[str, Any], dict[str, None]]:
     children: dict[tuple[str, Any], dict[str, None]] = {}
-    for uuid, entry in nodes.items():
-        parent_key = key(entry.get("parentUuid", UNDEFINED))
+    for uuid, fact in facts.items():
+        parent_key = key(fact[PARENT])
         if parent_key is not None:
             children.setdefault(parent_key, {})[uuid] = None
     return children
@@ -71,18 +99,19 @@ def relink_compactions(graph: Graph) -> None:
     children to the tail. ``logicalParentUuid`` is never followed.
     """
     nodes = graph.nodes
+    facts = graph.facts()
     boundaries = [
-        e
-        for e in nodes.values()
-        if e.get("type") == "system" and e.get("subtype") == "compact_boundary"
+        nodes[uuid]
+        for uuid, fact in facts.items()
+        if fact[KIND] == "system" and nodes[uuid].get("subtype") == "compact_boundary"
     ]
     if not boundaries:
         return
-    children = _children_index(nodes) if len(boundaries) > 2 else None
+    children = _children_index(facts) if len(boundaries) > 2 else None
 
     def set_parent(uuid: str, parent: Any, boundary: Json) -> None:
-        entry = nodes[uuid]
-        old = entry.get("parentUuid", UNDEFINED)
+        fact = facts[uuid]
+        old = fact[PARENT]
         old_key, new_key = key(old), key(parent)
         if old_key is not None and old_key == new_key:
             return
@@ -91,7 +120,8 @@ def relink_compactions(graph: Graph) -> None:
                 children.get(old_key, {}).pop(uuid, None)
             if new_key is not None:
                 children.setdefault(new_key, {})[uuid] = None
-        nodes[uuid] = {**entry, "parentUuid": parent}
+        nodes[uuid] = {**nodes[uuid], "parentUuid": parent}
+        facts[uuid] = (*fact[:PARENT], parent, *fact[PARENT + 1 :])  # type: ignore[assignment]
         graph.diagnostics.append(
             Diagnostic(
                 graph.line[uuid],
@@ -115,14 +145,14 @@ def relink_compactions(graph: Graph) -> None:
                 set_parent(uuid, cursor, boundary)
                 cursor = uuid
             head, tail = uuids[0], uuids[-1]
-            _move_children(children, nodes, anchor, head, tail, set_parent, boundary)
+            _move_children(children, facts, anchor, head, tail, set_parent, boundary)
         elif truthy(segment):
             head = prop(segment, "headUuid")
             anchor = prop(segment, "anchorUuid")
             if type(head) is str and head in nodes:
                 set_parent(head, anchor, boundary)
             _move_children(
-                children, nodes, anchor, head, prop(segment, "tailUuid"), set_parent, boundary
+                children, facts, anchor, head, prop(segment, "tailUuid"), set_parent, boundary
             )
 
 
@@ -148,7 +178,7 @@ def _preserved_uuids(kept: Any) -> list[Any]:
 
 def _move_children(
     children: dict[tuple[str, Any], dict[str, None]] | None,
-    nodes: dict[str, Json],
+    facts: dict[str, Facts],
     anchor: Any,
     keep: Any,
     target: Any,
@@ -162,67 +192,60 @@ def _move_children(
     if children is not None:
         moving = list(children.get(anchor_key, {}))
     elif type(anchor) is str:
-        moving = [u for u, e in nodes.items() if e.get("parentUuid") == anchor]
+        moving = [u for u, f in facts.items() if f[PARENT] == anchor]
     else:
-        moving = [u for u, e in nodes.items() if key(e.get("parentUuid", UNDEFINED)) == anchor_key]
+        moving = [u for u, f in facts.items() if key(f[PARENT]) == anchor_key]
     for uuid in moving:
         if uuid != keep:
             set_parent(uuid, target, boundary)
 
 
-def is_conversation(entry: Json) -> bool:
-    return entry.get("type") in ("user", "assistant")
-
-
-def sdk_eligible(entry: Json) -> bool:
-    """Main-chain entries that may end the conversation (``ap``'s filter)."""
-    side, team = entry.get("isSidechain"), entry.get("teamName")
-    if (side is not None and side is not False and truthy(side)) or (
-        team is not None and truthy(team)
-    ):
-        return False
-    kind = entry.get("type")
-    if kind == "progress":
-        return False
-    return not (kind == "attachment" and prop(entry.get("attachment"), "type") == "fork_briefing")
+def _parent_facts(facts: dict[str, Facts], fact: Facts) -> Facts | None:
+    """The facts of an entry's parent: a non-empty string uuid that is indexed."""
+    parent = fact[PARENT]
+    return facts.get(parent) if type(parent) is str and parent else None
 
 
 def choose_leaf_sdk(graph: Graph) -> Json | None:
-    """The TS SDK's leaf: last-written eligible terminal, walked up to user/assistant."""
-    nodes, position = graph.nodes, graph.position
-    eligible = [e for e in nodes.values() if sdk_eligible(e)]
-    has_eligible_child = {p for e in eligible if type(p := e.get("parentUuid")) is str and p}
-    candidates = [e for e in eligible if e["uuid"] not in has_eligible_child]
-    candidates.sort(key=lambda e: position[e["uuid"]], reverse=True)
+    """The TS SDK's leaf: last-written eligible terminal, walked up to user/assistant.
+
+    Eligible (``ap``'s filter, kept in ``Facts``): not a sidechain or team row, not
+    progress, not a ``fork_briefing`` attachment.
+    """
+    facts, position = graph.facts(), graph.position
+    eligible = [f for f in facts.values() if f[ELIGIBLE]]
+    has_eligible_child = {p for f in eligible if type(p := f[PARENT]) is str and p}
+    candidates = [f for f in eligible if f[UUID] not in has_eligible_child]
+    candidates.sort(key=lambda f: position[f[UUID]], reverse=True)
     dead: set[str] = set()
     for candidate in candidates:
         path: set[str] = set()
-        current: Json | None = candidate
-        while current is not None and current["uuid"] not in dead and current["uuid"] not in path:
-            if is_conversation(current):
-                return current
-            path.add(current["uuid"])
-            current = graph.parent_of(current)
+        current: Facts | None = candidate
+        while current is not None and current[UUID] not in dead and current[UUID] not in path:
+            if current[KIND] == "user" or current[KIND] == "assistant":
+                return graph.nodes[current[UUID]]
+            path.add(current[UUID])
+            current = _parent_facts(facts, current)
         dead |= path
     return _fallback_leaf(graph)
 
 
 def _fallback_leaf(graph: Graph) -> Json | None:
     """No eligible walk ended on a message: the newest message above any terminal."""
-    nodes, position = graph.nodes, graph.position
-    pointed = {p for e in nodes.values() if type(p := e.get("parentUuid")) is str and p}
+    facts, position = graph.facts(), graph.position
+    pointed = {p for f in facts.values() if type(p := f[PARENT]) is str and p}
     reached: list[Json] = []
-    for uuid, entry in nodes.items():
+    for uuid, fact in facts.items():
         if uuid in pointed:
             continue
         seen: set[str] = set()
-        current: Json | None = entry
-        while current is not None and current["uuid"] not in seen:
-            seen.add(current["uuid"])
-            if is_conversation(current):
-                reached.append(current)
+        current: Facts | None = fact
+        while current is not None and current[UUID] not in seen:
+            seen.add(current[UUID])
+            if current[KIND] == "user" or current[KIND] == "assistant":
+                reached.append(graph.nodes[current[UUID]])
                 break
-            current = graph.parent_of(current)
+            current = _parent_facts(facts, current)
     if not reached:
         return None
     preferred = [
@@ -242,24 +265,27 @@ def _fallback_leaf(graph: Graph) -> Json | None:
 
 def walk(graph: Graph, leaf: Json) -> list[Json]:
     """Leaf to root through parents; a missing parent or a revisit ends it. Root first."""
+    nodes, facts = graph.nodes, graph.facts()
     chain: list[Json] = []
     seen: set[str] = set()
-    current: Json | None = graph.nodes.get(leaf["uuid"])
+    last = ""
+    current: Facts | None = facts.get(leaf["uuid"])
     while current is not None:
-        uuid = current["uuid"]
+        uuid = current[UUID]
         if uuid in seen:
             graph.diagnostics.append(
                 Diagnostic(
-                    graph.line[chain[-1]["uuid"]],
+                    graph.line[last],
                     "cycle",
                     f"parent {uuid} is already on the chain: the walk stops here",
                 )
             )
             break
         seen.add(uuid)
-        chain.append(current)
-        parent = current.get("parentUuid")
-        current = graph.parent_of(current)
+        chain.append(nodes[uuid])
+        last = uuid
+        parent = current[PARENT]
+        current = _parent_facts(facts, current)
         if current is None and truthy(parent):
             graph.diagnostics.append(
                 Diagnostic(

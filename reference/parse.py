@@ -16,9 +16,11 @@ from typing import Any
 import orjson
 
 from rechain.reference import queued
+from rechain.reference.facts import Facts, facts_of
 from rechain.reference.js import prop, truthy
 from rechain.reference.jsonparse import JsonError, parse_line
 from rechain.reference.model import Diagnostic, Json
+from rechain.reference.read import NumberedLines
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachment"})
 _LEADING = bytes(range(0x21))
@@ -36,6 +38,8 @@ class Parsed:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # facts a profile's parser gathers for its own later stages (the CLI's checkpoints)
     extras: dict[str, Any] = field(default_factory=dict)
+    # parallel to ``entries`` when the parser gathered them (``facts.py``); else None
+    facts: list[Facts] | None = None
 
 
 def rewrite_voice_call(value: Any) -> Any:
@@ -68,13 +72,20 @@ def rewrite_voice_call(value: Any) -> Any:
 
 
 def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
-    """The TS SDK's line parser (``KLe``), reporting each skipped line."""
-    parsed = Parsed()
+    """The TS SDK's line parser (``KLe``), reporting each skipped line.
+
+    Lines of a whole buffer (``NumberedLines``) are read as memoryviews, not copied.
+    """
+    numbered: Iterable[tuple[int, bytes | memoryview]] = (
+        lines.views() if isinstance(lines, NumberedLines) else lines
+    )
+    facts: list[Facts] = []
+    parsed = Parsed(facts=facts)
     entries, numbers, diagnostics = parsed.entries, parsed.lines, parsed.diagnostics
     tally = queued.DeliveryTally()
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
-    for number, raw in lines:
-        data = raw.lstrip(_LEADING) if raw[:1] <= b" " else raw
+    for number, raw in numbered:
+        data = bytes(raw).lstrip(_LEADING) if raw and raw[0] <= 0x20 else raw
         if not data:
             diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
             continue
@@ -82,7 +93,7 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
             value = loads(data)  # the fast path; parse_line handles what orjson refuses
         except (decode_error, RecursionError):
             try:
-                value, replaced = parse_line(data)
+                value, replaced = parse_line(bytes(data))
             except JsonError as error:
                 diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
                 continue
@@ -106,6 +117,7 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
         if kind in MESSAGE_TYPES and type(value.get("uuid")) is str:
             entries.append(value)
             numbers.append(number)
+            facts.append(facts_of(value))  # now, while the entry is in the cache
         elif kind == "host-row" and type(value.get("ranByToolUseId")) is str:
             parsed.host_rows.append(value)
             parsed.host_lines.append(number)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from operator import attrgetter
 
 from rechain.reference.explain import left_out
 from rechain.reference.graph import ReaderError, index
@@ -43,7 +44,7 @@ def _rebuild(
     options = options or Options()
     source = chosen.read(data, options)
     parsed = chosen.parse(source.numbered_lines())
-    graph = index(parsed.entries, parsed.lines, parsed.extras)
+    graph = index(parsed.entries, parsed.lines, parsed.extras, parsed.facts)
     diagnostics: list[Diagnostic] = [*source.diagnostics, *parsed.diagnostics]
     try:
         chosen.relink(graph)
@@ -59,11 +60,20 @@ def _rebuild(
     diagnostics.extend(left_out(graph, chain, shown.lines, chosen.hidden_reason, options))
     for message, line in zip(shown.messages, shown.lines, strict=True):
         message["line"] = line
-    diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
     return Rebuild(
         chosen.name,
         session_id,
         leaf["uuid"] if leaf is not None else None,
         tuple(shown.messages),
-        tuple(diagnostics),
+        in_line_order(diagnostics),
     )
+
+
+def in_line_order(diagnostics: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """By line (stable), findings tied to no line last: one attribute read per diagnostic."""
+    numbered = [d for d in diagnostics if d.line is not None]
+    numbered.sort(key=_LINE)
+    return (*numbered, *(d for d in diagnostics if d.line is None))
+
+
+_LINE = attrgetter("line")

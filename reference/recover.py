@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from rechain.reference.collate import locale_key
+from rechain.reference.facts import ANSWERS, KIND, MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.graph import Graph, ReaderError
 from rechain.reference.js import UNDEFINED, key, nullish, prop, strict_equal, to_string, truthy
 from rechain.reference.model import Diagnostic, Json
-from rechain.reference.parse import is_tool_result_entry
 
 
 def message_id(entry: Json) -> str | None:
@@ -70,145 +70,152 @@ def _sorted_by_timestamp(rows: list[Json]) -> list[Json]:
 
 
 def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
-    """The chain with recovered siblings and results inserted after their anchors."""
-    assistants = [row for row in chain if row.get("type") == "assistant"]
+    """The chain with recovered siblings and results inserted after their anchors.
+
+    The scan of the whole file reads the entries' ``Facts`` (``facts.py``);
+    entries themselves are read only for the results and rows it recovers.
+    """
+    facts = graph.facts()
+    chain_facts = [facts[row["uuid"]] for row in chain]
+    assistants = [f for f in chain_facts if f[KIND] == "assistant"]
     if not assistants:
         return chain
     nodes = graph.nodes
-    anchor_of: dict[str, Json] = {}
-    for row in assistants:
-        mid = message_id(row)
-        if mid:
-            anchor_of[mid] = row
-    on_chain = {row["uuid"] for row in chain}
+    anchor_of: dict[str, str] = {}  # message.id -> uuid of its last row on the chain
+    for fact in assistants:
+        if fact[MESSAGE_ID]:
+            anchor_of[fact[MESSAGE_ID]] = fact[UUID]  # type: ignore[index]
+    on_chain = {f[UUID] for f in chain_facts}
     # one pass sorts the file's messages: results off the chain (results on it are never
     # recovered) and assistants; owners are needed only for calls those results answer
-    results: list[Json] = []
-    others: list[Json] = []
-    for entry in nodes.values():
-        kind = entry.get("type")
+    results: list[Facts] = []
+    others: list[Facts] = []
+    for fact in facts.values():
+        kind = fact[KIND]
         if kind == "assistant":
-            others.append(entry)
+            if fact[MESSAGE_ID]:
+                others.append(fact)
         elif (
             kind == "user"
-            and entry["uuid"] not in on_chain
-            and is_tool_result_entry(entry, entry.get("parentUuid"))
+            and fact[ANSWERS] is not None  # a tool-result entry (``Pz``) ...
+            and truthy(fact[PARENT])  # ... with a parent
+            and fact[UUID] not in on_chain
         ):
-            results.append(entry)
-    wanted = {c for row in results for c in block_ids(row, "tool_result", "tool_use_id")}
-    groups: dict[str, list[Json]] = {}
-    owner: dict[str, Json | None] = {}
-    for entry in others:
-        message = entry.get("message")
-        mid = message.get("id") if type(message) is dict else None
-        if type(mid) is not str or not mid:
-            continue
+            results.append(fact)
+    wanted = {c for fact in results for c in fact[ANSWERS]}  # type: ignore[union-attr]
+    groups: dict[str, list[str]] = {}  # message.id -> uuids of its rows
+    owner: dict[str, Facts | None] = {}  # tool_use id -> the row that made the call
+    for fact in others:
+        uuid, _, _, _, mid, calls, _ = fact
         if mid in anchor_of:
-            groups.setdefault(mid, []).append(entry)
+            groups.setdefault(mid, []).append(uuid)  # type: ignore[arg-type]
         if not wanted:
             continue
-        content = message.get("content")  # type: ignore[union-attr]
-        if type(content) is not list:
-            continue
-        for block in content:
-            if type(block) is dict and block.get("type") == "tool_use":
-                call = block.get("id")
-                if type(call) is str and call in wanted:
-                    known = owner.get(call, UNDEFINED)
-                    claimed = known is UNDEFINED or (known is not None and message_id(known) == mid)
-                    owner[call] = entry if claimed else None
+        for call in calls:
+            if call in wanted:
+                known = owner.get(call, UNDEFINED)
+                claimed = known is UNDEFINED or (known is not None and known[MESSAGE_ID] == mid)
+                owner[call] = fact if claimed else None  # type: ignore[assignment]
 
-    filed: dict[tuple[str, Any], list[Json]] = {}
+    filed: dict[tuple[str, Any], list[Facts]] = {}
     tags: set[str] = set()
 
-    def file_under(parent: Any, row: Json) -> None:
-        tag = to_string(parent) + "\n" + row["uuid"]
+    def file_under(parent: Any, row: Facts) -> None:
+        if type(parent) is str:  # the usual case, without the general conversions
+            tag, parent_key = parent + "\n" + row[UUID], ("s", parent)
+        else:
+            tag, parent_key = to_string(parent) + "\n" + row[UUID], key(parent)
         if tag in tags:
             return
         tags.add(tag)
-        parent_key = key(parent)
         if parent_key is not None:
             filed.setdefault(parent_key, []).append(row)
 
-    for row in results:
-        parent = row.get("parentUuid", UNDEFINED)
-        file_under(parent, row)
+    for fact in results:
+        parent = fact[PARENT]
+        file_under(parent, fact)
+        row = nodes[fact[UUID]]
         source = row.get("sourceToolAssistantUUID")
         if type(source) is str and not strict_equal(source, parent):
             assistant = nodes.get(source)
             if assistant is not None and _same_writer(row, assistant):
-                file_under(assistant["uuid"], row)
-        for call in block_ids(row, "tool_result", "tool_use_id"):
-            assistant = owner.get(call)
-            if assistant is not None and _same_writer(row, assistant):
-                file_under(assistant["uuid"], row)
+                file_under(source, fact)
+        for call in fact[ANSWERS]:  # type: ignore[union-attr]
+            caller = owner.get(call)
+            # the source row itself was just filed (or refused): filing again changes nothing
+            if caller is None or caller[UUID] == source:
+                continue
+            if _same_writer(row, nodes[caller[UUID]]):
+                file_under(caller[UUID], fact)
 
-    answered_on_chain = {c for row in chain for c in block_ids(row, "tool_result", "tool_use_id")}
+    answered_on_chain = {c for f in chain_facts if f[ANSWERS] for c in f[ANSWERS]}  # type: ignore[union-attr]
     order: dict[str, int] = {}
     done: set[str] = set()
     inserts: dict[str, list[Json]] = {}
-    for row in assistants:
-        mid = message_id(row)
+    for fact in assistants:
+        mid = fact[MESSAGE_ID]
         if not mid or mid in done:
             continue
         done.add(mid)
-        group = groups.get(mid) or [row]
-        if len(group) == 1 and ("s", row["uuid"]) not in filed:
+        group = groups.get(mid) or [fact[UUID]]
+        if len(group) == 1 and ("s", fact[UUID]) not in filed:
             continue  # one fragment, already walked, nothing filed under it
-        members = {m["uuid"] for m in group}
-        siblings = [m for m in group if m["uuid"] not in on_chain]
-        direct: list[Json] = []
-        strays: list[Json] = []
+        members = set(group)
+        siblings = [nodes[m] for m in group if m not in on_chain]
+        direct: list[Facts] = []
+        strays: list[Facts] = []
         taken: set[str] = set()
         for member in group:
-            for result in filed.get(("s", member["uuid"]), ()):
-                if result["uuid"] in on_chain or result["uuid"] in taken:
+            for result in filed.get(("s", member), ()):
+                if result[UUID] in on_chain or result[UUID] in taken:
                     continue
-                taken.add(result["uuid"])
-                parent = result.get("parentUuid")
+                taken.add(result[UUID])
+                parent = result[PARENT]
                 (direct if type(parent) is str and parent in members else strays).append(result)
         if strays:
             # calls answered on the chain or by this group's direct results; the chain's
             # set is shared, not copied per group (that copy made recovery quadratic)
             answered: set[str] = set()
             for result in direct:
-                answered.update(block_ids(result, "tool_result", "tool_use_id"))
+                answered.update(result[ANSWERS])  # type: ignore[arg-type]
             if not order:
                 order = {u: i for i, u in enumerate(nodes)}
-            strays.sort(key=lambda r: order.get(r["uuid"], 2**53))
+            strays.sort(key=lambda r: order.get(r[UUID], 2**53))
             for result in strays:
-                calls = list(block_ids(result, "tool_result", "tool_use_id"))
+                calls = result[ANSWERS]
                 if not any(
                     c not in answered
                     and c not in answered_on_chain
                     and (o := owner.get(c)) is not None
-                    and o["uuid"] in members
-                    for c in calls
+                    and o[UUID] in members
+                    for c in calls  # type: ignore[union-attr]
                 ):
                     continue
-                answered.update(calls)
+                answered.update(calls)  # type: ignore[arg-type]
                 direct.append(result)
         if not siblings and not direct:
             continue
-        recovered = _sorted_by_timestamp(siblings) + _sorted_by_timestamp(direct)
+        recovered = _sorted_by_timestamp(siblings) + _sorted_by_timestamp(
+            [nodes[r[UUID]] for r in direct]
+        )
         on_chain.update(r["uuid"] for r in recovered)
         anchor = anchor_of[mid]
-        inserts[anchor["uuid"]] = recovered
+        inserts[anchor] = recovered
         for r in recovered:
             graph.diagnostics.append(
                 Diagnostic(
                     graph.line[r["uuid"]],
                     "recovered",
-                    f"off the walked path; put back after {anchor['uuid']} "
-                    f"(line {graph.line[anchor['uuid']]}) by orphan recovery",
+                    f"off the walked path; put back after {anchor} "
+                    f"(line {graph.line[anchor]}) by orphan recovery",
                 )
             )
     if not inserts:
         return chain
     out: list[Json] = []
-    for row in chain:
+    for row, fact in zip(chain, chain_facts, strict=True):
         out.append(row)
-        extra = inserts.get(row["uuid"])
+        extra = inserts.get(fact[UUID])
         if extra:
             out.extend(extra)
     return out

@@ -8,6 +8,7 @@ non-message rows below the leaf, depth first in timestamp order, and keeps the
 from __future__ import annotations
 
 from rechain.reference.collate import code_unit_key
+from rechain.reference.facts import KIND, Facts
 from rechain.reference.graph import Graph
 from rechain.reference.js import truthy
 from rechain.reference.model import Json
@@ -23,12 +24,24 @@ def _is_queued_attachment(entry: Json) -> bool:
 
 
 def trailing_queued_commands(
-    entries: list[Json], graph: Graph, chain: list[Json], leaf: Json | None
+    entries: list[Json],
+    graph: Graph,
+    chain: list[Json],
+    leaf: Json | None,
+    facts: list[Facts] | None = None,
 ) -> list[Json]:
-    """Queued-command attachments hanging below the leaf, in the order the SDK emits them."""
-    if leaf is None or not any(
-        _is_queued_attachment(e) for e in entries if e.get("type") == "attachment"
-    ):
+    """Queued-command attachments hanging below the leaf, in the order the SDK emits them.
+
+    ``facts``, parallel to ``entries`` when the parser gathered them, spare reading
+    every entry just to learn that the file has no attachment at all.
+    """
+    if leaf is None:
+        return []
+    if facts is not None:
+        attachments = (e for e, f in zip(entries, facts, strict=True) if f[KIND] == "attachment")
+    else:
+        attachments = (e for e in entries if e.get("type") == "attachment")
+    if not any(_is_queued_attachment(e) for e in attachments):
         return []
     below: dict[str, list[Json]] = {}
     for entry in entries:

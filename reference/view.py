@@ -94,11 +94,18 @@ def hidden_reason(row: Json, include_system: bool) -> str | None:
         )
     if "closesQuietTurn" in row and closes_quiet_turn(row):
         return "closes a quiet turn"
-    if truthy(row.get("isMeta")) and not queued.shown_meta_origin(row.get("origin")):
+    # absent and false flags, by far the most common, are settled without a call
+    meta, side, team = row.get("isMeta"), row.get("isSidechain"), row.get("teamName")
+    if (
+        meta is not None
+        and meta is not False
+        and truthy(meta)
+        and not queued.shown_meta_origin(row.get("origin"))
+    ):
         return "isMeta"
-    if truthy(row.get("isSidechain")):
+    if side is not None and side is not False and truthy(side):
         return "isSidechain"
-    if truthy(row.get("teamName")):
+    if team is not None and truthy(team):
         return "teamName"
     return None
 
@@ -138,6 +145,24 @@ def _tool_result_meta(row: Json) -> list[Json]:
     return meta
 
 
+# the fields that make a SessionMessage more than its plain shape; most rows have none
+_FLAG_FIELDS = frozenset(
+    {
+        "interruptedByShutdown",
+        "toolDenialUnanswered",
+        "toolDenialKind",
+        "toolCallEnded",
+        "toolResultRewritten",
+        "isCompactSummary",
+        "isMeta",
+        "isVisibleInTranscriptOnly",
+        "isQueuedCommand",
+        "isCompletedLocalCommand",
+        "origin",
+    }
+)
+
+
 def session_message(row: Json) -> Json:
     """A chain row as the SDK's ``SessionMessage`` (``GA``); undefined fields are left out."""
     out: Json = {"type": row.get("type"), "uuid": row["uuid"]}
@@ -147,6 +172,21 @@ def session_message(row: Json) -> Json:
         out["message"] = row["message"]
     out["parent_tool_use_id"] = None
     out["parent_agent_id"] = None
+    flagged = not _FLAG_FIELDS.isdisjoint(row)  # one C-level check spares a dozen lookups
+    if flagged:
+        _add_flags(row, out)
+    timestamp = row.get("timestamp", UNDEFINED)
+    if timestamp is not UNDEFINED:
+        out["timestamp"] = timestamp
+    if flagged:
+        origin = queued.shown_origin(row.get("origin", UNDEFINED))
+        if truthy(origin):
+            out["origin"] = origin
+    return out
+
+
+def _add_flags(row: Json, out: Json) -> None:
+    """The SessionMessage flags of a row that has any of ``_FLAG_FIELDS``, in the SDK's order."""
     if row.get("interruptedByShutdown") is True:
         out["interruptedByShutdown"] = True
     unanswered = row.get("toolDenialUnanswered")
@@ -167,13 +207,6 @@ def session_message(row: Json) -> Json:
         out["isQueuedCommand"] = True
     if row.get("isCompletedLocalCommand") is True:
         out["isCompletedLocalCommand"] = True
-    timestamp = row.get("timestamp", UNDEFINED)
-    if timestamp is not UNDEFINED:
-        out["timestamp"] = timestamp
-    origin = queued.shown_origin(row.get("origin", UNDEFINED))
-    if truthy(origin):
-        out["origin"] = origin
-    return out
 
 
 def page(messages: list[T], options: Options) -> list[T]:
@@ -194,25 +227,40 @@ def _slice(items: list[T], start: int, stop: int | None) -> list[T]:
 def present_sdk(
     parsed: Parsed, graph: Graph, chain: list[Json], leaf: Json | None, options: Options
 ) -> Presented:
-    """Stage 8 for the SDK view: host rows, trailing queue, queued/local marks, filter, shape."""
-    trailing = trailing_queued_commands(parsed.entries, graph, chain, leaf)
-    rows = [(row, graph.line[row["uuid"]]) for row in chain]
-    rows = hostrows.keep_virtual_followers(rows, parsed.entries, parsed.lines)
+    """Stage 8 for the SDK view: host rows, trailing queue, queued/local marks, filter, shape.
+
+    One pass over the chain first learns whether any row is a host assistant or may
+    be a queued command or local-command mark; the steps that only act on such
+    rows are skipped when there is none (on a large file every pass costs).
+    """
+    trailing = trailing_queued_commands(parsed.entries, graph, chain, leaf, parsed.facts)
+    line = graph.line
+    rows: list[tuple[Json, int]] = []
+    host = marks = False
+    for row in chain:
+        rows.append((row, line[row["uuid"]]))
+        if not host and ("hostHiddenToolUseIds" in row or "ranByToolUseId" in row):
+            host = hostrows.is_host_assistant(row)
+        if not marks and (row.get("type") == "attachment" or row.get("isMeta")):
+            marks = True
+    if host:
+        rows = hostrows.keep_virtual_followers(rows, parsed.entries, parsed.lines)
     rows = hostrows.add_host_calls(rows, parsed.entries, parsed.host_rows, parsed.host_lines)
     if trailing:
         # a trailing row may be an earlier copy of a duplicated uuid: use its own line
         own_line = {id(e): n for e, n in zip(parsed.entries, parsed.lines, strict=True)}
         rows += [(row, own_line[id(row)]) for row in trailing]
-    marked = mark_queued_and_local(
-        [row for row, _ in rows],
-        {row["uuid"] for row in trailing},
-        parsed.delivered,
-        keep_meta=False,
-    )
-    rows = [
-        (row, line)
-        for row, (_, line) in zip(marked, rows, strict=True)
-        if hidden_reason(row, options.include_system_messages) is None
-    ]
-    rows = page(hostrows.hide_host_calls(rows), options)
-    return Presented([session_message(row) for row, _ in rows], [line for _, line in rows])
+    if marks or trailing or len(rows) != len(chain):
+        marked = mark_queued_and_local(
+            [row for row, _ in rows],
+            {row["uuid"] for row in trailing},
+            parsed.delivered,
+            keep_meta=False,
+        )
+        rows = [(row, n) for row, (_, n) in zip(marked, rows, strict=True)]
+    include_system = options.include_system_messages
+    rows = [(row, n) for row, n in rows if hidden_reason(row, include_system) is None]
+    if host or (len(rows) and parsed.host_rows):
+        rows = hostrows.hide_host_calls(rows)
+    rows = page(rows, options)
+    return Presented([session_message(row) for row, _ in rows], [n for _, n in rows])

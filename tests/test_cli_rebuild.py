@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from transcript_rows import assistant, jsonl, result, tool_use, user
 
 from rechain.cli import main
 from rechain.schema_files import validator
-from transcript_rows import assistant, jsonl, result, tool_use, user
 
 SID = "0b0e4b1c-7f4e-4d53-9a43-8f1f5c4b3c2a"
 
@@ -26,27 +26,35 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 @pytest.fixture
 def transcript(tmp_path: Path) -> Path:
     path = tmp_path / f"{SID}.jsonl"
-    path.write_bytes(jsonl(
-        user("u1", None, "read it"),
-        assistant("a1", "u1", mid="m1", blocks=[tool_use("t1")]),
-        result("r1", "a1", "t1"),
-        assistant("a2", "r1", mid="m2"),
-        "not json",
-    ))
+    path.write_bytes(
+        jsonl(
+            user("u1", None, "read it"),
+            assistant("a1", "u1", mid="m1", blocks=[tool_use("t1")]),
+            result("r1", "a1", "t1"),
+            assistant("a2", "r1", mid="m2"),
+            "not json",
+        )
+    )
     return path
 
 
-def test_json_output_validates_against_the_schema(capsys: pytest.CaptureFixture[str], transcript: Path) -> None:
+def test_json_output_validates_against_the_schema(
+    capsys: pytest.CaptureFixture[str], transcript: Path
+) -> None:
     code, out, _ = run(capsys, "rebuild", str(transcript))
     document = json.loads(out)
     assert code == 0
     assert list(validator("rebuild").iter_errors(document)) == []
     assert document["session_id"] == SID
     assert [m["uuid"] for m in document["messages"]] == ["u1", "a1", "r1", "a2"]
-    assert document["diagnostics"] == [{"line": 5, "kind": "invalid-json", "detail": document["diagnostics"][0]["detail"]}]
+    assert document["diagnostics"] == [
+        {"line": 5, "kind": "invalid-json", "detail": document["diagnostics"][0]["detail"]}
+    ]
 
 
-def test_text_output_puts_tool_calls_next_to_their_results(capsys: pytest.CaptureFixture[str], transcript: Path) -> None:
+def test_text_output_puts_tool_calls_next_to_their_results(
+    capsys: pytest.CaptureFixture[str], transcript: Path
+) -> None:
     code, out, _ = run(capsys, "rebuild", str(transcript), "--format", "text")
     assert code == 0
     call = out.index("→ Read [t1]")
@@ -54,15 +62,21 @@ def test_text_output_puts_tool_calls_next_to_their_results(capsys: pytest.Captur
     assert "line 5: invalid-json" in out
 
 
-def test_find_by_session_id(capsys: pytest.CaptureFixture[str], tmp_path: Path, transcript: Path,
-                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_find_by_session_id(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    transcript: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from rechain.reference.sessions import project_dir_name
 
     home = tmp_path / "cfg" / "projects" / project_dir_name(os.path.realpath(tmp_path))
     home.mkdir(parents=True)
     (home / transcript.name).write_bytes(transcript.read_bytes())
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
-    code, out, _ = run(capsys, "rebuild", "--session", SID, "--project", str(tmp_path), "--limit", "1")
+    code, out, _ = run(
+        capsys, "rebuild", "--session", SID, "--project", str(tmp_path), "--limit", "1"
+    )
     assert code == 0 and [m["uuid"] for m in json.loads(out)["messages"]] == ["u1"]
 
 
@@ -78,13 +92,17 @@ def test_find_by_session_id(capsys: pytest.CaptureFixture[str], tmp_path: Path, 
         (["nosuchcommand"], "invalid choice"),
     ],
 )
-def test_user_mistakes_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+def test_user_mistakes_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-def test_an_empty_conversation_is_success(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_an_empty_conversation_is_success(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"\n\n\xff\xfe garbage\n")
     code, out, _ = run(capsys, "rebuild", str(path))
@@ -94,14 +112,20 @@ def test_an_empty_conversation_is_success(capsys: pytest.CaptureFixture[str], tm
 def test_unprintable_values_still_print(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "odd.jsonl"
     deep = "[" * 3000 + "]" * 3000
-    path.write_text('{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user",'
-                    '"content":"\\ud800"},"x":' + deep + "}\n")
+    path.write_text(
+        '{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user",'
+        '"content":"\\ud800"},"x":' + deep + "}\n"
+    )
     code, out, _ = run(capsys, "rebuild", str(path))
     assert code == 0
     assert json.loads(out)["messages"][0]["message"]["content"] == "\ud800"
 
 
 def test_the_console_script_runs_as_a_module(transcript: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "rechain", "rebuild", str(transcript), "--format", "text"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "rechain", "rebuild", str(transcript), "--format", "text"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and "profile agent-sdk@0.3.332" in done.stdout

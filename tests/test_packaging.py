@@ -1,4 +1,4 @@
-"""Every source package in the tree is part of the distribution (a wheel would drop it otherwise)."""
+"""Every source package in the tree is in the distribution (a wheel would drop it otherwise)."""
 
 from __future__ import annotations
 

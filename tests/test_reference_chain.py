@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from rechain.reference import Options, rebuild
 from transcript_rows import assistant, jsonl, result, system, tool_use, user
+
+from rechain.reference import Options, rebuild
 
 
 def uuids(*rows: object, **options: object) -> list[str]:
@@ -25,22 +26,36 @@ def test_the_leaf_is_the_last_written_terminal_not_the_newest_timestamp() -> Non
 
 def test_a_trailing_system_row_on_an_older_branch_decides_the_leaf() -> None:
     # spec case b4: the system row is written last, so its branch wins
-    rows = [user("u1", None), assistant("a1", "u1"), user("u2", "a1"), assistant("a2", "u2"),
-            system("s1", "a1")]
+    rows = [
+        user("u1", None),
+        assistant("a1", "u1"),
+        user("u2", "a1"),
+        assistant("a2", "u2"),
+        system("s1", "a1"),
+    ]
     assert uuids(*rows) == ["u1", "a1"]
 
 
 def test_a_meta_leaf_written_last_wins_and_is_then_hidden() -> None:
     # spec case b5
-    rows = [user("u1", None), assistant("a1", "u1"), user("u2", "a1"), assistant("a2", "u2"),
-            user("m1", "a1", isMeta=True)]
+    rows = [
+        user("u1", None),
+        assistant("a1", "u1"),
+        user("u2", "a1"),
+        assistant("a2", "u2"),
+        user("m1", "a1", isMeta=True),
+    ]
     assert uuids(*rows) == ["u1", "a1"]
 
 
 def test_a_sidechain_child_does_not_hide_its_main_chain_parent() -> None:
     # spec case j2: TS gives u1 a2 (the Python SDK gives u1 a1)
-    rows = [user("u1", None), assistant("a1", "u1"), assistant("a2", "u1"),
-            user("x1", "a2", isSidechain=True), ]
+    rows = [
+        user("u1", None),
+        assistant("a1", "u1"),
+        assistant("a2", "u1"),
+        user("x1", "a2", isSidechain=True),
+    ]
     rows.insert(3, user("late", "a1", isSidechain=True))
     assert uuids(*rows) == ["u1", "a2"]
 
@@ -51,19 +66,28 @@ def test_a_later_duplicate_replaces_the_content_and_keeps_the_order() -> None:
     assert result.uuids == ["u1", "a1"]
     assert result.messages[0]["message"]["content"] == "DUPLICATE"
     assert result.messages[0]["line"] == 3
-    assert [(d.line, d.kind) for d in result.diagnostics if d.kind == "duplicate-uuid"] == [(1, "duplicate-uuid")]
+    assert [(d.line, d.kind) for d in result.diagnostics if d.kind == "duplicate-uuid"] == [
+        (1, "duplicate-uuid")
+    ]
 
 
 def test_a_missing_parent_ends_the_chain() -> None:
     result = rebuild(jsonl(user("u1", None), assistant("a1", "gone"), user("u2", "a1")))
     assert result.uuids == ["a1", "u2"]
-    assert [(d.line, d.kind) for d in result.diagnostics if d.kind == "dangling-parent"] == [(2, "dangling-parent")]
+    assert [(d.line, d.kind) for d in result.diagnostics if d.kind == "dangling-parent"] == [
+        (2, "dangling-parent")
+    ]
 
 
 def test_a_full_cycle_gives_nothing_and_a_leaf_into_a_cycle_stops_at_the_revisit() -> None:
     assert uuids(user("u1", "a1"), assistant("a1", "u1")) == []  # spec g1
-    rows = [user("u1", "a2"), assistant("a1", "u1"), user("u2", "a1"), assistant("a2", "u2"),
-            user("u3", "a2")]
+    rows = [
+        user("u1", "a2"),
+        assistant("a1", "u1"),
+        user("u2", "a1"),
+        assistant("a2", "u2"),
+        user("u3", "a2"),
+    ]
     result = rebuild(jsonl(*rows))
     assert result.uuids == ["u1", "a1", "u2", "a2", "u3"]
     assert any(d.kind == "cycle" for d in result.diagnostics)
@@ -76,25 +100,59 @@ def test_a_self_loop_is_its_own_child_so_never_a_terminal() -> None:
 
 
 def test_progress_rows_link_the_chain_but_are_not_shown() -> None:
-    progress = {"type": "progress", "uuid": "p1", "parentUuid": "a1", "data": {"type": "hook_progress"}}
-    assert uuids(user("u1", None), assistant("a1", "u1"), progress, user("u2", "p1")) == ["u1", "a1", "u2"]
+    progress = {
+        "type": "progress",
+        "uuid": "p1",
+        "parentUuid": "a1",
+        "data": {"type": "hook_progress"},
+    }
+    assert uuids(user("u1", None), assistant("a1", "u1"), progress, user("u2", "p1")) == [
+        "u1",
+        "a1",
+        "u2",
+    ]
 
 
 def test_preserved_segment_relinks_head_to_anchor_and_anchor_children_to_tail() -> None:
-    boundary = system("cb", None, "compact_boundary", compactMetadata={
-        "trigger": "auto", "preTokens": 1,
-        "preservedSegment": {"headUuid": "u2", "anchorUuid": "cs", "tailUuid": "a2"}})
-    rows = [user("u1", None), assistant("a1", "u1"), user("u2", "a1"), assistant("a2", "u2"),
-            boundary, user("cs", "cb", isCompactSummary=True), user("u3", "cs"), assistant("a3", "u3")]
+    boundary = system(
+        "cb",
+        None,
+        "compact_boundary",
+        compactMetadata={
+            "trigger": "auto",
+            "preTokens": 1,
+            "preservedSegment": {"headUuid": "u2", "anchorUuid": "cs", "tailUuid": "a2"},
+        },
+    )
+    rows = [
+        user("u1", None),
+        assistant("a1", "u1"),
+        user("u2", "a1"),
+        assistant("a2", "u2"),
+        boundary,
+        user("cs", "cb", isCompactSummary=True),
+        user("u3", "cs"),
+        assistant("a3", "u3"),
+    ]
     assert uuids(*rows) == ["cs", "u2", "a2", "u3", "a3"]
 
 
 def test_preserved_messages_apply_only_when_every_uuid_is_present() -> None:
     def rows(listed: list[str]) -> list[object]:
-        boundary = system("cb", None, "compact_boundary", compactMetadata={
-            "preservedMessages": {"uuids": listed, "anchorUuid": "cs"}})
-        return [user("u1", None), assistant("a1", "u1"), boundary,
-                user("cs", "cb", isCompactSummary=True), user("u3", "cs")]
+        boundary = system(
+            "cb",
+            None,
+            "compact_boundary",
+            compactMetadata={"preservedMessages": {"uuids": listed, "anchorUuid": "cs"}},
+        )
+        return [
+            user("u1", None),
+            assistant("a1", "u1"),
+            boundary,
+            user("cs", "cb", isCompactSummary=True),
+            user("u3", "cs"),
+        ]
+
     assert uuids(*rows(["u1", "a1"])) == ["cs", "u1", "a1", "u3"]
     assert uuids(*rows(["u1", "nope"])) == ["cs", "u3"]
 
@@ -107,26 +165,35 @@ def test_preserved_messages_without_a_uuid_list_is_an_error_of_the_reader() -> N
 
 def test_parallel_results_off_the_walk_are_recovered_before_the_on_chain_one() -> None:
     # spec c2: one assistant, three calls; the walk goes through r1 only
-    rows = [user("u1", None, ts="2026-01-01T00:00:00.000Z"),
-            assistant("a1", "u1", mid="m1", blocks=[tool_use("t1"), tool_use("t2"), tool_use("t3")],
-                      ts="2026-01-01T00:00:01.000Z"),
-            result("r2", "a1", "t2", ts="2026-01-01T00:00:02.000Z"),
-            result("r3", "a1", "t3", ts="2026-01-01T00:00:03.000Z"),
-            result("r1", "a1", "t1", ts="2026-01-01T00:00:04.000Z"),
-            assistant("a2", "r1", mid="m2", ts="2026-01-01T00:00:05.000Z")]
+    rows = [
+        user("u1", None, ts="2026-01-01T00:00:00.000Z"),
+        assistant(
+            "a1",
+            "u1",
+            mid="m1",
+            blocks=[tool_use("t1"), tool_use("t2"), tool_use("t3")],
+            ts="2026-01-01T00:00:01.000Z",
+        ),
+        result("r2", "a1", "t2", ts="2026-01-01T00:00:02.000Z"),
+        result("r3", "a1", "t3", ts="2026-01-01T00:00:03.000Z"),
+        result("r1", "a1", "t1", ts="2026-01-01T00:00:04.000Z"),
+        assistant("a2", "r1", mid="m2", ts="2026-01-01T00:00:05.000Z"),
+    ]
     assert uuids(*rows) == ["u1", "a1", "r2", "r3", "r1", "a2"]
 
 
 def test_streaming_split_siblings_and_their_results_come_back_in_timestamp_order() -> None:
     # spec d2: three fragments of one message, results parented through the source link
-    rows = [user("u1", None, ts="2026-01-01T00:00:00.000Z"),
-            assistant("f1", "u1", mid="m1", blocks=[tool_use("t1")], ts="2026-01-01T00:00:01.000Z"),
-            assistant("f2", "f1", mid="m1", blocks=[tool_use("t2")], ts="2026-01-01T00:00:02.000Z"),
-            assistant("f3", "f2", mid="m1", blocks=[tool_use("t3")], ts="2026-01-01T00:00:03.000Z"),
-            result("r1", "f1", "t1", ts="2026-01-01T00:00:04.000Z", sourceToolAssistantUUID="f1"),
-            result("r2", "f2", "t2", ts="2026-01-01T00:00:05.000Z", sourceToolAssistantUUID="f2"),
-            result("r3", "f3", "t3", ts="2026-01-01T00:00:06.000Z", sourceToolAssistantUUID="f3"),
-            assistant("a2", "r1", mid="m2", ts="2026-01-01T00:00:07.000Z")]
+    rows = [
+        user("u1", None, ts="2026-01-01T00:00:00.000Z"),
+        assistant("f1", "u1", mid="m1", blocks=[tool_use("t1")], ts="2026-01-01T00:00:01.000Z"),
+        assistant("f2", "f1", mid="m1", blocks=[tool_use("t2")], ts="2026-01-01T00:00:02.000Z"),
+        assistant("f3", "f2", mid="m1", blocks=[tool_use("t3")], ts="2026-01-01T00:00:03.000Z"),
+        result("r1", "f1", "t1", ts="2026-01-01T00:00:04.000Z", sourceToolAssistantUUID="f1"),
+        result("r2", "f2", "t2", ts="2026-01-01T00:00:05.000Z", sourceToolAssistantUUID="f2"),
+        result("r3", "f3", "t3", ts="2026-01-01T00:00:06.000Z", sourceToolAssistantUUID="f3"),
+        assistant("a2", "r1", mid="m2", ts="2026-01-01T00:00:07.000Z"),
+    ]
     assert uuids(*rows) == ["u1", "f1", "f2", "f3", "r2", "r3", "r1", "a2"]
 
 

@@ -33,7 +33,9 @@ def test_the_corpus_has_recorded_cases() -> None:
 
 @pytest.mark.parametrize(("case", "expectation"), RECORDED)
 def test_reference_matches_the_recorded_reader(case: Case, expectation: Expectation) -> None:
-    result = rebuild(case.input_bytes(), get_profile(expectation.profile), options_for(case, expectation))
+    result = rebuild(
+        case.input_bytes(), get_profile(expectation.profile), options_for(case, expectation)
+    )
     got = [as_stringified({k: v for k, v in m.items() if k != "line"}) for m in result.messages]
     assert result.error is None
     assert got == list(expectation.messages)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from transcript_rows import assistant, jsonl, user
 
 from rechain.reference import rebuild
 from rechain.reference.jsonparse import JsonError, parse_line, parse_text
 from rechain.reference.parse import parse_sdk
 from rechain.reference.read import read_whole
-from transcript_rows import assistant, jsonl, user
 
 
 def kinds(data: bytes) -> list[tuple[int | None, str]]:
@@ -78,10 +78,15 @@ def test_each_skipped_line_has_its_number_and_reason() -> None:
 
 
 def test_leading_control_bytes_are_skipped_but_a_trailing_form_feed_is_not() -> None:
-    data = jsonl(b"\x01\x1f " + jsonl(user("u1", None)).strip(), jsonl(assistant("a1", "u1")).strip() + b"\x0c")
+    data = jsonl(
+        b"\x01\x1f " + jsonl(user("u1", None)).strip(),
+        jsonl(assistant("a1", "u1")).strip() + b"\x0c",
+    )
     result = rebuild(data)
     assert result.uuids == ["u1"]
-    assert [(d.line, d.kind) for d in result.diagnostics if d.kind == "invalid-json"] == [(2, "invalid-json")]
+    assert [(d.line, d.kind) for d in result.diagnostics if d.kind == "invalid-json"] == [
+        (2, "invalid-json")
+    ]
 
 
 def test_crlf_lines_parse_and_a_lone_cr_does_not_split() -> None:
@@ -91,8 +96,16 @@ def test_crlf_lines_parse_and_a_lone_cr_does_not_split() -> None:
 
 
 def test_voice_call_talk_rows_become_user_rows() -> None:
-    row = {"type": "system", "subtype": "voice_call_talk", "uuid": "v1", "parentUuid": None,
-           "content": "spoken", "origin": {"kind": "voice-call"}, "sessionId": "s1", "level": "info"}
+    row = {
+        "type": "system",
+        "subtype": "voice_call_talk",
+        "uuid": "v1",
+        "parentUuid": None,
+        "content": "spoken",
+        "origin": {"kind": "voice-call"},
+        "sessionId": "s1",
+        "level": "info",
+    }
     result = rebuild(jsonl(row))
     assert result.uuids == ["v1"]
     assert result.messages[0]["type"] == "user"
@@ -101,6 +114,12 @@ def test_voice_call_talk_rows_become_user_rows() -> None:
 
 
 def test_a_voice_row_from_another_origin_stays_a_system_row() -> None:
-    row = {"type": "system", "subtype": "voice_call_talk", "uuid": "v1", "parentUuid": None,
-           "content": "spoken", "origin": {"kind": "human"}}
+    row = {
+        "type": "system",
+        "subtype": "voice_call_talk",
+        "uuid": "v1",
+        "parentUuid": None,
+        "content": "spoken",
+        "origin": {"kind": "human"},
+    }
     assert rebuild(jsonl(row)).uuids == []

@@ -13,20 +13,31 @@ BIG = "x" * 200_000
 
 
 def row(uuid: str, parent: str | None, kind: str = "user", **extra: object) -> bytes:
-    entry = {"parentUuid": parent, "type": kind, "uuid": uuid, "sessionId": "s1",
-             "message": {"role": kind, "content": extra.pop("content", "hi")}}
+    entry = {
+        "parentUuid": parent,
+        "type": kind,
+        "uuid": uuid,
+        "sessionId": "s1",
+        "message": {"role": kind, "content": extra.pop("content", "hi")},
+    }
     entry.update(extra)
     return (json.dumps(entry, separators=(",", ":")) + "\n").encode()
 
 
 def boundary(uuid: str, parent: str | None, **meta: object) -> bytes:
-    entry = {"parentUuid": parent, "type": "system", "subtype": "compact_boundary", "uuid": uuid,
-             "sessionId": "s1", "compactMetadata": {"trigger": "auto", **meta}}
+    entry = {
+        "parentUuid": parent,
+        "type": "system",
+        "subtype": "compact_boundary",
+        "uuid": uuid,
+        "sessionId": "s1",
+        "compactMetadata": {"trigger": "auto", **meta},
+    }
     return (json.dumps(entry, separators=(",", ":")) + "\n").encode()
 
 
 def padded_before(size: int) -> tuple[bytes, str]:
-    """Rows of big user/assistant messages totalling about ``size`` bytes; returns (bytes, last uuid)."""
+    """Big user/assistant rows totalling about ``size`` bytes; returns (bytes, last uuid)."""
     out, parent, n = bytearray(), None, 0
     while len(out) < size:
         n += 1
@@ -53,7 +64,10 @@ def test_over_5_mib_only_what_follows_the_last_plain_boundary_is_read() -> None:
     result = rebuild(data)
     assert result.uuids == ["u9", "a9"]
     first = data.count(b"\n", 0, len(head)) + 1
-    assert [(d.line, d.kind) for d in result.diagnostics][0] == (1, "before-compact-boundary")
+    assert (result.diagnostics[0].line, result.diagnostics[0].kind) == (
+        1,
+        "before-compact-boundary",
+    )
     assert f"line {first}" in result.diagnostics[0].detail
     assert result.messages[0]["line"] == first + 1
 
@@ -81,21 +95,28 @@ def test_an_unterminated_last_line_is_never_a_skip_point() -> None:
 def test_a_boundary_line_across_a_chunk_edge_is_seen_only_through_a_short_carry(
     carry: int, skipped: bool
 ) -> None:
-    """The SDK re-scans a carried line shorter than 30 bytes; longer carries need a system prefix."""
+    """The SDK re-scans a carried line under 30 bytes; longer carries need a system prefix."""
     edge = 5 * CHUNK_BYTES
     head, last = padded_before(edge - 250_000)
     filler_row = row("fill", last, content="")
     gap = edge - carry - len(head) - len(filler_row)
     head += row("fill", last, content="p" * gap)
     assert len(head) == edge - carry
-    data = head + boundary("cb", "fill") + row("u9", "cb", content=BIG * 3) + row("a9", "u9", "assistant")
+    data = (
+        head
+        + boundary("cb", "fill")
+        + row("u9", "cb", content=BIG * 3)
+        + row("a9", "u9", "assistant")
+    )
     assert (rebuild(data).uuids == ["u9", "a9"]) is skipped
 
 
 def test_attribution_snapshots_but_the_last_are_dropped() -> None:
     head, last = padded_before(LARGE_FILE_BYTES)
     snap = b'{"type":"attribution-snapshot","messageId":"m"}\n'
-    data = head + boundary("cb", last) + snap + row("u9", "cb") + snap + row("a9", "u9", "assistant")
+    data = (
+        head + boundary("cb", last) + snap + row("u9", "cb") + snap + row("a9", "u9", "assistant")
+    )
     result = rebuild(data)
     assert result.uuids == ["u9", "a9"]
     dropped = [d.line for d in result.diagnostics if d.kind == "attribution-snapshot"]

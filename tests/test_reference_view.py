@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
-from rechain.reference import Options, rebuild
 from transcript_rows import assistant, jsonl, system, user
+
+from rechain.reference import Options, rebuild
 
 
 def queued(uuid: str, parent: str, prompt: str = "also do X", **extra: object) -> dict[str, object]:
-    return {"parentUuid": parent, "isSidechain": False, "type": "attachment", "uuid": uuid,
-            "attachment": {"type": "queued_command", "prompt": prompt, **extra},
-            "timestamp": "2026-01-01T00:30:00.000Z", "sessionId": "s1"}
+    return {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "type": "attachment",
+        "uuid": uuid,
+        "attachment": {"type": "queued_command", "prompt": prompt, **extra},
+        "timestamp": "2026-01-01T00:30:00.000Z",
+        "sessionId": "s1",
+    }
 
 
 def test_a_queued_command_with_a_reply_after_it_is_shown_as_a_user_message() -> None:
-    result = rebuild(jsonl(user("u1", None), assistant("a1", "u1"), queued("q1", "a1"),
-                           assistant("a2", "q1")))
+    result = rebuild(
+        jsonl(user("u1", None), assistant("a1", "u1"), queued("q1", "a1"), assistant("a2", "q1"))
+    )
     assert result.uuids == ["u1", "a1", "q1", "a2"]
     shown = result.messages[2]
     assert shown["type"] == "user" and shown["isQueuedCommand"] is True
@@ -28,14 +36,27 @@ def test_a_queued_command_trailing_the_leaf_is_shown() -> None:
 
 
 def test_a_queued_command_followed_by_a_new_prompt_stays_hidden() -> None:
-    result = rebuild(jsonl(user("u1", None), assistant("a1", "u1"), queued("q1", "a1"),
-                           user("u2", "q1"), assistant("a2", "u2")))
+    result = rebuild(
+        jsonl(
+            user("u1", None),
+            assistant("a1", "u1"),
+            queued("q1", "a1"),
+            user("u2", "q1"),
+            assistant("a2", "u2"),
+        )
+    )
     assert result.uuids == ["u1", "a1", "u2", "a2"]
 
 
 def test_a_queued_command_takes_its_source_uuid() -> None:
-    result = rebuild(jsonl(user("u1", None), assistant("a1", "u1"),
-                           queued("q1", "a1", source_uuid="typed-1"), assistant("a2", "q1")))
+    result = rebuild(
+        jsonl(
+            user("u1", None),
+            assistant("a1", "u1"),
+            queued("q1", "a1", source_uuid="typed-1"),
+            assistant("a2", "q1"),
+        )
+    )
     assert result.uuids == ["u1", "a1", "typed-1", "a2"]
 
 
@@ -51,8 +72,12 @@ def test_local_command_rows_after_a_caveat_are_marked_complete() -> None:
 
 
 def test_meta_rows_are_hidden_unless_their_origin_is_a_shown_kind() -> None:
-    rows = [user("u1", None), user("m1", "u1", isMeta=True, origin={"kind": "channel"}),
-            user("m2", "m1", isMeta=True, origin={"kind": "human"}), assistant("a1", "m2")]
+    rows = [
+        user("u1", None),
+        user("m1", "u1", isMeta=True, origin={"kind": "channel"}),
+        user("m2", "m1", isMeta=True, origin={"kind": "human"}),
+        assistant("a1", "m2"),
+    ]
     result = rebuild(jsonl(*rows))
     assert result.uuids == ["u1", "m1", "a1"]
     assert result.messages[1]["is_meta"] is True
@@ -60,38 +85,68 @@ def test_meta_rows_are_hidden_unless_their_origin_is_a_shown_kind() -> None:
 
 
 def test_an_assistant_that_closes_a_quiet_turn_is_hidden_only_when_empty_or_the_sentinel() -> None:
-    quiet = assistant("a2", "u2", blocks=[{"type": "text", "text": "No response requested."}],
-                      closesQuietTurn=True)
+    quiet = assistant(
+        "a2",
+        "u2",
+        blocks=[{"type": "text", "text": "No response requested."}],
+        closesQuietTurn=True,
+    )
     spoken = assistant("a3", "a2", blocks=[{"type": "text", "text": "hello"}], closesQuietTurn=True)
-    result = rebuild(jsonl(user("u1", None), assistant("a1", "u1"), user("u2", "a1"), quiet, spoken))
+    result = rebuild(
+        jsonl(user("u1", None), assistant("a1", "u1"), user("u2", "a1"), quiet, spoken)
+    )
     assert result.uuids == ["u1", "a1", "u2", "a3"]
 
 
 def test_system_rows_on_the_chain_are_shown_on_request() -> None:
     rows = [user("u1", None), system("s1", "u1"), assistant("a1", "s1")]
     assert rebuild(jsonl(*rows)).uuids == ["u1", "a1"]
-    assert rebuild(jsonl(*rows), options=Options(include_system_messages=True)).uuids == ["u1", "s1", "a1"]
+    assert rebuild(jsonl(*rows), options=Options(include_system_messages=True)).uuids == [
+        "u1",
+        "s1",
+        "a1",
+    ]
 
 
 def test_a_session_message_has_the_sdk_fields_and_its_line() -> None:
     row = user("u1", None, isCompactSummary=True)
     message = rebuild(jsonl(row)).messages[0]
     assert message == {
-        "type": "user", "uuid": "u1", "session_id": "s1", "message": row["message"],
-        "parent_tool_use_id": None, "parent_agent_id": None, "isCompactSummary": True,
-        "is_meta": True, "timestamp": row["timestamp"], "line": 1,
+        "type": "user",
+        "uuid": "u1",
+        "session_id": "s1",
+        "message": row["message"],
+        "parent_tool_use_id": None,
+        "parent_agent_id": None,
+        "isCompactSummary": True,
+        "is_meta": True,
+        "timestamp": row["timestamp"],
+        "line": 1,
     }
 
 
 def test_fields_the_entry_lacks_are_left_out_not_null() -> None:
-    row = {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "x"}}
+    row = {
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "message": {"role": "user", "content": "x"},
+    }
     message = rebuild(jsonl(row)).messages[0]
     assert "session_id" not in message and "timestamp" not in message
 
 
 def test_every_left_out_message_is_explained() -> None:
-    rows = [user("u1", None), assistant("a1", "u1"), user("u2", "a1"), assistant("a2", "u2"),
-            user("u3", "a1"), assistant("a3", "u3"), user("m1", "a3", isMeta=True), assistant("a4", "m1")]
+    rows = [
+        user("u1", None),
+        assistant("a1", "u1"),
+        user("u2", "a1"),
+        assistant("a2", "u2"),
+        user("u3", "a1"),
+        assistant("a3", "u3"),
+        user("m1", "a3", isMeta=True),
+        assistant("a4", "m1"),
+    ]
     result = rebuild(jsonl(*rows))
     reasons = {d.line: d.kind for d in result.diagnostics}
     assert result.uuids == ["u1", "a1", "u3", "a3", "a4"]

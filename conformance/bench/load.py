@@ -2,6 +2,8 @@
 
 The floor is reading the file and ``orjson.loads`` of every line: no loader can
 do less. The ratio reference / floor says what the rest of the pipeline costs.
+``retain`` (informational, not the floor) is the floor keeping every parsed value
+until the end, as any loader that returns messages must.
 The real SDK readers are timed on the same file when they are installed (their
 import is not timed; each laid out in a throwaway config dir).
 """
@@ -53,6 +55,22 @@ def _floor(path: Path) -> int:
         if line:
             loads(line)
             count += 1
+    return count
+
+
+def _retain(path: Path) -> int:
+    """The floor, but every parsed line kept until the end, then freed (not the floor).
+
+    Any loader that returns messages keeps its entries alive. Keeping ~100 MB of
+    fresh objects costs cache misses, page faults and a final free that the floor
+    (each value dropped at once, its memory reused) never pays; this shows how
+    much of the reference's time that alone is.
+    """
+    data = path.read_bytes()
+    loads = orjson.loads
+    kept = [loads(line) for line in data.split(b"\n") if line]
+    count = len(kept)
+    del kept
     return count
 
 
@@ -131,11 +149,15 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, An
         path = Path(keep) if keep else Path(tmp) / "bench.jsonl"
         path.write_bytes(data)
         del data
-        (floor_s, lines), (reference_s, messages) = _interleaved(
-            runs, lambda: _floor(path), lambda: _reference(path)
+        (floor_s, lines), (retain_s, _), (reference_s, messages) = _interleaved(
+            runs, lambda: _floor(path), lambda: _retain(path), lambda: _reference(path)
         )
         print(
             f"floor (read + orjson.loads per line): {floor_s:.3f}s CPU, {lines} lines",
+            file=sys.stderr,
+        )
+        print(
+            f"retain (the floor keeping every value until the end): {retain_s:.3f}s CPU",
             file=sys.stderr,
         )
         print(
@@ -149,6 +171,8 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, An
             "floor_s": round(floor_s, 4),
             "reference_s": round(reference_s, 4),
             "ratio": round(reference_s / floor_s, 3),
+            "retain_s": round(retain_s, 4),
+            "retain_ratio": round(retain_s / floor_s, 3),
         }
         for name, timer in (("ts_sdk_s", _time_ts_sdk), ("py_sdk_s", _time_py_sdk)):
             seconds = timer(path, runs)

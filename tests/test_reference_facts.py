@@ -1,0 +1,77 @@
+"""The speed-ups keep the answers: line views, per-entry facts, facts kept in step with relinks."""
+
+from __future__ import annotations
+
+import pytest
+from transcript_rows import assistant, jsonl, result, system, tool_use, user
+
+from rechain.reference import rebuild
+from rechain.reference.facts import ANSWERS, CALLS, ELIGIBLE, KIND, MESSAGE_ID, PARENT, facts_of
+from rechain.reference.graph import index, relink_compactions
+from rechain.reference.parse import parse_sdk
+from rechain.reference.read import NumberedLines, read_whole
+
+EDGES = [b"", b"\n", b"\n\n", b"a", b"a\n", b"a\nb", b"a\n\nb\n", b"\r\n\r", b"a\rb\n", b"\x00\n "]
+
+
+@pytest.mark.parametrize("data", EDGES)
+def test_line_views_are_exactly_the_split_lines(data: bytes) -> None:
+    lines = NumberedLines(data, 7)
+    assert [(n, bytes(v)) for n, v in lines.views()] == list(lines)
+
+
+def transcript() -> bytes:
+    return jsonl(
+        user("u1", None),
+        assistant("a1", "u1", mid="m1", blocks=[tool_use("t1")]),
+        assistant("a2", "a1", mid="m1", blocks=[tool_use("t2")]),
+        result("r2", "a2", "t2", sourceToolAssistantUUID="a2"),
+        result("r1", "a1", "t1", sourceToolAssistantUUID="a1"),
+        user("u1", None, "written again"),
+        system("c1", None, subtype="compact_boundary",
+               compactMetadata={"preservedSegment": {"headUuid": "u1", "anchorUuid": "s1",
+                                                     "tailUuid": "r2"}}),
+        user("s1", "c1", "summary", isCompactSummary=True),
+        user("x1", "s1", isSidechain=True),
+        user("n1", "r1", "next"),
+        "not json",
+    )
+
+
+def test_views_and_copied_lines_parse_to_the_same_entries_and_facts() -> None:
+    data = transcript()
+    from_views = parse_sdk(read_whole(data).numbered_lines())
+    from_bytes = parse_sdk(list(NumberedLines(data)))
+    assert from_views.entries == from_bytes.entries and from_views.lines == from_bytes.lines
+    assert from_views.facts == from_bytes.facts
+    assert [d.to_json() for d in from_views.diagnostics] == [
+        d.to_json() for d in from_bytes.diagnostics
+    ]
+
+
+def test_facts_say_what_the_stages_read_from_an_entry() -> None:
+    by_uuid = {f[0]: f for f in parse_sdk(list(NumberedLines(transcript()))).facts or []}
+    assert by_uuid["a1"][MESSAGE_ID] == "m1" and by_uuid["a1"][CALLS] == ("t1",)
+    assert by_uuid["r2"][ANSWERS] == ("t2",) and by_uuid["u1"][ANSWERS] is None
+    assert by_uuid["x1"][ELIGIBLE] is False and by_uuid["n1"][ELIGIBLE] is True
+    assert by_uuid["c1"][KIND] == "system"
+
+
+def test_parser_facts_equal_facts_computed_from_the_index_and_follow_relinks() -> None:
+    parsed = parse_sdk(list(NumberedLines(transcript())))
+    gathered = index(parsed.entries, parsed.lines, None, parsed.facts)
+    computed = index(parsed.entries, parsed.lines)
+    assert gathered.facts() == computed.facts()  # the later duplicate of u1 wins in both
+    relink_compactions(gathered)
+    relink_compactions(computed)
+    assert gathered.facts()["u1"][PARENT] == "s1"  # head relinked to the anchor
+    for uuid, entry in gathered.nodes.items():
+        assert gathered.facts()[uuid] == facts_of(entry) == computed.facts()[uuid]
+
+
+def test_the_rebuild_walks_the_relinked_chain_and_recovers_the_split_turn() -> None:
+    rebuilt = rebuild(transcript())
+    # head u1 hangs below the summary now; a2 and its result come back after a1
+    assert rebuilt.uuids == ["s1", "u1", "a1", "a2", "r2", "r1", "n1"]
+    kinds = {(d.line, d.kind) for d in rebuilt.diagnostics}
+    assert {(6, "relinked"), (9, "relinked"), (9, "off-chain"), (3, "recovered")} <= kinds
