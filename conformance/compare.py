@@ -202,14 +202,9 @@ def judge(
     """
     from rechain.conformance import protocol as p
 
-    if isinstance(got, p.Skipped):
-        return Verdict("skip", got.message)
-    if isinstance(got, p.Crashed):
-        return Verdict("crash", got.message)
-    if isinstance(got, p.TimedOut):
-        return Verdict("timeout", f"no answer within {got.seconds:g} s")
-    if isinstance(expected, p.Skipped | p.Crashed | p.TimedOut):
-        return Verdict("skip", f"the other side {expected.status}: {_reason(expected)}")
+    early = _not_answers(got, expected)
+    if early is not None:
+        return early
     if leaf_only:
         mine, theirs = leaf_of(got), leaf_of(expected)
         if mine == theirs:
@@ -240,6 +235,58 @@ def judge(
     if difference is not None:
         return Verdict("fail", "same chain, different messages", difference)
     return Verdict("pass")
+
+
+def judge_resume(got: Any, expected: Any, *, api: bool = True, chain: bool = True) -> Verdict:
+    """Compare two answers in the CLI's resume views, on what both sides report.
+
+    ``chain`` compares the entry the new prompt is chained to (the answers'
+    ``leaf``; the difference is at ``/leaf``), ``api`` the request's messages
+    exactly (numbers as JavaScript holds them, ``line`` ignored). Raising and an
+    empty answer both mean "no conversation" (the CLI exits 1 where a library
+    answers nothing), so they agree with each other.
+    """
+    from rechain.conformance import protocol as p
+
+    early = _not_answers(got, expected)
+    if early is not None:
+        return early
+    mine, theirs = _resumed(got), _resumed(expected)
+    if chain and mine[1] != theirs[1]:
+        return Verdict("fail", "continues from another entry", Difference(
+            "/leaf", MISSING if mine[1] is None else mine[1],
+            MISSING if theirs[1] is None else theirs[1]))
+    if api:
+        difference = first_difference(canonical(mine[0], None), canonical(theirs[0], None),
+                                      "/messages")
+        if difference is not None:
+            return Verdict("fail", "different api messages", difference)
+    both = isinstance(got, p.Raised) and isinstance(expected, p.Raised)
+    return Verdict("pass", "both found no conversation" if both else "")
+
+
+def _not_answers(got: Any, expected: Any) -> Verdict | None:
+    """The verdict when either side did not answer (skip, crash, timeout), else None."""
+    from rechain.conformance import protocol as p
+
+    if isinstance(got, p.Skipped):
+        return Verdict("skip", got.message)
+    if isinstance(got, p.Crashed):
+        return Verdict("crash", got.message)
+    if isinstance(got, p.TimedOut):
+        return Verdict("timeout", f"no answer within {got.seconds:g} s")
+    if isinstance(expected, p.Skipped | p.Crashed | p.TimedOut):
+        return Verdict("skip", f"the other side {expected.status}: {_reason(expected)}")
+    return None
+
+
+def _resumed(outcome: Any) -> tuple[Sequence[Mapping[str, Any]], str | None]:
+    """(messages, leaf) of an answer; raising is no conversation: ``((), None)``."""
+    from rechain.conformance import protocol as p
+
+    if isinstance(outcome, p.Answered):
+        return outcome.messages, outcome.leaf
+    return (), None
 
 
 def leaf_of(outcome: Any) -> str | None:

@@ -26,7 +26,14 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from rechain.conformance.compare import Verdict
-from rechain.conformance.protocol import DEFAULT_OPTIONS, Answered, CaseInput, Outcome, Raised
+from rechain.conformance.protocol import (
+    DEFAULT_OPTIONS,
+    Answered,
+    CaseInput,
+    Outcome,
+    Raised,
+    View,
+)
 from rechain.conformance.runner import Item
 
 Json = dict[str, Any]
@@ -170,6 +177,8 @@ def signature(data: bytes, verdict: Verdict, got: Outcome, expected: Outcome) ->
         return frozenset({f"raised:right:{expected.type}"})
     if not isinstance(got, Answered) or not isinstance(expected, Answered):
         return frozenset({"other"})
+    if verdict.message == "different api messages":
+        return api_signature(verdict, got, expected)
     left = [m.get("uuid") for m in got.messages]
     right = [m.get("uuid") for m in expected.messages]
     if left == right:
@@ -187,6 +196,36 @@ def signature(data: bytes, verdict: Verdict, got: Outcome, expected: Outcome) ->
     if only_left and only_right:
         tokens.add(f"tail:{_tail(data)}")
     return frozenset(_core(tokens))
+
+
+def api_signature(verdict: Verdict, got: Answered, expected: Answered) -> frozenset[str]:
+    """Kinds of disagreement in the ``api`` view: where the first difference lies (indices
+    dropped), and what each side has there (a role, a block type, a value's JSON type)."""
+    difference = verdict.difference
+    if difference is None:
+        return frozenset({"api:?"})
+    parts = difference.path.strip("/").split("/")
+    shape = "/".join("*" if part.isdigit() else part for part in parts[:5])
+    tokens = {f"api:{shape}"}
+    if len(parts) >= 2 and parts[1].isdigit():
+        index = int(parts[1])
+        tokens |= {f"api-{side}:{_api_kind(messages, index, parts)}" for side, messages in
+                   (("left", got.messages), ("right", expected.messages))}
+    return frozenset(tokens)
+
+
+def _api_kind(messages: Sequence[Json], index: int, parts: Sequence[str]) -> str:
+    """``role`` of message ``index`` and, when the path goes into one block, its type."""
+    if index >= len(messages):
+        return "none"
+    message = messages[index]
+    kind = str(message.get("role"))
+    content = message.get("content")
+    if len(parts) >= 4 and parts[3].isdigit() and isinstance(content, list):
+        block = int(parts[3])
+        found = content[block] if block < len(content) else None
+        kind += f":{found.get('type') if isinstance(found, dict) else 'none'}"
+    return kind
 
 
 def _core(tokens: set[str]) -> set[str]:
@@ -305,18 +344,26 @@ def intended_of(
 
 
 def make_item(value: Any, kind: str, index: int, profile: str,
-              options: Mapping[str, Any] | None = None) -> Item:
-    """A runner item for one generated value."""
+              options: Mapping[str, Any] | None = None, view: View = "session-messages") -> Item:
+    """A runner item for one generated value, asked in ``view``.
+
+    What the generator intended is a list of session messages, so only items in
+    that view carry it.
+    """
     chosen = dict(options or DEFAULT_OPTIONS)
-    case = CaseInput(f"{kind[:3]}-{index:05d}", value.to_bytes(), session_of(value), chosen)
-    return Item(case, kind, None, intended_of(value, profile, chosen), value)
+    case = CaseInput(f"{kind[:3]}-{index:05d}", value.to_bytes(), session_of(value), chosen,
+                     view=view)
+    intended = intended_of(value, profile, chosen) if view == "session-messages" else None
+    return Item(case, kind, None, intended, value)
 
 
 # --- freezing a disagreement as a corpus case ---------------------------------------------
 
 #: oracle name -> the expectation profile its output is recorded under (a reference profile:
 #: the corpus test rebuilds every expectation with ``get_profile(profile)``)
-RECORDED_PROFILES = {"agent-sdk-ts": "agent-sdk@0.3.332"}
+RECORDED_PROFILES = {"agent-sdk-ts": "agent-sdk@0.3.332", "claude-code": "claude-code@2.1.332"}
+#: profiles recorded in the resume views (``api`` messages, ``chain`` = the leaf as {type, uuid})
+RESUME_PROFILES = frozenset({"claude-code@2.1.332"})
 _SHORT = {"agent-sdk-ts": "ts", "agent-sdk-py": "py", "reference": "ref", "claude-code": "cli"}
 _TAG_HINTS = (
     ("UnicodeDecodeError", "invalid-utf8"), ("+lenient", "parse"),
@@ -381,9 +428,14 @@ def case_document(
     expectations = []
     notes = []
     for profile, (slug_text, outcome) in sorted(recorded.items()):
-        oracle, _, version = slug_text.partition("@")
-        oracle = _package(oracle)
-        if isinstance(outcome, Answered):
+        name, _, version = slug_text.partition("@")
+        oracle = _package(name)
+        if profile in RESUME_PROFILES:  # recorded as ``rechain corpus record`` names it
+            provenance = {"oracle": name, "version": version,
+                          "recorded_by": "rechain check", "recorded_at": today}
+            expectations += resume_expectations(profile, disagreement.data, outcome, options,
+                                                provenance)
+        elif isinstance(outcome, Answered):
             expectations.append({
                 "profile": profile, "view": "session-messages", "options": dict(options),
                 "messages": [{k: v for k, v in m.items() if k != "line"} for m in outcome.messages],
@@ -424,6 +476,22 @@ def case_document(
             },
         },
     }
+
+
+def resume_expectations(profile: str, data: bytes, outcome: Outcome,
+                        options: Mapping[str, Any], provenance: Json) -> list[Json]:
+    """The ``api`` and ``chain`` expectations of a CLI answer (raising: no conversation)."""
+    from rechain.corpus.record_cli import row_type
+
+    answered = isinstance(outcome, Answered)
+    messages = list(outcome.messages) if isinstance(outcome, Answered) else []
+    leaf = outcome.leaf if isinstance(outcome, Answered) else None
+    if not answered and not isinstance(outcome, Raised):
+        return []
+    chain = [{"type": row_type(data, leaf), "uuid": leaf}] if leaf is not None else []
+    return [{"profile": profile, "view": view, "options": dict(options), "messages": shown,
+             "provenance": dict(provenance)}
+            for view, shown in (("api", messages), ("chain", chain))]
 
 
 def _package(oracle: str) -> str:

@@ -7,6 +7,7 @@ Spec grammar (Bowtie's connectables, for transcript readers)::
                                the pinned real readers (``rechain oracle install``)
     python:MODULE:FUNCTION     tier 0: FUNCTION(data: bytes[, session_id, options]) -> messages
     cmd:COMMAND LINE           tier 1: one process per case, ``{path}`` or stdin, JSON on stdout
+    cmd[VIEW,...]:COMMAND LINE the same, answering those views (e.g. ``cmd[api,chain]:...``)
     harness:COMMAND LINE       tier 2: one process speaking protocol v1 (JSON lines)
 
 Every implementation has ``info`` (an ``ImplementationInfo``), ``run(case) ->
@@ -28,6 +29,10 @@ from typing import Any, Protocol
 
 from rechain import __version__
 from rechain.conformance.protocol import (
+    LEGACY_VIEWS,
+    OPTION_NAMES,
+    RESUME_VIEWS,
+    VIEWS,
     Answered,
     CaseInput,
     Crashed,
@@ -36,6 +41,7 @@ from rechain.conformance.protocol import (
     ProtocolError,
     Raised,
     TimedOut,
+    View,
     outcome_from_result,
 )
 from rechain.conformance.protocol_process import Harness, Limits, OneShot, split_command
@@ -69,32 +75,51 @@ class Reference:
 
     def __post_init__(self) -> None:
         from rechain.reference import get_profile
+        from rechain.reference.resume.options import SWITCH_ENV
 
         chosen = get_profile(self.profile)
         self.profile = chosen.name
+        resume = set(chosen.views) >= RESUME_VIEWS
         self.info = ImplementationInfo(
             name="reference",
             version=__version__,
             language="python",
             homepage="https://github.com/rechain/rechain",
-            env=frozenset({PRECOMPACT_ENV}),
+            views=("api", "chain") if resume else ("session-messages",),
+            options=frozenset() if resume else frozenset(OPTION_NAMES),
+            env=frozenset({PRECOMPACT_ENV, *(SWITCH_ENV if resume else ())}),
             choices={"profile": chosen.name},
         )
 
     def run(self, case: CaseInput) -> Outcome:
         from rechain.reference import Options, rebuild
+        from rechain.reference.resume.options import switches_from_env
 
         options = Options(
             include_system_messages=bool(case.option("include_system_messages")),
             limit=case.option("limit"),
             offset=int(case.option("offset") or 0),
             disable_precompact_skip=bool(case.env.get(PRECOMPACT_ENV, "").strip()),
+            **switches_from_env(case.env),
         )
+        if case.view in RESUME_VIEWS and case.view in self.info.views:
+            return self._resumed(case, options)
         result = rebuild(case.data, self.profile, options, session_id=case.session_id)
         if result.error is not None:
             kind = re.search(r"\((\w+Error)\)\s*$", result.error)
             return Raised(kind.group(1) if kind else "Error", result.error)
         return Answered(result.messages, result.leaf)
+
+    def _resumed(self, case: CaseInput, options: Any) -> Outcome:
+        """Views ``api`` and ``chain`` in one answer: the messages, and the tip as ``leaf``."""
+        from rechain.reference import get_profile
+
+        views = get_profile(self.profile).views
+        api = views["api"](case.data, options, case.session_id)
+        if api.get("error"):
+            return Raised("exit 1", str(api["error"]))
+        tip = views["chain"](case.data, options, case.session_id).get("tip")
+        return Answered(tuple(api["messages"]), tip if isinstance(tip, str) else None)
 
     def close(self) -> None:
         """In-process: nothing to stop."""
@@ -185,8 +210,6 @@ def load_callable(target: str, limits: Limits) -> PythonCallable:
 
 # --- the pinned oracles ---------------------------------------------------------------------
 
-_TS_RAISED = re.compile(r"^agent-sdk-ts: (?P<type>[A-Za-z]*Error): (?P<message>.*)$", re.S)
-
 
 @dataclass
 class TsSdk:
@@ -212,7 +235,7 @@ class TsSdk:
         )
 
     def run(self, case: CaseInput) -> Outcome:
-        from rechain.conformance.oracles import OracleError
+        from rechain.conformance.oracles import OracleError, OracleReaderError
 
         try:
             messages = self._oracle.session_messages(
@@ -223,8 +246,10 @@ class TsSdk:
                 offset=int(case.option("offset") or 0),
                 env=dict(case.env),
             )
+        except OracleReaderError as error:
+            return Raised(error.error_type, error.detail)
         except OracleError as error:
-            return _oracle_failure(str(error), self.limits, _TS_RAISED)
+            return _oracle_failure(str(error), self.limits)
         return Answered(tuple(messages))
 
     def close(self) -> None:
@@ -257,8 +282,7 @@ class PySdk:
         )
 
     def run(self, case: CaseInput) -> Outcome:
-        from rechain.conformance.oracles import OracleError
-        from rechain.conformance.oracles.py_sdk import OracleReaderError
+        from rechain.conformance.oracles import OracleError, OracleReaderError
 
         try:
             messages = self._oracle.session_messages(
@@ -271,20 +295,17 @@ class PySdk:
         except OracleReaderError as error:
             return Raised(error.error_type, error.detail)
         except OracleError as error:
-            return _oracle_failure(str(error), self.limits, None)
+            return _oracle_failure(str(error), self.limits)
         return Answered(tuple(messages))
 
     def close(self) -> None:
         self._oracle.close()
 
 
-def _oracle_failure(text: str, limits: Limits, raised: re.Pattern[str] | None) -> Outcome:
-    """An adapter's error as an outcome: the reader threw, the call timed out, or it crashed."""
+def _oracle_failure(text: str, limits: Limits) -> Outcome:
+    """An adapter's own failure as an outcome: the call timed out, or the worker broke."""
     if "no answer to" in text:
         return TimedOut(limits.timeout)
-    match = raised.match(text) if raised is not None else None
-    if match and "bridge" not in text and "worker" not in text:
-        return Raised(match.group("type"), match.group("message"))
     return Crashed(text)
 
 
@@ -292,11 +313,11 @@ def _oracle_failure(text: str, limits: Limits, raised: re.Pattern[str] | None) -
 class ClaudeCode:
     """The real CLI resuming a copy (``claude -p --resume``) against a loopback fake API.
 
-    View ``resume``: the messages are what the model would receive (the
-    harness-built last turn left out), and ``leaf`` is the user or assistant
-    entry the new prompt hangs from (the CLI may chain it to a system row; the
-    walk up to the nearest message makes it comparable with the SDK readers'
-    leaf). A run that exits non-zero (e.g. "No conversation found") raised.
+    Views ``api`` and ``chain`` in one answer: the messages are what the model
+    would receive (the harness-built last turn left out), ``leaf`` is the entry
+    the new prompt was chained to (possibly a system row). A run that exits
+    non-zero (e.g. "No conversation found") raised. The options that are CLI
+    switches arrive as the case's environment variables and are passed on.
     """
 
     limits: Limits = field(default_factory=Limits)
@@ -305,6 +326,7 @@ class ClaudeCode:
     def __post_init__(self) -> None:
         from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
         from rechain.conformance.oracles.registry import CLAUDE_CODE
+        from rechain.reference.resume.options import SWITCH_ENV
 
         reason = ClaudeCliOracle.available()
         if reason is not None:
@@ -316,25 +338,36 @@ class ClaudeCode:
             version=CLAUDE_CODE.version,
             language="typescript",
             homepage="https://www.npmjs.com/package/@anthropic-ai/claude-code",
-            views=("resume",),
+            views=("api", "chain"),
             options=frozenset(),
-            env=frozenset({PRECOMPACT_ENV}),
+            env=frozenset({PRECOMPACT_ENV, *SWITCH_ENV}),
             choices={"model": "claude-sonnet-4-6", "prompt": "next"},
         )
 
     def run(self, case: CaseInput) -> Outcome:
-        from rechain.conformance.oracles import OracleError
+        from rechain.conformance.oracles import OracleError, cli_answers
 
-        try:
-            resumed = self._oracle.resume(case.data, session_id=case.session_id,
-                                          env=dict(case.env))
-        except OracleError as error:
-            text = str(error)
-            return TimedOut(self.limits.timeout) if "no exit within" in text else Crashed(text)
-        if not resumed.ok:
+        key = cli_answers.answer_key(self._oracle.version(), self._oracle.model,
+                                     self._oracle.prompt, case.data, case.session_id, case.env)
+        stored = cli_answers.load(key)
+        if stored is None:
+            try:
+                resumed = self._oracle.resume(case.data, session_id=case.session_id,
+                                              env=dict(case.env))
+            except OracleError as error:
+                text = str(error)
+                return (TimedOut(self.limits.timeout) if "no exit within" in text
+                        else Crashed(text))
             lines = [line for line in resumed.stderr.splitlines() if line.strip()]
-            return Raised(f"exit {resumed.returncode}", lines[-1][:300] if lines else "")
-        return Answered(tuple(resumed.messages), nearest_message(case.data, resumed.resumed_leaf))
+            stored = {"ok": resumed.ok, "returncode": resumed.returncode,
+                      "messages": resumed.messages, "leaf": resumed.resumed_leaf,
+                      "error": lines[-1][:300] if lines else ""}
+            cli_answers.save(key, stored)
+        if not stored.get("ok"):
+            return Raised(f"exit {stored.get('returncode')}", str(stored.get("error", "")))
+        leaf = stored.get("leaf")
+        messages = tuple(stored.get("messages") or ())
+        return Answered(messages, leaf if isinstance(leaf, str) else None)
 
     def close(self) -> None:
         self._oracle.close()
@@ -380,22 +413,40 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False) ->
         return ORACLES[spec](limits)
     if kind == "python":
         return load_callable(rest, limits)
-    if kind in ("cmd", "harness"):
+    declared = _CMD_VIEWS.fullmatch(kind)
+    if kind in ("cmd", "harness") or declared:
         try:
             argv = split_command(rest)
         except ValueError as error:
             raise UsageError(f"{spec!r}: {error}") from None
-        if kind == "cmd":
+        if kind != "harness":
             name = Path(argv[-1] if Path(argv[0]).name.startswith("python") else argv[0]).stem
             info = ImplementationInfo(name=re.sub(r"[^A-Za-z0-9._-]", "-", name) or "cmd",
-                                      version="unknown", language="unknown")
+                                      version="unknown", language="unknown",
+                                      views=_views(declared.group(1) if declared else None))
             return OneShot(argv, info, limits, strict)
         try:
             return Harness(argv, limits, strict=strict)
         except ProtocolError as error:
             raise UsageError(f"{spec}: {error}") from None
-    known = ", ".join(["reference[:PROFILE]", *ORACLES, "python:MOD:FN", "cmd:CMD", "harness:CMD"])
+    known = ", ".join(["reference[:PROFILE]", *ORACLES, "python:MOD:FN", "cmd[VIEWS]:CMD",
+                       "harness:CMD"])
     raise UsageError(f"unknown implementation {spec!r}; use one of: {known}")
+
+
+# tier 1 declares its views in the spec: ``cmd[api,chain]:COMMAND`` (default session-messages)
+_CMD_VIEWS = re.compile(r"cmd\[([a-z,-]*)\]")
+
+
+def _views(text: str | None) -> tuple[View, ...]:
+    """The views a ``cmd[...]`` spec declares; an unknown name is the user's to fix."""
+    if text is None:
+        return ("session-messages",)
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    unknown = [name for name in names if name not in VIEWS]
+    if unknown or not names:
+        raise UsageError(f"cmd[{text}]: views are {', '.join(VIEWS)} (comma-separated)")
+    return tuple(LEGACY_VIEWS.get(name, name) for name in names)  # type: ignore[misc]
 
 
 def label(spec: str, info: ImplementationInfo) -> str:

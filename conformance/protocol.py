@@ -23,8 +23,13 @@ import referencing
 from rechain.schema_files import load_schema
 
 PROTOCOL_VERSION = 1
-View = Literal["session-messages", "resume", "archive"]
-VIEWS: tuple[View, ...] = ("session-messages", "resume", "archive")
+View = Literal["session-messages", "api", "chain", "resume", "archive"]
+VIEWS: tuple[View, ...] = ("session-messages", "api", "chain", "resume", "archive")
+# What the CLI reports on resume: ``api`` = the model request's messages before the new
+# prompt's turn, ``chain`` = the entry the new prompt is chained to (the answer's ``leaf``).
+# ``resume`` is the protocol's first name for ``api``; it is read as ``api``.
+RESUME_VIEWS: frozenset[str] = frozenset({"api", "chain"})
+LEGACY_VIEWS: Mapping[str, View] = MappingProxyType({"resume": "api"})
 OPTION_NAMES = ("include_system_messages", "limit", "offset")
 DEFAULT_OPTIONS: Mapping[str, Any] = MappingProxyType(
     {"include_system_messages": False, "limit": None, "offset": 0}
@@ -83,7 +88,8 @@ class ImplementationInfo:
             homepage=str(data.get("homepage", "")),
             issues=str(data.get("issues", "")),
             source=str(data.get("source", "")),
-            views=tuple(data.get("views", ("session-messages",))),
+            views=tuple(dict.fromkeys(LEGACY_VIEWS.get(v, v)
+                                      for v in data.get("views", ("session-messages",)))),
             fields=frozenset(fields) if fields is not None else None,
             options=frozenset(data.get("options", OPTION_NAMES)),
             env=frozenset(data.get("env", ())),
@@ -94,7 +100,7 @@ class ImplementationInfo:
         """Why this reader cannot answer ``case`` as asked, or None (Bowtie's dialect check).
 
         A view it does not claim is no reason: it answers in its own view and is
-        compared by leaf (see ``compare.judge``).
+        compared on what both views share (see ``runner.judge_pair``).
         """
         for name in OPTION_NAMES:
             if case.options.get(name, DEFAULT_OPTIONS[name]) != DEFAULT_OPTIONS[name] and (

@@ -17,14 +17,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from rechain.conformance.compare import Difference, Verdict, common_fields, judge
+from rechain.conformance.compare import Difference, Verdict, common_fields, judge, judge_resume
 from rechain.conformance.impls import Implementation, label
 from rechain.conformance.protocol import (
+    LEGACY_VIEWS,
+    RESUME_VIEWS,
     Answered,
     CaseInput,
     Crashed,
     ImplementationInfo,
     Outcome,
+    Raised,
     Skipped,
 )
 from rechain.conformance.skips import SkipList
@@ -51,11 +54,11 @@ Signer = Callable[[Item, Verdict, Outcome, Outcome], Iterable[str]]
 
 
 class Target(Protocol):
-    """What an implementation's outcome is compared with."""
+    """What an implementation's outcome is compared with, and in which views."""
 
     label: str
     fields: frozenset[str] | None
-    view: str
+    views: tuple[str, ...]
 
     def expect(self, item: Item) -> Outcome | None: ...
 
@@ -66,7 +69,7 @@ class Recorded:
 
     profile: str
     fields: frozenset[str] | None = None
-    view: str = "session-messages"
+    views: tuple[str, ...] = ("session-messages",)
 
     @property
     def label(self) -> str:
@@ -82,7 +85,7 @@ class Intended:
 
     label: str = "intended"
     fields: frozenset[str] | None = frozenset({"uuid"})
-    view: str = "session-messages"
+    views: tuple[str, ...] = ("session-messages",)
 
     def expect(self, item: Item) -> Outcome | None:
         if item.intended is None:
@@ -112,8 +115,8 @@ class Against:
         return self.implementation.info.fields
 
     @property
-    def view(self) -> str:
-        return self.implementation.info.views[0]
+    def views(self) -> tuple[str, ...]:
+        return tuple(self.implementation.info.views)
 
     def expect(self, item: Item) -> Outcome | None:
         if self.groups is not None and item.group not in self.groups:
@@ -146,9 +149,19 @@ class Record:
 
 
 def judge_pair(info: ImplementationInfo, target: Target, got: Outcome, wanted: Outcome) -> Verdict:
-    """``judge`` with the fields both sides produce, by leaf alone across views."""
-    fields = common_fields(info.fields, target.fields)
-    return judge(got, wanted, fields, leaf_only=target.view not in info.views)
+    """Compare on the views both sides answer: session messages (with the fields both
+    produce), else the CLI's resume views (``api`` messages, ``chain`` leaf), else the leaf."""
+    shared = set(normal_views(info.views)) & set(normal_views(target.views))
+    if "session-messages" in shared:
+        return judge(got, wanted, common_fields(info.fields, target.fields))
+    if shared & RESUME_VIEWS:
+        return judge_resume(got, wanted, api="api" in shared, chain="chain" in shared)
+    return judge(got, wanted, leaf_only=True)
+
+
+def normal_views(views: Sequence[str]) -> tuple[str, ...]:
+    """Views with legacy names read as today's (``resume`` is ``api``)."""
+    return tuple(LEGACY_VIEWS.get(view, view) for view in views)  # type: ignore[call-overload]
 
 
 def run_one(implementation: Implementation, case: CaseInput) -> Outcome:
@@ -156,8 +169,9 @@ def run_one(implementation: Implementation, case: CaseInput) -> Outcome:
     reason = implementation.info.unsupported(case)
     if reason is not None:
         return Skipped(reason)
-    if case.view not in implementation.info.views:
-        case = replace(case, view=implementation.info.views[0])
+    views = normal_views(implementation.info.views)
+    if case.view not in views:
+        case = replace(case, view=views[0])  # type: ignore[arg-type]
     try:
         return implementation.run(case)
     except Exception as error:  # a bug in an adapter must not end the run
@@ -305,12 +319,19 @@ def variant_id(case_id: str, options: Mapping[str, Any]) -> str:
         value = options.get(name, default)
         if value != default:
             shown.append("system" if name == "include_system_messages" else f"{name}={value}")
+    shown += [name for name, value in options.items()
+              if name not in DEFAULT_OPTIONS and value not in (None, False, "resume-id")]
     return f"{case_id}[{','.join(shown)}]" if shown else case_id
 
 
 def corpus_items(cases: Iterable[Any], profile: str, view: str = "session-messages",
                  selected: Sequence[str] = ()) -> list[Item]:
-    """One item per corpus case and option set; ``selected`` globs filter by id."""
+    """One item per corpus case and option set; ``selected`` globs filter by id.
+
+    In a resume view (``api``/``chain``) the expectation joins the two recorded
+    views: the ``api`` messages, and the ``chain`` entry as the answer's leaf;
+    the options that are CLI switches go to the case's environment.
+    """
     from fnmatch import fnmatchcase
 
     items = []
@@ -318,14 +339,68 @@ def corpus_items(cases: Iterable[Any], profile: str, view: str = "session-messag
         if selected and not any(fnmatchcase(case.id, pattern) for pattern in selected):
             continue
         data = case.input_bytes()
-        recorded = {tuple(sorted(e.options.items(), key=str)): e
-                    for e in case.expectations_for(profile, view)}
+        resume = view in RESUME_VIEWS
+        recorded = _recorded(case, profile, view)
         group = case.tags[0] if case.tags else "corpus"
-        for options in case.variants:
-            found = recorded.get(tuple(sorted(dict(options).items(), key=str)))
-            expected: Outcome = (Answered(tuple(found.messages)) if found is not None
-                                 else Skipped(f"no expectation recorded for {profile}"))
+        for options in _variants(case, profile) if resume else case.variants:
+            expected = recorded.get(_options_key(options)) or Skipped(
+                f"no expectation recorded for {profile}")
+            env = {**dict(case.env), **(_switch_env(options) if resume else {})}
             case_input = CaseInput(variant_id(case.id, options), data, case.session_id,
-                                   dict(options), dict(case.env), view)  # type: ignore[arg-type]
+                                   dict(options), env, view)  # type: ignore[arg-type]
             items.append(Item(case_input, group, expected, None, case))
     return items
+
+
+def _options_key(options: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted(dict(options).items(), key=str))
+
+
+def _recorded(case: Any, profile: str, view: str) -> dict[tuple[Any, ...], Outcome]:
+    """options -> the recorded outcome of ``profile`` in ``view`` (both resume views joined)."""
+    if view not in RESUME_VIEWS:
+        return {_options_key(e.options): _outcome(e) for e in case.expectations_for(profile, view)}
+    api = {_options_key(e.options): e for e in case.expectations_for(profile, "api")}
+    chain = {_options_key(e.options): e for e in case.expectations_for(profile, "chain")}
+    joined: dict[tuple[Any, ...], Outcome] = {}
+    for key in api.keys() & chain.keys():
+        if api[key].error is not None:
+            joined[key] = _outcome(api[key])
+            continue
+        tip = chain[key].messages[0].get("uuid") if chain[key].messages else None
+        joined[key] = Answered(tuple(api[key].messages), tip if isinstance(tip, str) else None)
+    return joined
+
+
+def _outcome(expectation: Any) -> Outcome:
+    """A recorded expectation as an outcome: the messages, or the real reader's failure."""
+    if expectation.error is None:
+        return Answered(tuple(expectation.messages))
+    message = str(expectation.error.get("message", ""))
+    kind, colon, detail = message.partition(": ")
+    if colon and kind.isidentifier():
+        return Raised(kind, detail)
+    return Raised("Error", message)
+
+
+def _variants(case: Any, profile: str) -> list[Mapping[str, Any]]:
+    """The case's option sets the CLI's resume can take (``getSessionMessages`` options at
+    their defaults, the ``--resume <id>`` entry), plus those its resume expectations record."""
+    from rechain.conformance.protocol import DEFAULT_OPTIONS
+
+    found: list[Mapping[str, Any]] = []
+    for options in case.variants:
+        plain = all(options.get(name, value) == value for name, value in DEFAULT_OPTIONS.items())
+        if plain and options.get("entry", "resume-id") == "resume-id" and options not in found:
+            found.append(dict(options))
+    for expectation in case.expectations_for(profile, "api"):
+        if dict(expectation.options) not in found:
+            found.append(dict(expectation.options))
+    return found
+
+
+def _switch_env(options: Mapping[str, Any]) -> dict[str, str]:
+    """The environment variables a resume option stands for (the CLI reads switches there)."""
+    from rechain.reference.resume.options import env_for_options
+
+    return env_for_options(options)

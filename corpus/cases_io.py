@@ -32,32 +32,48 @@ class CaseError(Exception):
 
 @dataclass(frozen=True)
 class Expectation:
-    """One recorded output: which reader, which view, which options, and what it returned."""
+    """One recorded output: which reader, which view, which options, and what it returned.
+
+    ``error`` is set (``{"message", "exit_code"?}``) when the reader failed on the
+    input instead of answering; ``messages`` is then empty. A failure is an
+    outcome like any other, so it is recorded and checked, not skipped.
+    """
 
     profile: str
     view: str
     options: Mapping[str, Any]
     messages: Sequence[Json]
     provenance: Mapping[str, Any]
+    error: Mapping[str, Any] | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Expectation:
+        error = data.get("error")
         return cls(
             profile=data["profile"],
             view=data["view"],
             options=dict(data["options"]),
             messages=tuple(data["messages"]),
             provenance=dict(data["provenance"]),
+            error=dict(error) if error is not None else None,
         )
 
+    @property
+    def failed(self) -> bool:
+        """The reader failed on this input (an error outcome)."""
+        return self.error is not None
+
     def to_json(self) -> Json:
-        return {
+        out: Json = {
             "profile": self.profile,
             "view": self.view,
             "options": dict(self.options),
             "messages": list(self.messages),
-            "provenance": dict(self.provenance),
         }
+        if self.error is not None:
+            out["error"] = dict(self.error)
+        out["provenance"] = dict(self.provenance)
+        return out
 
 
 @dataclass(frozen=True)

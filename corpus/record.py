@@ -21,6 +21,22 @@ RECORDED_BY = "rechain corpus record"
 Reader = Callable[[bytes, str, Mapping[str, Any], Mapping[str, str]], list[Json]]
 
 
+class ReaderFailedError(Exception):
+    """Raised by a ``Reader`` when the real reader failed on the input (recorded as ``error``)."""
+
+    def __init__(self, message: str, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+    def outcome(self) -> Json:
+        """The expectation's ``error`` object."""
+        out: Json = {"message": self.message}
+        if self.exit_code is not None:
+            out["exit_code"] = self.exit_code
+        return out
+
+
 def option_sets(case: Case, profile: str) -> list[dict[str, Any]]:
     """The option sets to record: the case's variants, then any other ones already recorded."""
     wanted = [dict(v) for v in case.variants]
@@ -46,7 +62,11 @@ def record_case(
     old = {_key(e.options): e for e in case.expectations if e.profile == profile and e.view == VIEW}
     fresh: list[Expectation] = []
     for options in option_sets(case, profile):
-        messages = tuple(read(data, case.session_id, options, case.env))
+        error: Json | None = None
+        try:
+            messages = tuple(read(data, case.session_id, options, case.env))
+        except ReaderFailedError as failure:
+            messages, error = (), failure.outcome()
         previous = old.get(_key(options))
         provenance: Mapping[str, Any] = {
             "oracle": oracle,
@@ -54,9 +74,10 @@ def record_case(
             "recorded_by": RECORDED_BY,
             "recorded_at": today,
         }
-        if previous is not None and _same(previous, messages, oracle, version):
+        if (previous is not None and _same(previous, messages, oracle, version)
+                and previous.error == error):
             provenance = previous.provenance
-        fresh.append(Expectation(profile, VIEW, options, messages, dict(provenance)))
+        fresh.append(Expectation(profile, VIEW, options, messages, dict(provenance), error))
     others = tuple(e for e in case.expectations if e.profile != profile or e.view != VIEW)
     tags = tuple(t for t in case.tags if t != UNRECORDED)
     return replace(case, expectations=(*fresh, *others), tags=tags)
@@ -90,21 +111,27 @@ CliReader = Callable[[bytes, str, Mapping[str, str]], tuple[list[Json], Json | N
 
 
 def record_cli_case(
-    case: Case, data: bytes, resume: CliReader, *, oracle: str, version: str, today: str
+    case: Case, data: bytes, resume: CliReader, *, oracle: str, version: str, today: str,
+    options: Mapping[str, Any] | None = None,
 ) -> Case:
-    """``case`` with fresh ``api`` and ``chain`` expectations of the CLI (default options)."""
+    """``case`` with fresh ``api`` and ``chain`` expectations of the CLI for one option set."""
+    chosen = dict(options if options is not None else DEFAULT_OPTIONS)
     messages, tip = resume(data, case.session_id, case.env)
     outputs = {"api": tuple(messages), "chain": (tip,) if tip is not None else ()}
     provenance = {"oracle": oracle, "version": version, "recorded_by": RECORDED_BY,
                   "recorded_at": today}
-    old = {e.view: e for e in case.expectations if e.profile == CLI_PROFILE}
+
+    def mine(expectation: Expectation) -> bool:
+        return (expectation.profile == CLI_PROFILE and expectation.view in CLI_VIEWS
+                and _key(expectation.options) == _key(chosen))
+
+    old = {e.view: e for e in case.expectations if mine(e)}
     fresh: list[Expectation] = []
     for view in CLI_VIEWS:
         previous = old.get(view)
         kept: Mapping[str, Any] = provenance
         if previous is not None and _same(previous, outputs[view], oracle, version):
             kept = dict(previous.provenance)
-        fresh.append(Expectation(CLI_PROFILE, view, dict(DEFAULT_OPTIONS), outputs[view], kept))
-    others = tuple(e for e in case.expectations
-                   if not (e.profile == CLI_PROFILE and e.view in CLI_VIEWS))
+        fresh.append(Expectation(CLI_PROFILE, view, chosen, outputs[view], kept))
+    others = tuple(e for e in case.expectations if not mine(e))
     return replace(case, expectations=(*others, *fresh))

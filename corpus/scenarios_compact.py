@@ -147,6 +147,17 @@ def preserved_missing(s: Session) -> list[Line]:
     ]
 
 
+@scenario("compaction-preserved-messages-not-a-list", "compaction", "preserved-messages")
+def preserved_not_a_list(s: Session) -> list[Line]:
+    """preservedMessages is truthy but has no uuids list: the TS SDK's reader throws."""
+    return [
+        *_history(s),
+        s.boundary("cb", logical="a2", preservedMessages=True),
+        s.summary("cs", "cb", _WORDS),
+        *_after(s, "cs"),
+    ]
+
+
 @scenario(
     "compaction-both-preserved-kinds", "compaction", "preserved-messages", "preserved-segment"
 )

@@ -39,6 +39,7 @@ class Options:
     disable_precompact_skip: bool = False
     entry: str | None = None  # how a session is opened, for profiles with several entry points
     model: str | None = None  # the request's model, for profiles whose output depends on it
+    resume_interrupted_turn: bool = False  # CLAUDE_CODE_RESUME_INTERRUPTED_TURN (cli profile)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ FAUX = textwrap.dedent('''
 
     def _right(data, session_id, options):
         result = rebuild(data, "sdk", Options(**options))
+        if result.error is not None:  # the reader it copies threw
+            raise TypeError(result.error)
         return [{k: v for k, v in m.items() if k != "line"} for m in result.messages]
 
     def right(data, session_id, options):
@@ -84,6 +86,17 @@ def test_a_wrong_reader_fails_and_the_report_says_where(faux, tmp_path, capsys):
 def test_a_right_reader_passes_against_the_reference(faux):
     assert check("--impl", f"{faux}:right", "--against", "reference", "--examples", "0",
                  "--jobs", "2") == 0
+
+
+def test_a_recorded_failure_is_expected_from_the_reader(faux, tmp_path):
+    """The TS SDK threw on this case: answering [] fails, the reference's error passes."""
+    case = ("--case", "compaction-preserved-messages-not-a-list", "--examples", "0")
+    path = tmp_path / "r.jsonl"
+    assert check("--impl", f"{faux}:empty", *case, "--report", str(path)) == 1
+    failing = [line for line in report.read(path) if line.get("status") == "fail"]
+    assert len(failing) == 1
+    assert "compaction-preserved-messages-not-a-list" in json.dumps(failing[0])
+    assert check(*case) == 0
 
 
 def test_the_skip_list_is_strict(faux, tmp_path, capsys):

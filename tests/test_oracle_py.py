@@ -22,13 +22,9 @@ from oracle_lines import needs_oracle as needs_oracle_named
 from rechain.cache import cache_dir
 from rechain.cli import main
 from rechain.conformance.jsonl_process import JsonLinesProcess
-from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles import OracleError, OracleReaderError
 from rechain.conformance.oracles.install import bundled_claude, can_install
-from rechain.conformance.oracles.py_sdk import (
-    OracleReaderError,
-    PySdkOracle,
-    worker_script,
-)
+from rechain.conformance.oracles.py_sdk import PySdkOracle, worker_script
 from rechain.conformance.oracles.py_sdk_worker import (
     BadRequestError,
     checked_env,

@@ -113,7 +113,7 @@ def harness(script: Path, mode: str = "ok", **limits: float) -> Harness:
 
 
 def test_info_round_trips_through_json():
-    info = ImplementationInfo("x", "1.2", "go", views=("resume",), fields=frozenset({"uuid"}),
+    info = ImplementationInfo("x", "1.2", "go", views=("api", "chain"), fields=frozenset({"uuid"}),
                               options=frozenset({"limit"}), env=frozenset({"A"}),
                               choices={"leaf": "last row"})
     again = ImplementationInfo.from_json(info.to_json())

@@ -7,11 +7,13 @@ Every expected value here was observed with the real CLI 2.1.332 (the probes of
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 from typing import Any
 
 import pytest
 
 from rechain.cli import main
+from rechain.conformance import skips
 from rechain.corpus.cases_io import Case, load_cases
 from rechain.corpus.record import CLI_PROFILE
 from rechain.reference import get_profile, rebuild
@@ -264,14 +266,25 @@ def cli_cases() -> list[Case]:
     return [c for c in load_cases() if any(e.profile == CLI_PROFILE for e in c.expectations)]
 
 
-# remaining differences, explained in docs/cli-resume.md (D1, D4): they must keep failing
-KNOWN_DIFFERENCES = frozenset({"cli-known-unanswered-fragment", "cli-known-tip-after-recovery"})
+REFERENCE = "reference@0.1.0 (claude-code@2.1.332)"
+RECORDED = f"recorded:{CLI_PROFILE}"
+
+
+def known_difference(case_id: str) -> str | None:
+    """The reason conformance/skips.json gives for a known difference (docs/cli-resume.md)."""
+    entry = skips.load().find(REFERENCE, RECORDED, case_id)
+    return entry.reason if entry is not None else None
 
 
 def _marked(case: Case) -> Any:
-    if case.id in KNOWN_DIFFERENCES:
-        return pytest.param(case, marks=pytest.mark.xfail(strict=True, reason="docs/cli-resume.md"))
+    reason = known_difference(case.id)
+    if reason is not None:  # documented differences must keep failing (strict)
+        return pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=reason))
     return case
+
+
+def _options(recorded: Any) -> Options:
+    return Options(resume_interrupted_turn=bool(recorded.get("resume_interrupted_turn")))
 
 
 @pytest.mark.parametrize("case", [_marked(c) for c in cli_cases()],
@@ -281,13 +294,34 @@ def test_recorded_cli_expectations(case: Case) -> None:
     for expectation in case.expectations:
         if expectation.profile != CLI_PROFILE:
             continue
+        options = _options(expectation.options)
         if expectation.view == "api":
-            assert api_view(data, Options(), case.session_id)["messages"] == list(
+            assert api_view(data, options, case.session_id)["messages"] == list(
                 expectation.messages)
         elif expectation.view == "chain":
             tip = expectation.messages[0]["uuid"] if expectation.messages else None
-            assert chain_view(data, Options(), case.session_id)["tip"] == tip
+            assert chain_view(data, options, case.session_id)["tip"] == tip
 
 
-def test_the_corpus_has_cli_cases() -> None:
-    assert len(cli_cases()) >= 15
+def test_every_corpus_case_records_both_cli_views() -> None:
+    missing = [c.id for c in load_cases()
+               if {e.view for e in c.expectations_for(CLI_PROFILE, "api")
+                   + c.expectations_for(CLI_PROFILE, "chain")} != {"api", "chain"}]
+    assert missing == []
+
+
+def test_known_differences_are_named_in_the_skip_list() -> None:
+    """Each skipped case is a documented difference (``D<n>: ...``) of an existing case."""
+    ids = {c.id for c in cli_cases()}
+    entries = [e for e in skips.load().entries if fnmatchcase(REFERENCE, e.implementation)]
+    for entry in entries:
+        assert entry.reason.startswith("D") and "cli-resume.md" in entry.link
+        assert all(any(fnmatchcase(i, pattern) for i in ids) for pattern in entry.cases)
+
+
+def test_resume_interrupted_turn_cases_carry_the_option() -> None:
+    switched = [c for c in cli_cases() if any(
+        e.options.get("resume_interrupted_turn") for e in c.expectations_for(CLI_PROFILE, "api"))]
+    assert len(switched) >= 5
+    for case in switched:
+        assert case.id.startswith("cli-resume-interrupted-")

@@ -63,3 +63,45 @@ def test_2_1_88_agrees_with_the_seed_profile(entry: str) -> None:
     mine = expected(chain_view(DATA, Options(entry=entry), SID)["messages"])
     theirs = observed(result.forked, known_uuids(DATA), PROMPT)
     assert first_difference(mine, theirs) is None
+
+
+def _state_rows() -> bytes:
+    """Every session-keyed metadata row, a summary, a snapshot, a TodoWrite and a skill."""
+    todo = {"type": "tool_use", "id": "toolu_t", "name": "TodoWrite",
+            "input": {"todos": [{"content": "docs", "status": "pending", "activeForm": "Docs"}]}}
+    rows: list[dict[str, object]] = [
+        _line("user", 1, None, 1), {**_line("assistant", 2, 1, 2),
+                                    "message": {"id": "m2", "role": "assistant",
+                                                "content": [todo]}},
+        {**_line("user", 3, 2, 3), "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_t", "content": "ok"}]}},
+        _line("assistant", 4, 3, 4),
+        {"type": "custom-title", "customTitle": "T", "sessionId": SID},
+        {"type": "tag", "tag": "g", "sessionId": SID},
+        {"type": "agent-name", "agentName": "N", "sessionId": SID},
+        {"type": "agent-color", "agentColor": "blue", "sessionId": SID},
+        {"type": "agent-setting", "agentSetting": "S", "sessionId": SID},
+        {"type": "mode", "mode": "coordinator", "sessionId": SID},
+        {"type": "worktree-state", "worktreeSession": None, "sessionId": SID},
+        {"type": "pr-link", "prNumber": 3, "prUrl": "https://example.invalid/3",
+         "prRepository": "a/b", "sessionId": SID},
+        {"type": "summary", "summary": "S", "leafUuid": "5eed0004-0000-4000-8000-00000000bbbb"}]
+    return b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(UNAVAILABLE is not None, reason=f"claude-code@2.1.88: {UNAVAILABLE}")
+@pytest.mark.parametrize("entry", ["continue", "resume-id", "resume-file"])
+def test_2_1_88_writes_back_what_the_state_view_restores(entry: str) -> None:
+    from rechain.reference.seed.compare import state_difference
+    from rechain.reference.seed.views import RESTORED_BY_ENTRY, state_view
+
+    data = _state_rows()
+    with ClaudeCliOracle(spec=CLAUDE_CODE_2_1_88, entry=entry) as oracle:
+        result = oracle.resume(data, session_id=SID)
+    assert result.ok, result.stderr
+    state = state_view(data, Options(entry=entry), SID)["state"]
+    assert state_difference(state, result.appended) is None
+    # without a fork the worktree is adopted and written back too (null included)
+    written = any(r.get("type") == "worktree-state" for r in result.appended)
+    assert written == ("worktreeSession" in RESTORED_BY_ENTRY[entry])

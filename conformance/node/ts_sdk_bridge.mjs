@@ -28,7 +28,8 @@
 //    <project>/<sid>/subagents/), "limit", "offset"}
 //     -> {"id", "ok": true, "agents": [...]} | {"id", "ok": true, "messages": [...]}
 //   {"id", "cmd": "stop"} -> {"id", "ok": true}, then exit 0
-// Any failure -> {"id", "ok": false, "error": "<one line>"}.
+// Any failure -> {"id", "ok": false, "error": "<one line>"}; when the SDK call itself
+// threw, also "raised": true and "error_type" (the error's name), and "error" is its message.
 //
 // Isolation: every reader call gets a fresh temp config dir and a fresh temp
 // project cwd under os.tmpdir(), removed afterwards; CLAUDE_CONFIG_DIR points
@@ -66,6 +67,24 @@ function reply(message, done) {
 function describe(error) {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.replace(/\s*\n\s*/g, " | ");
+}
+
+/** An error the SDK itself threw: an answer about the reader, not a broken bridge. */
+class ReaderRaised extends Error {
+  constructor(cause) {
+    super(describe(cause));
+    this.errorType = cause instanceof Error ? cause.name : typeof cause;
+    this.detail = (cause instanceof Error ? cause.message : String(cause)).replace(/\s*\n\s*/g, " | ");
+  }
+}
+
+/** Await one SDK call; what it throws comes back tagged as the reader's own failure. */
+async function fromSdk(call) {
+  try {
+    return await call();
+  } catch (error) {
+    throw new ReaderRaised(error);
+  }
 }
 
 /** Drop inherited Claude/Anthropic settings so only a request's env applies. */
@@ -203,11 +222,11 @@ function makeHandlers(sdk, info) {
     async session_messages(request) {
       const messages = await withScratch(request.env, async ({ cwd, projectDir }) => {
         writeSession(projectDir, request.session_id, request.transcript_b64, null);
-        return sdk.getSessionMessages(request.session_id, {
+        return fromSdk(() => sdk.getSessionMessages(request.session_id, {
           dir: cwd,
           includeSystemMessages: Boolean(request.include_system_messages),
           ...paging(request),
-        });
+        }));
       });
       return { messages };
     },
@@ -223,7 +242,7 @@ function makeHandlers(sdk, info) {
         if (typeof request.include_programmatic === "boolean") {
           options.includeProgrammatic = request.include_programmatic;
         }
-        return { sessions: await sdk.listSessions(options), dir: cwd };
+        return { sessions: await fromSdk(() => sdk.listSessions(options)), dir: cwd };
       }, request.cwd_name ?? "cwd", request.dirs);
     },
     async get_session_info(request) {
@@ -231,7 +250,7 @@ function makeHandlers(sdk, info) {
         const token = request.root_token;
         writeExtra(projectDir, request.extra_files, token, root);
         writeSession(projectDir, request.session_id, request.transcript_b64, request.mtime_ms, token, root);
-        const info = await sdk.getSessionInfo(request.session_id, { dir: cwd });
+        const info = await fromSdk(() => sdk.getSessionInfo(request.session_id, { dir: cwd }));
         return { info: info ?? null, dir: cwd };
       }, request.cwd_name ?? "cwd", request.dirs);
     },
@@ -239,16 +258,19 @@ function makeHandlers(sdk, info) {
       return withScratch(request.env, async ({ cwd, projectDir }) => {
         writeSession(projectDir, request.session_id, request.transcript_b64, null);
         writeExtra(path.join(projectDir, request.session_id, "subagents"), request.agents);
-        return { agents: await sdk.listSubagents(request.session_id, { dir: cwd }) };
+        const agents = await fromSdk(() => sdk.listSubagents(request.session_id, { dir: cwd }));
+        return { agents };
       });
     },
     async get_subagent_messages(request) {
       return withScratch(request.env, async ({ cwd, projectDir }) => {
         writeSession(projectDir, request.session_id, request.transcript_b64, null);
         writeExtra(path.join(projectDir, request.session_id, "subagents"), request.agents);
-        const messages = await sdk.getSubagentMessages(request.session_id, request.agent_id, {
-          dir: cwd, ...paging(request),
-        });
+        const messages = await fromSdk(() =>
+          sdk.getSubagentMessages(request.session_id, request.agent_id, {
+            dir: cwd, ...paging(request),
+          }),
+        );
         return { messages };
       });
     },
@@ -278,7 +300,11 @@ async function serve(line, handlers) {
     const result = await handler(request);
     reply({ id, ok: true, ...result }, stopping ? () => process.exit(0) : undefined);
   } catch (error) {
-    reply({ id, ok: false, error: describe(error) });
+    if (error instanceof ReaderRaised) {
+      reply({ id, ok: false, raised: true, error_type: error.errorType, error: error.detail });
+    } else {
+      reply({ id, ok: false, error: describe(error) });
+    }
   }
 }
 

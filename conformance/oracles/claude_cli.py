@@ -45,10 +45,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.fake_api import FakeMessagesApi, Recorded
+from rechain.conformance.oracles.lifecycle import Lifecycle
 from rechain.conformance.oracles.registry import (
     CLAUDE_CODE,
     OracleSpec,
@@ -204,7 +205,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-class ClaudeCliOracle:
+class ClaudeCliOracle(Lifecycle):
     """``claude`` (2.1.332 unless ``spec`` names another installed release) resuming copies.
 
     Use as a context manager (it owns the fake server). ``resume`` is
@@ -252,13 +253,6 @@ class ClaudeCliOracle:
             name = spec.name if spec is CLAUDE_CODE else spec.slug
             return f"{spec.slug} is not installed: run `rechain oracle install {name}`"
         return None
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def start(self) -> None:
         """Start the shared fake API (once)."""

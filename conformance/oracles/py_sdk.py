@@ -26,19 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.registry import AGENT_SDK_PY, entry_path
 from rechain.conformance.oracles.worker import WorkerOracle
-
-
-class OracleReaderError(OracleError):
-    """The reader itself raised (e.g. ``UnicodeDecodeError``): a result, not a crash."""
-
-    def __init__(self, oracle: str, error_type: str, detail: str) -> None:
-        super().__init__(f"{oracle}: the reader raised {error_type}: {detail}")
-        self.oracle = oracle
-        self.error_type = error_type
-        self.detail = detail
 
 
 def worker_script() -> Path:
@@ -66,14 +55,6 @@ class PySdkOracle(WorkerOracle):
 
     def _cwd(self) -> Path | None:
         return self._home()
-
-    def _check(self, reply: dict[str, Any]) -> None:
-        """The SDK raising is an answer about the reader, not a broken worker."""
-        if reply.get("raised"):
-            raise OracleReaderError(
-                self.spec.name, str(reply.get("error_type")), str(reply.get("error"))
-            )
-        super()._check(reply)
 
     def session_messages(
         self,

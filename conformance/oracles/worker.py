@@ -15,14 +15,15 @@ import tempfile
 import threading
 import weakref
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from rechain.conformance.jsonl_process import JsonLinesProcess
-from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles import OracleError, OracleReaderError
+from rechain.conformance.oracles.lifecycle import Lifecycle
 from rechain.conformance.oracles.registry import OracleSpec, is_installed
 
 
-class WorkerOracle:
+class WorkerOracle(Lifecycle):
     """Context manager around one worker process; subclasses define ``_argv``."""
 
     spec: ClassVar[OracleSpec]
@@ -46,13 +47,6 @@ class WorkerOracle:
         if not is_installed(cls.spec):
             return f"{cls.spec.slug} is not installed: run `rechain oracle install {cls.spec.name}`"
         return None
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     @property
     def pid(self) -> int | None:
@@ -123,7 +117,15 @@ class WorkerOracle:
         }
 
     def _check(self, reply: dict[str, Any]) -> None:
-        """Raise for a reply that is not an answer (subclasses add reader errors)."""
+        """Raise for a reply that is not an answer.
+
+        The reader raising (``"raised": true``) is an answer about the reader, not a
+        broken worker: it comes back as ``OracleReaderError`` and the worker lives on.
+        """
+        if reply.get("raised"):
+            raise OracleReaderError(
+                self.spec.name, str(reply.get("error_type")), str(reply.get("error"))
+            )
         if not reply.get("ok"):
             raise OracleError(f"{self.spec.name}: {reply.get('error', 'unknown error')}")
 

@@ -26,7 +26,7 @@ from rechain import __version__
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_html, report_text, skips
 from rechain.conformance.impls import Implementation, Validating, connect, label
-from rechain.conformance.protocol import DEFAULT_OPTIONS, Outcome
+from rechain.conformance.protocol import DEFAULT_OPTIONS, RESUME_VIEWS, Outcome
 from rechain.conformance.protocol_process import Limits
 from rechain.conformance.runner import (
     Against,
@@ -97,11 +97,14 @@ def _connect(spec: str, limits: Limits, validate: bool) -> Implementation:
     return Validating(implementation) if validate else implementation
 
 
-def _default_against(impl_specs: Sequence[str], profile: str) -> str | None:
-    """The reader generated input is compared with when ``--against`` is not given."""
+def _default_against(impl_specs: Sequence[str], profile: str, resume: bool = False) -> str | None:
+    """The reader generated input is compared with when ``--against`` is not given.
+
+    In the resume views (profile ``cli``) that is the reference, never the slow CLI.
+    """
     from rechain.conformance.oracles.ts_sdk import TsSdkOracle
 
-    if TsSdkOracle.available() is None and "agent-sdk-ts" not in impl_specs:
+    if not resume and TsSdkOracle.available() is None and "agent-sdk-ts" not in impl_specs:
         return "agent-sdk-ts"
     reference = f"reference:{profile}"
     if not any(spec.startswith("reference") for spec in impl_specs):
@@ -115,13 +118,19 @@ class _Plan:
     def __init__(self, args: argparse.Namespace) -> None:
         from rechain.reference import get_profile
 
-        self.profile = get_profile(args.profile).name
+        chosen = get_profile(args.profile)
+        self.profile = chosen.name
+        # the views the profile's expectations are recorded in: the CLI's api + chain, or the
+        # SDKs' session messages (what corpus and generated items ask for)
+        self.views: tuple[str, ...] = (("api", "chain") if set(chosen.views) >= RESUME_VIEWS
+                                       else ("session-messages",))
+        self.view = self.views[0]
         self.limits = Limits(timeout=args.timeout, memory_mb=args.memory_mb)
         self.validate = bool(args.validate)
         self.impl_specs: list[str] = args.impl or ["reference"]
         self.against_spec: str | None = args.against
-        self.default_against = (None if args.against else
-                                _default_against(self.impl_specs, self.profile))
+        self.default_against = (None if args.against else _default_against(
+            self.impl_specs, self.profile, self.view != "session-messages"))
         self.made: list[Connections] = []
 
     def connections(self) -> Connections:
@@ -131,7 +140,9 @@ class _Plan:
         if self.against_spec is not None:
             targets.append(Against(_connect(self.against_spec, self.limits, self.validate)))
         else:
-            targets += [Recorded(self.profile), Intended()]
+            targets.append(Recorded(self.profile, views=self.views))
+            if self.view == "session-messages":
+                targets.append(Intended())
             if self.default_against is not None:
                 other = _connect(self.default_against, self.limits, self.validate)
                 targets.append(Against(other, GENERATED))
@@ -160,7 +171,7 @@ class _Plan:
 # --- the run ------------------------------------------------------------------------------
 
 
-def _corpus(args: argparse.Namespace, profile: str) -> list[Item]:
+def _corpus(args: argparse.Namespace, profile: str, view: str) -> list[Item]:
     if args.no_corpus:
         return []
     from rechain.corpus.cases_io import CaseError, load_cases
@@ -172,13 +183,14 @@ def _corpus(args: argparse.Namespace, profile: str) -> list[Item]:
         cases = load_cases(root)
     except CaseError as error:
         raise UsageError(f"corpus: {error}") from None
-    items = corpus_items(cases, profile, selected=args.case)
+    items = corpus_items(cases, profile, view, selected=args.case)
     if args.case and not items:
         raise UsageError(f"no corpus case matches {' '.join(args.case)}")
     return items
 
 
-def _generated(count: int, seed: int, profile: str, say: Callable[[str], None]) -> list[Item]:
+def _generated(count: int, seed: int, profile: str, say: Callable[[str], None],
+               view: Any = "session-messages") -> list[Item]:
     """Half valid, half corrupted transcripts, each kind from its own seed."""
     sizes = {"generated": count - count // 2, "corrupted": count // 2}
     items: list[Item] = []
@@ -187,7 +199,8 @@ def _generated(count: int, seed: int, profile: str, say: Callable[[str], None]) 
             continue
         say(f"generating {size} {kind} transcripts (seed {seed + offset})…")
         values = diff.generate(diff.strategy_for(kind), size, seed + offset)
-        items += [diff.make_item(value, kind, index, profile) for index, value in enumerate(values)]
+        items += [diff.make_item(value, kind, index, profile, view=view)
+                  for index, value in enumerate(values)]
     return items
 
 
@@ -231,10 +244,15 @@ def run(args: argparse.Namespace) -> int:
     plan = _Plan(args)
     skip_list = None if args.no_skips else skips.load(args.skips)
     examples = args.examples if args.examples is not None else (0 if args.case else 200)
+    if examples and plan.view != "session-messages" and not (args.against
+                                                              or plan.default_against):
+        say("generated transcripts have nothing to be compared with in the resume views "
+            "without --against (e.g. --against claude-code); checking the corpus only")
+        examples = 0
     seed = args.seed if args.seed is not None else random.randrange(2**31)
-    items = _corpus(args, plan.profile)
+    items = _corpus(args, plan.profile, plan.view)
     first = plan.connections()
-    generated = _generated(examples, seed, plan.profile, say)
+    generated = _generated(examples, seed, plan.profile, say, plan.view)
     items += generated
     with contextlib.ExitStack() as stack:
         stream = stack.enter_context(args.report.open("wb")) if args.report else None
@@ -366,7 +384,7 @@ def _shrink_one(plan: _Plan, implementation: Implementation, target: Target, kin
                 tokens: frozenset[str], seed: int, size: int, start: int, seen: int,
                 first_bytes: bytes) -> tuple[diff.Disagreement, Item] | None:
     def outcomes(value: Any) -> tuple[Item, Outcome, Outcome | None]:
-        item = diff.make_item(value, kind, 0, plan.profile)
+        item = diff.make_item(value, kind, 0, plan.profile, view=plan.view)
         return item, run_one(implementation, item.case), target.expect(item)
 
     def fails(value: Any) -> bool:

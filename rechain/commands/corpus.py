@@ -40,6 +40,15 @@ def register(subparsers: Any) -> None:
     record = actions.add_parser("record", help="record expectations with the TS SDK oracle")
     record.add_argument("--case", action="append", metavar="ID", help="only this case (repeatable)")
     record.add_argument("--unrecorded", action="store_true", help="only cases tagged unrecorded")
+    record.add_argument("--oracle", choices=("agent-sdk-ts", "claude-code"),
+                        default="agent-sdk-ts",
+                        help="claude-code records the CLI's resume (views api and chain)")
+    record.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="CLI runs at once with --oracle claude-code (default 2)")
+    record.add_argument("--resume-interrupted-turn", action="store_true",
+                        help="with --oracle claude-code: also record with "
+                             "CLAUDE_CODE_RESUME_INTERRUPTED_TURN=1 "
+                             "(option resume_interrupted_turn)")
     _root(record)
 
     anon = actions.add_parser(
@@ -111,10 +120,13 @@ def run_lint(args: argparse.Namespace) -> int:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    from rechain.conformance.oracles import OracleError
+    from rechain.conformance.oracles import OracleError, OracleReaderError
     from rechain.conformance.oracles.ts_sdk import TsSdkOracle
     from rechain.corpus.actions import record_cases, writable_root
+    from rechain.corpus.record import ReaderFailedError
 
+    if args.oracle == "claude-code":
+        return _record_cli(args)
     reason = TsSdkOracle.available()
     if reason is not None:
         raise UsageError(f"cannot record: {reason}")
@@ -124,7 +136,10 @@ def run_record(args: argparse.Namespace) -> int:
             version = oracle.version()
 
             def read(data: bytes, session_id: str, options: Any, env: Any) -> list[Any]:
-                return oracle.session_messages(data, session_id=session_id, env=env, **options)
+                try:
+                    return oracle.session_messages(data, session_id=session_id, env=env, **options)
+                except OracleReaderError as error:  # the SDK threw: an outcome to record
+                    raise ReaderFailedError(f"{error.error_type}: {error.detail}") from error
 
             lines = record_cases(
                 root,
@@ -135,6 +150,31 @@ def run_record(args: argparse.Namespace) -> int:
                 version=version,
                 only_unrecorded=args.unrecorded,
             )
+    except OracleError as error:
+        print(f"rechain: oracle failed: {error}", file=sys.stderr)
+        return 1
+    for line in lines:
+        print(line)
+    print(f"{len(lines)} case(s) changed" if lines else "all expectations up to date")
+    return 0
+
+
+def _record_cli(args: argparse.Namespace) -> int:
+    """``--oracle claude-code``: the real CLI's resume, ``--jobs`` runs at a time."""
+    from rechain.conformance.oracles import OracleError
+    from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+    from rechain.corpus.actions import writable_root
+    from rechain.corpus.record_cli import record_cli_cases
+
+    reason = ClaudeCliOracle.available()
+    if reason is not None:
+        raise UsageError(f"cannot record: {reason}")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be positive")
+    try:
+        switches = {"resume_interrupted_turn": args.resume_interrupted_turn}
+        lines = record_cli_cases(writable_root(args.root), args.case, jobs=args.jobs,
+                                 switches=switches)
     except OracleError as error:
         print(f"rechain: oracle failed: {error}", file=sys.stderr)
         return 1

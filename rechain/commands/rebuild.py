@@ -12,6 +12,7 @@ from rechain import jsonio, textview
 from rechain.errors import UsageError
 from rechain.reference import DEFAULT_PROFILE, Options, Profile, get_profile, rebuild
 from rechain.reference.js import as_stringified
+from rechain.reference.resume.options import switches_from_env
 from rechain.reference.sessions import find_session, is_session_id, subagent_transcripts
 
 
@@ -46,6 +47,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--entry", help="entry point, for profiles with several")
     parser.add_argument(
         "--model", help="the request's model, for views that depend on it (cli: api)"
+    )
+    parser.add_argument(
+        "--resume-interrupted-turn", action="store_true",
+        help="cli: as with CLAUDE_CODE_RESUME_INTERRUPTED_TURN=1 (also read from the "
+             "environment): an interrupted turn is redone before the new prompt",
     )
     parser.add_argument("--format", choices=("json", "text"), default="json")
     parser.set_defaults(handler=run)
@@ -91,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         disable_precompact_skip=bool(os.environ.get("CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP")),
         entry=args.entry,
         model=args.model,
+        resume_interrupted_turn=args.resume_interrupted_turn
+        or switches_from_env(os.environ)["resume_interrupted_turn"],
     )
     stem = path.name.removesuffix(".jsonl")
     if args.view != "messages":

@@ -1,6 +1,6 @@
 """Claude Code 2.1.88's ``readLiteMetadata`` and ``enrichLog`` (the ``/resume`` list).
 
-Ported from the 2.1.88 source (``sessionStorage.ts``, ``sessionStoragePortable.ts``).
+Written from the spec (loader-2.1.88.md section 7) and checked against 2.1.88 runs.
 It differs from the SDK: raw string search instead of per-line parses, a
 sidechain test over the whole head, ``lastPrompt`` as the first prompt, no
 sidecars, ``(session)`` for sessions with nothing to show, and team sessions

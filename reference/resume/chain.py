@@ -223,6 +223,12 @@ def _side_key(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
+def _is_boundary(row: Json) -> bool:
+    """A compact boundary starts the chain whatever its ``parentUuid`` (probed on a file
+    whose boundary points at its own summary)."""
+    return row.get("type") == "system" and row.get("subtype") == "compact_boundary"
+
+
 def walk_cli(graph: Graph, leaf: Json) -> list[Json]:
     """Leaf to root; a missing or revisited parent is bridged by timestamp. Root first."""
     chain: list[Json] = []
@@ -238,7 +244,7 @@ def walk_cli(graph: Graph, leaf: Json) -> list[Json]:
         seen.add(uuid)
         chain.append(current)
         parent = current.get("parentUuid")
-        if not truthy(parent):
+        if not truthy(parent) or _is_boundary(current):
             break
         found = graph.nodes.get(parent) if type(parent) is str else None
         if found is None or found["uuid"] in seen:

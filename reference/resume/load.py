@@ -283,7 +283,8 @@ def _relink_preserved(graph: Graph) -> str | None:
     if live and preserved is None:
         return None
     listed = preserved if preserved is not None and preserved[1] else None
-    if listed is not None and any(u not in nodes for u in listed[1]):
+    # Map.has never matches a non-string key (and a list or object is unhashable here)
+    if listed is not None and any(type(u) is not str or u not in nodes for u in listed[1]):
         return None
     uuids = listed[1] if listed else []
     keep = set(uuids)

@@ -12,13 +12,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import orjson
+
 from rechain.reference.explain import left_out
 from rechain.reference.graph import Graph, index
+from rechain.reference.js import truthy
 from rechain.reference.model import Diagnostic, Json, Options
 from rechain.reference.parse import Parsed
 from rechain.reference.profiles import Profile
-from rechain.reference.read import Source, read_sdk
-from rechain.reference.resume.api import deserialise, ends_interrupted, to_api, unanswered_tip
+from rechain.reference.read import (
+    LARGE_FILE_BYTES,
+    SDK_KEEPING_KEYS,
+    Source,
+    read_after,
+    read_sdk,
+)
+from rechain.reference.resume.api import (
+    deserialise,
+    ends_interrupted,
+    redone_turn,
+    to_api,
+    unanswered_tip,
+)
 from rechain.reference.resume.chain import choose_leaf_cli, walk_cli
 from rechain.reference.resume.load import parse_cli, raw_uuid, relink_cli
 from rechain.reference.resume.recover import RECOVERED, recover_cli
@@ -28,8 +43,39 @@ DEFAULT_MODEL = "claude-sonnet-4-6"  # the oracle adapter's pinned --model
 
 
 def read_cli(data: bytes, options: Options) -> Source:
-    """Whole files up to 5 MiB; above, the pre-compact skip the SDK also does."""
-    return read_sdk(data, options.disable_precompact_skip)
+    """Whole files up to 5 MiB; above, only the lines from the last plain compact boundary
+    on. The CLI finds that boundary on every line (the SDK's chunked scan can miss one:
+    ``large-file-compact-skip``)."""
+    if len(data) <= LARGE_FILE_BYTES or options.disable_precompact_skip:
+        return read_sdk(data, True)
+    return read_after(data, _last_plain_boundary(data))
+
+
+def _plain_boundary(line: bytes) -> bool:
+    """A compact_boundary system row whose metadata keeps no earlier rows."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    if type(value) is not dict or value.get("type") != "system" \
+            or value.get("subtype") != "compact_boundary":
+        return False
+    meta = value.get("compactMetadata")
+    return type(meta) is not dict or not any(truthy(meta.get(k)) for k in SDK_KEEPING_KEYS)
+
+
+def _last_plain_boundary(data: bytes) -> int:
+    """Start offset of the last line that is a compact boundary keeping nothing (0: none)."""
+    last = 0
+    at = data.find(b"compact_boundary")
+    while at != -1:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end == -1 else end
+        if _plain_boundary(data[start:end]):
+            last = start
+        at = data.find(b"compact_boundary", end)
+    return last
 
 
 def hidden_reason_cli(row: Json, include_system: bool) -> str | None:
@@ -57,17 +103,22 @@ class Resumed:
     lines: list[int]
     diagnostics: list[Diagnostic]
     recovered: frozenset[str] = frozenset()
+    resume_interrupted: bool = False  # CLAUDE_CODE_RESUME_INTERRUPTED_TURN
 
     @property
     def kept(self) -> list[Json]:
         """The chain after the deserialisation filters (what the prompt is chained after)."""
-        kept = deserialise(self.chain)
+        kept = deserialise(self.chain, self.resume_interrupted)
         return [row for row in kept if not _silent(row)]
 
     @property
     def tip(self) -> str | None:
-        """The row the new prompt follows: an interrupted call's fragment, else the last row."""
+        """The row the new prompt follows: the redone turn's last row, an interrupted call's
+        fragment, else the last row."""
         kept = self.kept
+        redone = redone_turn(kept) if self.resume_interrupted else None
+        if redone is not None:
+            return redone["uuid"]
         interrupted = unanswered_tip(kept)
         if interrupted is not None and ends_interrupted(kept):
             return interrupted["uuid"]
@@ -75,10 +126,7 @@ class Resumed:
         if last is not None and last.get("type") == "user":
             end = max(i for i, r in enumerate(kept) if r.get("type") != "system")
             kept = kept[:end + 1]  # the sentinel follows this row; the prompt, the sentinel
-        while len(kept) > 1 and kept[-1]["uuid"] in self.recovered \
-                and kept[-1].get("type") == "user":
-            kept = kept[:-1]  # recovered results are re-recorded, not chained to
-        return kept[-1]["uuid"] if kept else None
+        return kept[-1]["uuid"] if kept else None  # recovered rows count: probed (D4 case)
 
 
 SILENT_SYSTEM = frozenset({"file_snapshot"})
@@ -104,7 +152,7 @@ def resume(data: bytes, options: Options | None = None) -> Resumed:
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
     diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
-    return Resumed(leaf, chain, shown, diagnostics, recovered)
+    return Resumed(leaf, chain, shown, diagnostics, recovered, options.resume_interrupted_turn)
 
 
 def chain_view(data: bytes, options: Options, session_id: str | None) -> Json:
@@ -129,7 +177,8 @@ def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
         "profile": CLAUDE_CODE.name,
         "session_id": session_id,
         "model": model,
-        "messages": to_api(resumed.chain, model) if resumed.leaf is not None else [],
+        "messages": (to_api(resumed.chain, model, options.resume_interrupted_turn)
+                     if resumed.leaf is not None else []),
         "error": None if resumed.leaf is not None else "No conversation found",
     }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rechain.reference.js import UNDEFINED, prop
+from rechain.reference.js import prop
 from rechain.reference.model import Json
 from rechain.reference.seed.resume import CONTINUE_TEXT, NO_RESPONSE_TEXT
 
@@ -45,6 +45,13 @@ def observed(forked: list[Json], known: set[str], prompt: str) -> list[tuple[Any
         else:
             out.append((kind, uuid, _comparable(row)))
     return out
+
+
+def wrote_prompt(forked: list[Json], prompt: str) -> bool:
+    """The fork got as far as writing the prompt (so the resumed rows before it are whole),
+    even when the request failed afterwards."""
+    return any(row.get("type") == "user" and not row.get("isMeta")
+               and _text(row.get("message")) == prompt for row in forked)
 
 
 def expected(messages: list[Json]) -> list[tuple[Any, ...]]:
@@ -84,89 +91,71 @@ def _short(item: tuple[Any, ...]) -> str:
     return repr(item[:2]) + ("" if len(item) < 3 else f" {repr(item[2])[:120]}")
 
 
-HARNESS_PREFIX = "<system-reminder>"
+def observed_request(messages: list[Json], prompt_turn: Json | None, prompt: str) -> list[Json]:
+    """The transcript's part of a real request: harness blocks and the prompt taken out."""
+    from rechain.reference.seed.api import harness_free
+
+    return harness_free([*messages, *([prompt_turn] if prompt_turn is not None else [])],
+                        prompt)
 
 
-def api_observed(messages: list[Json]) -> list[Json]:
-    """A request's ``messages`` without the harness's own text (system-reminder blocks).
-
-    2.1.88 prepends a context reminder to the first user message and, when the
-    resumed chain starts with an assistant, sends a user message holding only
-    that reminder; both are dropped here, as is a user message left empty.
-    """
-    out: list[Json] = []
-    for message in messages:
-        content = message.get("content")
-        if message.get("role") == "user" and type(content) is str and content.startswith(
-            HARNESS_PREFIX
-        ):
-            continue
-        if message.get("role") == "user" and type(content) is list:
-            content = [b for b in content if not (
-                prop(b, "type") == "text" and str(prop(b, "text")).startswith(HARNESS_PREFIX))]
-            if not content:
-                continue
-        out.append({"role": message.get("role"), "content": content})
-    return out
+def comparable_content(content: Any) -> Any:
+    """A string is one text block; ``cache_control`` (placed by the client) is not content."""
+    blocks = [{"type": "text", "text": content}] if type(content) is str else content
+    if type(blocks) is not list:
+        return blocks
+    return [{k: v for k, v in b.items() if k != "cache_control"} if type(b) is dict else b
+            for b in blocks]
 
 
 def api_difference(mine: list[Json], theirs: list[Json]) -> str | None:
-    """The first request message that differs (strings and one-text-block lists are equal)."""
-    left = [(m["role"], _blocks(m["content"])) for m in mine]
-    right = [(m["role"], _blocks(m["content"])) for m in theirs]
+    """The first request message that differs (whole content compared)."""
+    left = [(m["role"], comparable_content(m["content"])) for m in mine]
+    right = [(m["role"], comparable_content(m["content"])) for m in theirs]
     for at, (a, b) in enumerate(zip(left, right, strict=False)):
         if a != b:
-            return f"api at {at}: seed {repr(a)[:160]} vs 2.1.88 {repr(b)[:160]}"
+            return f"api at {at}: seed {_delta(a, b)}"
     if len(left) != len(right):
         return f"api length: seed {len(left)} vs 2.1.88 {len(right)}"
     return None
 
 
-def _blocks(content: Any) -> Any:
-    """Content as blocks with only type, text, id, tool_use_id (what identifies a block)."""
-    if type(content) is str:
-        return (("text", content),)
-    if type(content) is not list:
-        return content
-    keys = ("type", "text", "id", "tool_use_id", "thinking")
-    return tuple(tuple(prop(b, k) for k in keys if prop(b, k) is not UNDEFINED)
-                 for b in content)
+def _delta(a: tuple[Any, Any], b: tuple[Any, Any]) -> str:
+    """Where two (role, blocks) items first differ, shortly."""
+    if a[0] != b[0] or type(a[1]) is not list or type(b[1]) is not list:
+        return f"{repr(a)[:160]} vs 2.1.88 {repr(b)[:160]}"
+    for at, (x, y) in enumerate(zip(a[1], b[1], strict=False)):
+        if x != y:
+            return f"block {at} {repr(x)[:200]} vs 2.1.88 {repr(y)[:200]}"
+    return (f"{len(a[1])} blocks vs 2.1.88 {len(b[1])}: "
+            f"{repr(a[1][-1:])[:160]} / {repr(b[1][-1:])[:160]}")
 
 
-RESTORED_FIELDS = (("custom-title", "customTitle", "customTitle"), ("tag", "tag", "tag"))
+RESTORED_FIELDS = (("custom-title", "customTitle"), ("tag", "tag"), ("agent-name", "agentName"),
+                   ("agent-color", "agentColor"), ("agent-setting", "agentSetting"),
+                   ("mode", "mode"))
+PR_FIELDS = ("prNumber", "prUrl", "prRepository")
 
 
 def state_difference(state: Json, forked: list[Json]) -> str | None:
-    """Title and tag the CLI re-appended to the forked session vs the seed ``state`` view.
+    """The metadata the CLI re-appended to the forked session vs the seed ``state`` view.
 
-    Only set values are written back (``currentSessionTitle`` and friends), so
-    a missing row means "none restored".
+    A resume writes back what it restored (title, tag, agent name, colour and
+    setting, mode, PR link; only set values), so a missing row means "none
+    restored". A fork does not adopt the worktree, so ``worktreeSession`` is
+    not compared here; summary, todos, file history and skills are never written.
     """
-    for kind, field, mine_key in RESTORED_FIELDS:
+    for kind, field in RESTORED_FIELDS:
         written = next((row.get(field) for row in forked if row.get("type") == kind), None)
-        mine = state.get(mine_key)
+        mine = state.get(field)
         mine = mine if type(mine) is str and mine else None
         if written != mine:
-            return f"state {mine_key}: seed {mine!r} vs 2.1.88 {written!r}"
+            return f"state {field}: seed {mine!r} vs 2.1.88 {written!r}"
+    row = next((r for r in forked if r.get("type") == "pr-link"), None)
+    written_pr = None if row is None else {k: row.get(k) for k in PR_FIELDS}
+    link = state.get("prLink")
+    mine_pr = {k: link.get(k) for k in PR_FIELDS} if type(link) is dict and any(
+        link.get(k) is not None for k in PR_FIELDS) else None
+    if written_pr != mine_pr:
+        return f"state prLink: seed {mine_pr!r} vs 2.1.88 {written_pr!r}"
     return None
-
-
-def with_prompt_remainder(
-    messages: list[Json], prompt_turn: Json | None, prompt: str
-) -> list[Json]:
-    """The request's messages plus what the prompt turn carried besides the prompt.
-
-    A resumed conversation that ends on a user message (a tool result whose
-    assistant fragment merged back, say) is merged into the prompt's turn, so
-    that part of the last request message belongs to the resumed conversation.
-    """
-    if prompt_turn is None:
-        return messages
-    content = prompt_turn.get("content")
-    if type(content) is not list:
-        return messages
-    rest = [b for b in content if not (prop(b, "type") == "text" and prop(b, "text") == prompt)]
-    if rest and prop(rest[-1], "type") == "text" and str(prop(rest[-1], "text")).endswith("\n"):
-        # the merge with the prompt added that newline at the text-text seam
-        rest[-1] = {**rest[-1], "text": rest[-1]["text"][:-1]}
-    return [*messages, {"role": prompt_turn.get("role"), "content": rest}] if rest else messages

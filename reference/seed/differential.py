@@ -1,14 +1,17 @@
 """The differential loop: transcripts → real Claude Code 2.1.88 vs the seed profile, per entry.
 
-``python -m rechain.reference.seed.differential --generated 500 --entry resume-id``
-runs generated transcripts (``rechain.strategies.transcripts()``), corpus
-cases or real files through both, prints agreement and cases/s, and saves each
-disagreeing input under ``--save`` for minimising.
+``python -m rechain.reference.seed.differential --generated 500 --rotate --dump DIR``
+runs generated transcripts (``rechain.strategies``, every other one corrupted),
+corpus cases or real files through both, prints agreement per view (chain, api,
+state) and cases/s, and saves each disagreeing input under ``--save``.
+``--dump`` keeps every input with the oracle's result, so ``--replay DIR``
+re-judges them against a changed profile without running the oracle again.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 import warnings
@@ -19,18 +22,21 @@ from pathlib import Path
 from rechain.reference.model import Options
 from rechain.reference.seed.compare import (
     api_difference,
-    api_observed,
     expected,
     first_difference,
     observed,
+    observed_request,
     state_difference,
-    with_prompt_remainder,
+    wrote_prompt,
 )
 from rechain.reference.seed.parse import numbered_lines, parse_values
 from rechain.reference.seed.resume import ENTRY_POINTS
 from rechain.reference.seed.views import api_view, chain_view, state_view
 
 SESSION = "5eed0000-2188-4000-8000-000000000001"
+# corpus cases run under their own session id (by case name); everything else under SESSION
+SESSIONS: dict[str, str] = {}
+ENVS: dict[str, dict[str, str]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,48 +59,71 @@ def known_uuids(data: bytes) -> set[str]:
     return found
 
 
-def judge(name: str, data: bytes, entry: str, result: object) -> Verdict:
-    """Compare one oracle result (a CliResume or an OracleError) with the seed."""
+def _outcomes_differ(mine: str | None, failed: bool, result: object) -> str | None:
+    """Both failed or both answered: None; else what each did."""
+    if (mine is not None) == failed:
+        return None
+    stderr = getattr(result, "stderr", "") or ""
+    tail = stderr.strip().splitlines()[-1:]
+    return f"error: seed {mine!r} vs 2.1.88 rc {getattr(result, 'returncode', None)} {tail}"
+
+
+def judge(name: str, data: bytes, entry: str, result: object,
+          session: str = SESSION) -> Verdict:
+    """Compare one oracle result (a CliResume or an OracleError) with the seed.
+
+    The chain is judged by what the fork wrote up to the prompt (it is whole even
+    when the request failed afterwards); the request by the first request; the
+    state only when the run succeeded.
+    """
     from rechain.conformance.oracles.claude_cli import PROMPT, CliResume
 
-    view = chain_view(data, Options(entry=entry), SESSION)
     if not isinstance(result, CliResume):
         return Verdict(name, entry, f"oracle failed: {result}")
-    oracle_error = not result.ok
-    if view["error"] is not None or oracle_error:
-        if (view["error"] is not None) == oracle_error:
-            return Verdict(name, entry, None)
-        tail = result.stderr.strip().splitlines()[-1:] if result.stderr else []
-        return Verdict(name, entry, f"error: seed {view['error']!r} vs 2.1.88 rc "
-                                    f"{result.returncode} {tail}")
-    mine = expected(view["messages"])
-    theirs = observed(result.forked, known_uuids(data), PROMPT)
-    sent = api_view(data, Options(entry=entry), SESSION)["messages"]
-    # harness-looking text inside the transcript cannot be told from the harness's: drop both
-    request = with_prompt_remainder(result.messages, result.prompt_turn, PROMPT)
-    api = api_difference(api_observed(sent), api_observed(request))
-    state = state_view(data, Options(entry=entry), SESSION)["state"]
-    return Verdict(name, entry, first_difference(mine, theirs), api,
-                   state_difference(state, result.forked))
+    options = Options(entry=entry)
+    view = chain_view(data, options, session)
+    written = result.ok or wrote_prompt(result.forked, PROMPT)
+    chain = _outcomes_differ(view["error"], not written, result)
+    if chain is None and view["error"] is None:
+        chain = first_difference(expected(view["messages"]),
+                                 observed(result.forked, known_uuids(data), PROMPT))
+    request = api_view(data, options, session)
+    api = _outcomes_differ(request["error"], not result.ok, result)
+    if api is None and request["error"] is None:
+        api = api_difference(request["messages"],
+                             observed_request(result.messages, result.prompt_turn, PROMPT))
+    state = None
+    if result.ok and view["error"] is None:
+        state = state_difference(state_view(data, options, session)["state"], result.forked)
+    return Verdict(name, entry, chain, api, state)
 
 
-def generated(count: int) -> Iterator[tuple[str, bytes]]:
-    """``count`` transcripts from the writer model (Hypothesis ``example()``)."""
+def generated(count: int, generations: list[str] | None = None) -> Iterator[tuple[str, bytes]]:
+    """``count`` transcripts from the writer model (Hypothesis ``example()``), every other
+    one damaged by ``corrupted`` (torn lines, duplicates, dangling parents, ...)."""
     from hypothesis.errors import NonInteractiveExampleWarning
 
+    from rechain.strategies.corruptions import corrupted
     from rechain.strategies.scripts import transcripts
 
-    strategy = transcripts(max_ops=12, max_entries=30)
+    clean = transcripts(max_ops=12, max_entries=30, generations=generations)
+    damaged = corrupted(clean, min_mutations=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NonInteractiveExampleWarning)
         for number in range(count):
-            yield f"gen-{number:04d}", strategy.example().to_bytes()
+            if number % 2:
+                yield f"bad-{number:04d}", damaged.example().to_bytes()
+            else:
+                yield f"gen-{number:04d}", clean.example().to_bytes()
 
 
 def files(paths: list[Path]) -> Iterator[tuple[str, bytes]]:
     """Transcript files and corpus case directories."""
     for path in paths:
         if path.is_dir() and (path / "transcript.jsonl").exists():
+            document = json.loads((path / "case.json").read_text("utf-8"))
+            SESSIONS[path.name] = document["session_id"]
+            ENVS[path.name] = document.get("env") or {}
             yield path.name, (path / "transcript.jsonl").read_bytes()
         elif path.is_dir():
             yield from files(sorted(path.iterdir()))
@@ -102,19 +131,70 @@ def files(paths: list[Path]) -> Iterator[tuple[str, bytes]]:
             yield path.name, path.read_bytes()
 
 
+def _dump(folder: Path, stem: str, data: bytes, result: object, session: str) -> None:
+    """The input and what 2.1.88 did with it, so the comparison can be re-run offline."""
+    from rechain.conformance.oracles.claude_cli import CliResume
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{stem}.jsonl").write_bytes(data)
+    if isinstance(result, CliResume):
+        record = {"session_id": session, "returncode": result.returncode,
+                  "stderr": result.stderr[-2000:],
+                  "asked": result.first_request is not None, "messages": result.messages,
+                  "prompt_turn": result.prompt_turn, "forked": result.forked}
+    else:
+        record = {"session_id": session, "oracle_error": str(result)}
+    (folder / f"{stem}.json").write_text(json.dumps(record), "utf-8")
+
+
+def undump(path: Path) -> object:
+    """A dumped oracle result back as a ``CliResume`` (or an ``OracleError``)."""
+    from rechain.conformance.oracles import OracleError
+    from rechain.conformance.oracles.claude_cli import CliResume
+
+    record = json.loads(path.read_text("utf-8"))
+    if "oracle_error" in record:
+        return OracleError(record["oracle_error"])
+    return CliResume(messages=record["messages"], prompt_turn=record["prompt_turn"],
+                     resumed_parent=None, resumed_leaf=None, appended=[],
+                     requests=int(record["asked"]), returncode=record["returncode"],
+                     stderr=record["stderr"], first_request={} if record["asked"] else None,
+                     forked=record["forked"])
+
+
+def replay(folder: Path) -> list[Verdict]:
+    """Judge every dumped case again (after a change to the profile or the comparison)."""
+    verdicts = []
+    for path in sorted(folder.glob("*.json")):
+        name, entry = path.stem.rsplit(".", 1)
+        data = path.with_suffix(".jsonl").read_bytes()
+        session = json.loads(path.read_text("utf-8")).get("session_id", SESSION)
+        verdicts.append(judge(name, data, entry, undump(path), session))
+    return verdicts
+
+
 def run(cases: list[tuple[str, bytes]], entries: list[str], workers: int,
-        save: Path | None) -> list[Verdict]:
-    """Every case through 2.1.88 (forked resume) and the seed, per entry point."""
+        save: Path | None, dump: Path | None = None, rotate: bool = False) -> list[Verdict]:
+    """Every case through 2.1.88 (forked resume) and the seed, per entry point.
+
+    With ``rotate`` each case runs at one entry point only (round robin).
+    """
     from rechain.conformance.oracles.claude_cli import ClaudeCliOracle, CliCase
     from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88
 
     verdicts: list[Verdict] = []
     for entry in entries:
+        mine = [c for at, c in enumerate(cases)
+                if not rotate or entries[at % len(entries)] == entry]
         with ClaudeCliOracle(spec=CLAUDE_CODE_2_1_88, entry=entry, fork=True,
                              workers=workers, timeout=90) as oracle:
-            results = oracle.resume_all(CliCase(data, SESSION) for _, data in cases)
-        for (name, data), result in zip(cases, results, strict=True):
-            verdict = judge(name, data, entry, result)
+            results = oracle.resume_all(
+                CliCase(data, SESSIONS.get(name, SESSION), ENVS.get(name)) for name, data in mine)
+        for (name, data), result in zip(mine, results, strict=True):
+            session = SESSIONS.get(name, SESSION)
+            if dump is not None:
+                _dump(dump, f"{name}.{entry}", data, result, session)
+            verdict = judge(name, data, entry, result, session)
             verdicts.append(verdict)
             differs = (verdict.difference, verdict.api, verdict.state) != (None, None, None)
             if differs and save is not None:
@@ -128,14 +208,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--generated", type=int, default=0)
+    parser.add_argument("--generation", action="append",
+                        help="only this writer generation (e.g. 2.1.332: attachments)")
     parser.add_argument("--entry", action="append", choices=ENTRY_POINTS)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--save", type=Path)
     parser.add_argument("--api", action="store_true", help="print api-view differences too")
+    parser.add_argument("--dump", type=Path, help="keep every input and oracle result here")
+    parser.add_argument("--replay", type=Path, help="judge a --dump folder again, no oracle")
+    parser.add_argument("--rotate", action="store_true",
+                        help="one entry point per case, round robin")
     args = parser.parse_args(argv)
-    cases = [*files(args.paths), *generated(args.generated)]
     started = time.monotonic()
-    verdicts = run(cases, args.entry or list(ENTRY_POINTS), args.workers, args.save)
+    if args.replay is not None:
+        verdicts = replay(args.replay)
+    else:
+        cases = [*files(args.paths), *generated(args.generated, args.generation)]
+        verdicts = run(cases, args.entry or list(ENTRY_POINTS), args.workers, args.save,
+                       args.dump, args.rotate)
     seconds = time.monotonic() - started
     for verdict in verdicts:
         if verdict.difference is not None:
@@ -148,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     api = sum(v.api is None for v in verdicts)
     state = sum(v.state is None for v in verdicts)
     print(f"chain agree {agree}/{len(verdicts)}; api agree {api}/{len(verdicts)}; "
-          f"state (title, tag) agree {state}/{len(verdicts)}; "
+          f"state (re-appended metadata) agree {state}/{len(verdicts)}; "
           f"{len(verdicts) / seconds:.2f} cases/s ({seconds:.0f} s)")
     return 0 if agree == len(verdicts) else 1
 

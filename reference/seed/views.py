@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from rechain.reference.graph import ReaderError
 from rechain.reference.js import UNDEFINED, prop, truthy
 from rechain.reference.model import Json, Options
 from rechain.reference.seed.api import to_api
 from rechain.reference.seed.load import Loaded, mkey
 from rechain.reference.seed.pipeline import Outcome, run
+from rechain.reference.seed.read import hidden_from_continue
 
 PROFILE_NAME = "claude-code@2.1.88"
 
@@ -117,6 +119,9 @@ def state_view(data: bytes, options: Options, session_id: str | None) -> Json:
     loaded, leaf = outcome.loaded, outcome.leaf
     sources = RESTORED_BY_ENTRY[outcome.entry]
     leaf_session = leaf.get("sessionId", UNDEFINED) if leaf is not None else UNDEFINED
+    if leaf is None and outcome.entry == "continue" and not hidden_from_continue(data):
+        # a listed session with no conversation: restored by the listed file's id
+        leaf_session = session_id if session_id is not None else UNDEFINED
     state: Json = {"summary": None}
     if leaf is not None and outcome.entry != "resume-file":
         state["summary"] = _by_session(loaded.summaries, leaf.get("uuid"))
@@ -134,10 +139,20 @@ def state_view(data: bytes, options: Options, session_id: str | None) -> Json:
 
 
 def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
-    """The ``messages`` of the first model request after the resume (harness text left out)."""
+    """The ``messages`` of the first model request after the resume (harness text left out).
+
+    Building the request can throw where loading did not (an attachment 2.1.88
+    cannot render): ``error`` says so and no request is made.
+    """
     outcome = run(data, options)
-    return {**_header(outcome, "api", session_id),
-            "messages": to_api(outcome.resumed.messages)}
+    header = _header(outcome, "api", session_id)
+    if outcome.error is not None:
+        return {**header, "messages": []}
+    try:
+        messages = to_api(outcome.resumed.messages)
+    except ReaderError as error:
+        return {**header, "error": f"request fails: {error}", "messages": []}
+    return {**header, "messages": messages}
 
 
 VIEWS = {"chain": chain_view, "state": state_view, "api": api_view}

@@ -1,0 +1,60 @@
+"""An opt-in store of the real CLI's answers, so a re-check after a reference change is fast.
+
+A ``claude -p --resume`` costs seconds; a differential run of hundreds of
+transcripts costs many minutes. With ``RECHAIN_CLI_ANSWERS=DIR`` the
+``claude-code`` adapter files each answer under a key made of everything that
+decides it (the CLI's version, model, prompt, the exact bytes, the session id
+and the environment), and reuses it for the same key. Answers still come from
+the real CLI only; delete DIR to run it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ENV = "RECHAIN_CLI_ANSWERS"
+
+
+def store_dir() -> Path | None:
+    """The store's directory when the variable is set, else None (no store)."""
+    configured = os.environ.get(ENV, "").strip()
+    return Path(configured).expanduser() if configured else None
+
+
+def answer_key(version: str, model: str, prompt: str, data: bytes, session_id: str,
+               env: Mapping[str, str]) -> str:
+    """A digest of everything one CLI run's answer depends on."""
+    digest = hashlib.sha256()
+    head = json.dumps([version, model, prompt, session_id, sorted(env.items())])
+    digest.update(head.encode("utf-8", "surrogatepass") + b"\0" + data)
+    return digest.hexdigest()
+
+
+def load(key: str) -> dict[str, Any] | None:
+    """The stored answer for ``key``; a missing or unreadable entry is no answer."""
+    folder = store_dir()
+    if folder is None:
+        return None
+    try:
+        value = json.loads((folder / f"{key}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def save(key: str, answer: Mapping[str, Any]) -> None:
+    """File ``answer`` under ``key`` (atomically; a write error only loses the entry)."""
+    folder = store_dir()
+    if folder is None:
+        return
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f".{key}.{os.getpid()}.tmp"
+        partial.write_text(json.dumps(dict(answer)), encoding="utf-8")
+        partial.replace(folder / f"{key}.json")

@@ -1,0 +1,82 @@
+"""The seed profile against every recorded Claude Code 2.1.88 expectation in the corpus.
+
+Two views per entry point, both recorded from the real 2.1.88 by
+``python -m rechain.reference.seed.record``: ``resumed-chain`` (what a forked
+resume wrote) and ``api`` (the first request's messages, harness blocks
+removed). An ``error`` outcome means 2.1.88 failed on the input; the seed must
+fail too. Differences that are understood and not modelled are listed in
+``EXPLAINED`` with the reason; such a case that starts agreeing fails, so the
+list cannot go stale.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rechain.corpus import Case, Expectation, load_cases
+from rechain.reference.model import Options
+from rechain.reference.seed.compare import api_difference, expected
+from rechain.reference.seed.record import API_VIEW, VIEW, as_items
+from rechain.reference.seed.views import PROFILE_NAME, api_view, chain_view
+
+CASES = load_cases()
+RECORDED = [
+    pytest.param(case, expectation,
+                 id=f"{case.id}[{expectation.view}:{expectation.options.get('entry')}]")
+    for case in CASES
+    for expectation in case.expectations
+    if expectation.profile == PROFILE_NAME
+]
+# (case id, view, entry) -> why the seed differs from 2.1.88 there
+EXPLAINED: dict[tuple[str, str, str], str] = {}
+
+
+def options(case: Case, expectation: Expectation) -> Options:
+    return Options(entry=expectation.options["entry"],
+                   disable_precompact_skip=bool(case.env.get(
+                       "CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP")))
+
+
+def difference(case: Case, expectation: Expectation) -> str | None:
+    """None when the seed gives what 2.1.88 recorded, else a short description."""
+    data = case.input_bytes()
+    if expectation.view == VIEW:
+        view = chain_view(data, options(case, expectation), case.session_id)
+        if expectation.failed or view["error"] is not None:
+            return None if expectation.failed == (view["error"] is not None) else (
+                f"error: seed {view['error']!r} vs 2.1.88 {expectation.error}")
+        mine, theirs = expected(view["messages"]), as_items(list(expectation.messages))
+        return None if mine == theirs else f"chain: seed {mine!r:.300} vs {theirs!r:.300}"
+    view = api_view(data, options(case, expectation), case.session_id)
+    if expectation.failed or view["error"] is not None:
+        return None if expectation.failed == (view["error"] is not None) else (
+            f"error: seed {view['error']!r} vs 2.1.88 {expectation.error}")
+    return api_difference(view["messages"], list(expectation.messages))
+
+
+def test_the_whole_corpus_has_2_1_88_expectations() -> None:
+    recorded = {case.id for case in CASES
+                if any(e.profile == PROFILE_NAME for e in case.expectations)}
+    assert len(recorded) >= 140
+    views = {(e.view, e.options.get("entry")) for case in CASES for e in case.expectations
+             if e.profile == PROFILE_NAME}
+    assert {v for v, _ in views} == {VIEW, API_VIEW}
+    assert {e for _, e in views} == {"continue", "resume-id", "resume-file"}
+
+
+@pytest.mark.parametrize(("case", "expectation"), RECORDED)
+def test_seed_matches_2_1_88(case: Case, expectation: Expectation) -> None:
+    key = (case.id, expectation.view, expectation.options["entry"])
+    found = difference(case, expectation)
+    if key in EXPLAINED:
+        assert found is not None, f"explained difference gone, drop it: {EXPLAINED[key]}"
+        pytest.xfail(EXPLAINED[key])
+    assert found is None, found
+
+
+def test_an_error_outcome_is_recorded_for_a_failing_resume() -> None:
+    case = next(c for c in CASES if c.id == "seed-assistant-string-content-fails")
+    failed = [e for e in case.expectations if e.profile == PROFILE_NAME and e.failed]
+    assert len(failed) == 6  # two views at three entry points
+    assert all(e.messages == () and e.error is not None and e.error.get("exit_code") == 1
+               for e in failed)
