@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from rechain.conformance.seed.compare import expected
+from rechain.conformance.seed.record import VIEW, as_items
 from rechain.corpus import load_cases
 from rechain.reference import Options, get_profile, rebuild
 from rechain.reference.seed import jsdate
-from rechain.reference.seed.compare import expected
 from rechain.reference.seed.deadbranch import excise_dead_branches, own_uuid
-from rechain.reference.seed.record import VIEW, as_items
 from rechain.reference.seed.views import PROFILE_NAME, api_view, chain_view, state_view
 
 SID = "5eed0000-2188-4000-8000-00000000aaaa"
@@ -234,7 +234,7 @@ SEED_CASES = [c for c in load_cases() if c.id.startswith("seed-")]
 @pytest.mark.parametrize("case", SEED_CASES, ids=lambda c: c.id)
 def test_seed_corpus_cases_agree_with_2_1_88(case: Any) -> None:
     recorded = case.expectations_for(PROFILE_NAME, VIEW)
-    assert recorded, "record with python -m rechain.reference.seed.record"
+    assert recorded, "record with python -m rechain.conformance.seed.record"
     data = case.input_bytes()
     for expectation in recorded:
         entry = expectation.options["entry"]
@@ -260,7 +260,7 @@ def test_todos_come_from_the_last_todowrite() -> None:
 
 
 def test_state_difference_reads_the_reappended_title() -> None:
-    from rechain.reference.seed.compare import state_difference
+    from rechain.conformance.seed.compare import state_difference
 
     forked = [{"type": "custom-title", "customTitle": "T"}]
     assert state_difference({"customTitle": "T", "tag": None}, forked) is None

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rechain.conformance.seed.compare import api_difference, observed_request
 from rechain.reference.model import Options
 from rechain.reference.seed import api, attachments
-from rechain.reference.seed.compare import api_difference, observed_request
 from rechain.reference.seed.views import api_view
 
 Json = dict[str, Any]

@@ -1,7 +1,7 @@
 """The seed profile against every recorded Claude Code 2.1.88 expectation in the corpus.
 
 Two views per entry point, both recorded from the real 2.1.88 by
-``python -m rechain.reference.seed.record``: ``resumed-chain`` (what a forked
+``rechain corpus record --oracle claude-code@2.1.88``: ``resumed-chain`` (what a forked
 resume wrote) and ``api`` (the first request's messages, harness blocks
 removed). An ``error`` outcome means 2.1.88 failed on the input; the seed must
 fail too. Differences that are understood and not modelled are listed in
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pytest
 
+from rechain.conformance.seed.compare import api_difference, expected
+from rechain.conformance.seed.record import API_VIEW, VIEW, as_items
 from rechain.corpus import Case, Expectation, load_cases
 from rechain.reference.model import Options
-from rechain.reference.seed.compare import api_difference, expected
-from rechain.reference.seed.record import API_VIEW, VIEW, as_items
 from rechain.reference.seed.views import PROFILE_NAME, api_view, chain_view
 
 CASES = load_cases()
@@ -80,3 +80,27 @@ def test_an_error_outcome_is_recorded_for_a_failing_resume() -> None:
     assert len(failed) == 6  # two views at three entry points
     assert all(e.messages == () and e.error is not None and e.error.get("exit_code") == 1
                for e in failed)
+
+
+@pytest.mark.oracle
+def test_recording_again_reproduces_the_recorded_case(tmp_path, capsys) -> None:
+    """Re-recording with the real 2.1.88 leaves a case byte for byte as it is (or says why not)."""
+    import shutil
+
+    from rechain.cli import main
+    from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+    from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88
+    from rechain.corpus.cases_io import default_root
+
+    reason = ClaudeCliOracle.available(CLAUDE_CODE_2_1_88)
+    if reason is not None:
+        pytest.skip(reason)
+    case = "seed-leaf-tie-first-written"
+    shutil.copytree(default_root() / case, tmp_path / case)
+    before = (tmp_path / case / "case.json").read_bytes()
+    argv = ["corpus", "record", "--oracle", "claude-code@2.1.88", "--root", str(tmp_path)]
+    assert main([*argv, "--case", case]) == 0
+    assert "all expectations up to date" in capsys.readouterr().out
+    assert (tmp_path / case / "case.json").read_bytes() == before
+    assert main([*argv, "--case", "no-such-case"]) == 2
+    assert "no such case: no-such-case" in capsys.readouterr().err

@@ -11,9 +11,9 @@ import pytest
 
 from rechain.conformance.oracles.claude_cli import PROMPT, ClaudeCliOracle
 from rechain.conformance.oracles.registry import CLAUDE_CODE, CLAUDE_CODE_2_1_88, get
+from rechain.conformance.seed.compare import expected, first_difference, observed
+from rechain.conformance.seed.differential import known_uuids
 from rechain.reference import Options
-from rechain.reference.seed.compare import expected, first_difference, observed
-from rechain.reference.seed.differential import known_uuids
 from rechain.reference.seed.views import chain_view
 
 UNAVAILABLE = ClaudeCliOracle.available(CLAUDE_CODE_2_1_88)
@@ -93,7 +93,7 @@ def _state_rows() -> bytes:
 @pytest.mark.skipif(UNAVAILABLE is not None, reason=f"claude-code@2.1.88: {UNAVAILABLE}")
 @pytest.mark.parametrize("entry", ["continue", "resume-id", "resume-file"])
 def test_2_1_88_writes_back_what_the_state_view_restores(entry: str) -> None:
-    from rechain.reference.seed.compare import state_difference
+    from rechain.conformance.seed.compare import state_difference
     from rechain.reference.seed.views import RESTORED_BY_ENTRY, state_view
 
     data = _state_rows()

@@ -40,11 +40,13 @@ def register(subparsers: Any) -> None:
     record = actions.add_parser("record", help="record expectations with the TS SDK oracle")
     record.add_argument("--case", action="append", metavar="ID", help="only this case (repeatable)")
     record.add_argument("--unrecorded", action="store_true", help="only cases tagged unrecorded")
-    record.add_argument("--oracle", choices=("agent-sdk-ts", "claude-code"),
+    record.add_argument("--oracle", choices=("agent-sdk-ts", "claude-code", "claude-code@2.1.88"),
                         default="agent-sdk-ts",
-                        help="claude-code records the CLI's resume (views api and chain)")
+                        help="claude-code records the CLI's resume (views api and chain); "
+                             "claude-code@2.1.88 records 2.1.88's (views resumed-chain and "
+                             "api, per entry point)")
     record.add_argument("--jobs", type=int, default=2, metavar="N",
-                        help="CLI runs at once with --oracle claude-code (default 2)")
+                        help="CLI runs at once with --oracle claude-code* (default 2)")
     record.add_argument("--resume-interrupted-turn", action="store_true",
                         help="with --oracle claude-code: also record with "
                              "CLAUDE_CODE_RESUME_INTERRUPTED_TURN=1 "
@@ -127,6 +129,8 @@ def run_record(args: argparse.Namespace) -> int:
 
     if args.oracle == "claude-code":
         return _record_cli(args)
+    if args.oracle == "claude-code@2.1.88":
+        return _record_seed(args)
     reason = TsSdkOracle.available()
     if reason is not None:
         raise UsageError(f"cannot record: {reason}")
@@ -181,6 +185,38 @@ def _record_cli(args: argparse.Namespace) -> int:
     for line in lines:
         print(line)
     print(f"{len(lines)} case(s) changed" if lines else "all expectations up to date")
+    return 0
+
+
+def _record_seed(args: argparse.Namespace) -> int:
+    """``--oracle claude-code@2.1.88``: 2.1.88's forked resume at every entry point."""
+    from rechain.conformance.oracles import OracleError
+    from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+    from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88
+    from rechain.conformance.seed.record import record
+    from rechain.corpus.actions import writable_root
+
+    reason = ClaudeCliOracle.available(CLAUDE_CODE_2_1_88)
+    if reason is not None:
+        raise UsageError(f"cannot record: {reason}")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be positive")
+    root = writable_root(args.root)
+    dirs = sorted(d for d in root.iterdir() if (d / "case.json").is_file())
+    if args.case:
+        wanted = set(args.case)
+        missing = wanted - {d.name for d in dirs}
+        if missing:
+            raise UsageError(f"no such case: {', '.join(sorted(missing))}")
+        dirs = [d for d in dirs if d.name in wanted]
+    try:
+        lines = record(dirs, None, args.jobs)
+    except OracleError as error:
+        print(f"rechain: oracle failed: {error}", file=sys.stderr)
+        return 1
+    for line in lines:
+        print(line)
+    print(f"{len(lines)} line(s) of change" if lines else "all expectations up to date")
     return 0
 
 

@@ -9,7 +9,7 @@ fake Messages API and reports whose uuids the fork wrote; ``predicted`` asks
 ``rechain.reference.listing`` (profile ``claude-code@2.1.88``) for the first
 listed session.
 
-    python -m rechain.reference.seed.continue_pick --trials 30
+    python -m rechain.conformance.seed.continue_pick --trials 30
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The differential loop: transcripts → real Claude Code 2.1.88 vs the seed profile, per entry.
 
-``python -m rechain.reference.seed.differential --generated 500 --rotate --dump DIR``
+``python -m rechain.conformance.seed.differential --generated 500 --rotate --dump DIR``
 runs generated transcripts (``rechain.strategies``, every other one corrupted),
 corpus cases or real files through both, prints agreement per view (chain, api,
 state) and cases/s, and saves each disagreeing input under ``--save``.
@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rechain.reference.model import Options
-from rechain.reference.seed.compare import (
+from rechain.conformance.seed.compare import (
     api_difference,
     expected,
     first_difference,
@@ -29,6 +28,7 @@ from rechain.reference.seed.compare import (
     state_difference,
     wrote_prompt,
 )
+from rechain.reference.model import Options
 from rechain.reference.seed.parse import numbered_lines, parse_values
 from rechain.reference.seed.resume import ENTRY_POINTS
 from rechain.reference.seed.views import api_view, chain_view, state_view

@@ -10,8 +10,8 @@ does ``resumed-chain`` unless the fork had already written the conversation and
 the prompt (the failure came later, while building the request). Everything comes from the
 real program; an unchanged output keeps its old provenance.
 
-    python -m rechain.reference.seed.record corpus/cases/*            # run 2.1.88
-    python -m rechain.reference.seed.record --from-dump DIR corpus/cases/*
+    python -m rechain.conformance.seed.record corpus/cases/*            # run 2.1.88
+    python -m rechain.conformance.seed.record --from-dump DIR corpus/cases/*
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.seed.compare import observed, observed_request, wrote_prompt
+from rechain.conformance.seed.differential import known_uuids, undump
 from rechain.reference.model import Json
-from rechain.reference.seed.compare import observed, observed_request, wrote_prompt
-from rechain.reference.seed.differential import known_uuids, undump
 from rechain.reference.seed.resume import ENTRY_POINTS
 from rechain.reference.seed.views import PROFILE_NAME
 
 VIEW = "resumed-chain"
 API_VIEW = "api"
-RECORDED_BY = "rechain.reference.seed.record"
+RECORDED_BY = "rechain.conformance.seed.record"
 
 
 def as_rows(items: list[tuple[Any, ...]]) -> list[Json]:
