@@ -209,7 +209,7 @@ def _parent_facts(facts: dict[str, Facts], fact: Facts) -> Facts | None:
 def choose_leaf_sdk(graph: Graph) -> Json | None:
     """The TS SDK's leaf: last-written eligible terminal, walked up to user/assistant.
 
-    Eligible (``ap``'s filter, kept in ``Facts``): not a sidechain or team row, not
+    Eligible (the SDK's leaf filter, kept in ``Facts``): not a sidechain or team row, not
     progress, not a ``fork_briefing`` attachment.
     """
     facts, position = graph.facts(), graph.position

@@ -18,7 +18,7 @@ Row = tuple[Json, int]
 
 
 def is_host_assistant(row: Any) -> bool:
-    """``Zl``: an assistant row that carries host tool calls."""
+    """An assistant row that carries host tool calls."""
     return (
         type(row) is dict
         and ("hostHiddenToolUseIds" in row or "ranByToolUseId" in row)
@@ -39,7 +39,7 @@ def _content(message: Any) -> list[Any]:
 
 
 def keep_virtual_followers(chain: list[Row], entries: list[Json], lines: list[int]) -> list[Row]:
-    """``uh``: virtual host rows hanging below a host assistant join the chain."""
+    """Virtual host rows hanging below a host assistant join the chain."""
     if not any(is_host_assistant(row) for row, _ in chain):
         return chain
     taken = {row["uuid"] for row, _ in chain}
@@ -78,7 +78,7 @@ def keep_virtual_followers(chain: list[Row], entries: list[Json], lines: list[in
 def add_host_calls(
     rows: list[Row], entries: list[Json], host_rows: list[Json], host_lines: list[int]
 ) -> list[Row]:
-    """``ph``: the host's own tool calls and results, as virtual rows after their assistant."""
+    """The host's own tool calls and results, as virtual rows after their assistant."""
     if not host_rows:
         return rows
     known = {e["uuid"] for e in entries}
@@ -129,7 +129,7 @@ def _virtual(owner: Json, host: Json, role: str) -> Json:
 
 
 def _host_copy(row: Json, block: Json, field: str) -> list[Any] | None:
-    """``I$``: the row's ``hostContent`` when it holds exactly this block's twin."""
+    """The row's ``hostContent`` when it holds exactly this block's twin."""
     host = row.get("hostContent")
     content = host if type(host) is list else []
     kind = block.get("type")
@@ -150,7 +150,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def hide_host_calls(rows: list[Row]) -> list[Row]:
-    """``fh``: remove hidden host calls and their results; show host content where due."""
+    """Remove hidden host calls and their results; show host content where due."""
     if not any(is_host_assistant(row) for row, _ in rows):
         return list(rows)
     hidden_message: dict[str, Any] = {}

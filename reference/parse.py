@@ -72,7 +72,7 @@ def rewrite_voice_call(value: Any) -> Any:
 
 
 def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
-    """The TS SDK's line parser (``KLe``), reporting each skipped line.
+    """The TS SDK's line parser, reporting each skipped line.
 
     Lines of a whole buffer (``NumberedLines``) are read as memoryviews, not copied.
     """
@@ -141,7 +141,7 @@ def _ignored(number: int, kind: Any) -> Diagnostic:
 
 
 def is_tool_result_entry(entry: Json, parent: Any) -> bool:
-    """A user entry with a parent and at least one tool_result block (``Pz``)."""
+    """A user entry with a parent and at least one tool_result block."""
     if entry.get("type") != "user" or not truthy(parent):
         return False
     content = prop(entry.get("message"), "content")

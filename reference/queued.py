@@ -56,7 +56,7 @@ _RUN_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 
 def queued_command(entry: Any) -> Any:
-    """The queued_command payload of an attachment row (``N$``), or UNDEFINED."""
+    """The queued_command payload of an attachment row, or UNDEFINED."""
     if prop(entry, "type") == "system" and prop(entry, "subtype") == "voice_call_talk":
         command = prop(prop(entry, "fold"), "command")
         return command if is_object(command) else UNDEFINED
@@ -78,7 +78,7 @@ def source_uuid(entry: Any) -> str | None:
 
 @dataclass(slots=True)
 class DeliveryTally:
-    """Counts of queued prompts absorbed mid-turn, from ``queue-operation`` lines (``kz``)."""
+    """Counts of queued prompts absorbed mid-turn, from ``queue-operation`` lines."""
 
     absorbed: dict[str, int] = field(default_factory=dict)
     copies: dict[str, bytes] = field(default_factory=dict)
@@ -122,7 +122,7 @@ class DeliveryTally:
             self.mixed.add(source)
 
     def counts(self) -> dict[str, int]:
-        """The delivered map (``xz``): absorbed counts by key, and delivered copies."""
+        """The delivered map: absorbed counts by key, and delivered copies."""
         counts = dict(self.absorbed)
         for source in self.mixed:
             counts.pop(f"uuid:{source}", None)
@@ -142,7 +142,7 @@ def _stringified(value: Any) -> bytes:
 
 
 def shown_meta_origin(origin: Any) -> bool:
-    """Whether an ``isMeta`` row with this origin is still shown (``CA``)."""
+    """Whether an ``isMeta`` row with this origin is still shown."""
     return type(origin) is dict and origin.get("kind") in SHOWN_META_ORIGINS
 
 
@@ -157,7 +157,7 @@ def _last_text(entry: dict[str, Any]) -> Any:
 
 
 def local_command_role(entry: dict[str, Any]) -> str | None:
-    """record / output / caveat for local slash-command rows (``Y$``)."""
+    """Record / output / caveat for local slash-command rows."""
     if "promptSource" in entry:
         return None
     text = _last_text(entry)
@@ -170,7 +170,7 @@ def local_command_role(entry: dict[str, Any]) -> str | None:
 
 
 def completed_local_commands(chain: Sequence[dict[str, Any]]) -> set[int]:
-    """Indexes of command rows that follow a caveat meta row (``VLe``)."""
+    """Indexes of command rows that follow a caveat meta row."""
     marked: set[int] = set()
     for index, entry in enumerate(chain):
         if entry.get("type") != "user" or not truthy(entry.get("isMeta")):
@@ -194,7 +194,7 @@ def completed_local_commands(chain: Sequence[dict[str, Any]]) -> set[int]:
 
 
 def is_interrupt_marker(entry: dict[str, Any]) -> bool:
-    """A user row that only says the turn was interrupted or refused (``p0``)."""
+    """A user row that only says the turn was interrupted or refused."""
     if entry.get("type") != "user":
         return False
     content = prop(entry.get("message"), "content")
@@ -216,7 +216,7 @@ def is_interrupt_marker(entry: dict[str, Any]) -> bool:
 
 
 def replies_follow(chain: Sequence[dict[str, Any]], local: set[int]) -> list[bool]:
-    """For each row: does a reply come after it before the next real prompt (``GLe``)."""
+    """For each row: does a reply come after it before the next real prompt."""
     from rechain.reference.parse import is_tool_result_entry
 
     answered = [False] * len(chain)
@@ -242,7 +242,7 @@ def replies_follow(chain: Sequence[dict[str, Any]], local: set[int]) -> list[boo
 
 
 def delivered_rows(chain: Sequence[dict[str, Any]], delivered: dict[str, int]) -> dict[int, bool]:
-    """Rows whose delivery a ``queue-operation`` settles, and how (``qLe``)."""
+    """Rows whose delivery a ``queue-operation`` settles, and how."""
     settled: dict[int, bool] = {}
     if not delivered:
         return settled
@@ -268,7 +268,7 @@ def delivered_rows(chain: Sequence[dict[str, Any]], delivered: dict[str, int]) -
 
 
 def _origin(value: Any) -> Any:
-    """``yR``: task-notification origins are reduced to their known fields."""
+    """Task-notification origins are reduced to their known fields."""
     if prop(value, "kind") != "task-notification":
         return value
     reduced: dict[str, Any] = {"kind": "task-notification"}
@@ -284,14 +284,14 @@ def _origin(value: Any) -> Any:
 
 
 def shown_origin(value: Any) -> Any:
-    """The ``origin`` a SessionMessage carries (``yR`` when not null/undefined)."""
+    """The ``origin`` a SessionMessage carries (when not null/undefined)."""
     if value is None or value is UNDEFINED:
         return UNDEFINED
     return _origin(value)
 
 
 def _command_origin(origin: Any, mode: Any, run_id: Any) -> Any:
-    """``AU``: the origin of a queued command, with its run id filled in."""
+    """The origin of a queued command, with its run id filled in."""
     base = _origin(origin)
     if base is UNDEFINED and mode == "task-notification":
         base = {"kind": "task-notification"}
@@ -313,7 +313,7 @@ def _forwarded(value: Any) -> bool:
 def as_user_message(
     row: dict[str, Any], shown: bool, taken: set[str], keep_meta: bool
 ) -> dict[str, Any]:
-    """A queued-command attachment as the user row the SDK shows (``YLe``), else ``row``."""
+    """A queued-command attachment as the user row the SDK shows, else ``row``."""
     attachment = row.get("attachment")
     if not shown or row.get("type") != "attachment" or not is_object(attachment):
         return row

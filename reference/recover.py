@@ -22,7 +22,7 @@ from rechain.reference.model import Diagnostic, Json
 
 
 def message_id(entry: Json) -> str | None:
-    """``message.id`` of an assistant row (``Oh``); None when absent or not a string."""
+    """``message.id`` of an assistant row; None when absent or not a string."""
     if entry.get("type") != "assistant":
         return None
     value = prop(entry.get("message"), "id")
@@ -30,7 +30,7 @@ def message_id(entry: Json) -> str | None:
 
 
 def block_ids(entry: Json, kind: str, field: str) -> Iterator[str]:
-    """String ``field`` of each ``kind`` block in ``message.content`` (``ip``)."""
+    """String ``field`` of each ``kind`` block in ``message.content``."""
     content = prop(entry.get("message"), "content")
     if type(content) is not list:
         return
@@ -97,7 +97,7 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
                 others.append(fact)
         elif (
             kind == "user"
-            and fact[ANSWERS] is not None  # a tool-result entry (``Pz``) ...
+            and fact[ANSWERS] is not None  # a tool-result entry ...
             and truthy(fact[PARENT])  # ... with a parent
             and fact[UUID] not in on_chain
         ):

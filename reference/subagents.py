@@ -43,7 +43,7 @@ def sidecar_ids(meta_text: str | None) -> tuple[Any, Any]:
 
 
 def _chain_from_last(entries: list[Json]) -> list[Json]:
-    """[``CMe``] walk parents from the last user/assistant row; a repeat ends the walk."""
+    """Walk parents from the last user/assistant row; a repeat ends the walk."""
     by_uuid = {entry["uuid"]: entry for entry in entries}
     leaf = next((e for e in reversed(entries) if e.get("type") in ("user", "assistant")), None)
     chain: list[Json] = []
@@ -63,7 +63,7 @@ def _chain_from_last(entries: list[Json]) -> list[Json]:
 def sdk_subagent_messages(
     data: bytes, meta_text: str | None = None, options: Options | None = None
 ) -> Rebuild:
-    """[``cT``] ``getSubagentMessages`` over one agent file's bytes and its sidecar text."""
+    """``getSubagentMessages`` over one agent file's bytes and its sidecar text."""
     options = options or Options()
     if not data:
         return Rebuild(SDK_PROFILE, None, None, ())

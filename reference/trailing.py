@@ -1,4 +1,4 @@
-"""Queued commands that trail the leaf (``JLe``): typed after the last reply, never answered.
+"""Queued commands that trail the leaf: typed after the last reply, never answered.
 
 They are not on the chain (nothing hangs off them), so the TS SDK looks for
 non-message rows below the leaf, depth first in timestamp order, and keeps the

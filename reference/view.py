@@ -46,7 +46,7 @@ QUIET_TURN_TEXTS = ("", "No response requested.")
 def mark_queued_and_local(
     rows: list[Json], trailing_ids: set[str], delivered: dict[str, int], keep_meta: bool
 ) -> list[Json]:
-    """``WA``: queued commands shown as user rows, local commands marked complete."""
+    """Queued commands shown as user rows, local commands marked complete."""
     if not any(row.get("type") == "attachment" or row.get("isMeta") for row in rows):
         return rows  # nothing to convert, and local-command marks start at a meta caveat
     local = queued.completed_local_commands(rows)
@@ -66,7 +66,7 @@ def mark_queued_and_local(
 
 
 def closes_quiet_turn(row: Json) -> bool:
-    """An assistant row that only closed a quiet turn (``L$``)."""
+    """An assistant row that only closed a quiet turn."""
     message = row.get("message")
     if row.get("type") != "assistant" or row.get("closesQuietTurn") is not True:
         return False
@@ -84,7 +84,7 @@ def closes_quiet_turn(row: Json) -> bool:
 
 
 def hidden_reason(row: Json, include_system: bool) -> str | None:
-    """Why the SDK view leaves a chain row out (``ZLe``), or None when it is shown."""
+    """Why the SDK view leaves a chain row out, or None when it is shown."""
     kind = row.get("type")
     if kind not in ("user", "assistant") and not (kind == "system" and include_system):
         return (
@@ -164,7 +164,7 @@ _FLAG_FIELDS = frozenset(
 
 
 def session_message(row: Json) -> Json:
-    """A chain row as the SDK's ``SessionMessage`` (``GA``); undefined fields are left out."""
+    """A chain row as the SDK's ``SessionMessage``; undefined fields are left out."""
     out: Json = {"type": row.get("type"), "uuid": row["uuid"]}
     if "sessionId" in row and row["sessionId"] is not UNDEFINED:
         out["session_id"] = row["sessionId"]

@@ -39,7 +39,7 @@ def listing_profile(name: str) -> str:
 
 
 def _archived(session_dir: Path, lite: Lite) -> bool | None:
-    """[``wh``/``Bz``] the ``archived.json`` flag, cleared by a later human prompt."""
+    """The ``archived.json`` flag, cleared by a later human prompt."""
     text = disk.read_text(session_dir / "archived.json", disk.SIDECAR_ARCHIVED_BYTES)
     if text is None:
         return None
@@ -59,7 +59,7 @@ def _archived(session_dir: Path, lite: Lite) -> bool | None:
 
 
 def _prompted_after(text: str, at_ms: int) -> bool:
-    """[``$z``, simplified] a human user prompt written after ``at_ms``."""
+    """A human user prompt written after ``at_ms`` (simplified)."""
     for line in text.split("\n"):
         if '"user"' not in line or '"tool_result"' in line:
             continue
@@ -79,7 +79,7 @@ def _prompted_after(text: str, at_ms: int) -> bool:
 def _sdk_info(
     candidate: disk.Candidate, include_programmatic: bool, check_guards: bool = True
 ) -> dict[str, Any] | None:
-    """[``Zz``] one candidate through the SDK's read, filters and ``Ca``."""
+    """One candidate through the SDK's read, its filters and its info builder."""
     read = disk.read_lite(candidate.path)
     if read is None:
         return None

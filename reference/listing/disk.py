@@ -99,7 +99,7 @@ def read_text(path: Path, limit: int | None = None) -> str | None:
 
 
 def has_chain_entries(path: Path) -> bool:
-    """[``qz``] whether a hand-off target holds a conversation (``"parentUuid":``)."""
+    """Whether a hand-off target holds a conversation (``"parentUuid":``)."""
     read = read_lite(path)
     if read is None:
         return False
@@ -162,7 +162,7 @@ def candidates(directory: Path, project_path: str | None) -> Iterator[Candidate]
 
 
 def cwd_collides(cwd: str, project_path: str) -> bool:
-    """[``n0``] a cwd that sanitizes like the project path but is another real directory."""
+    """A cwd that sanitizes like the project path but is another real directory."""
     if cwd == project_path or project_dir_name(cwd) != project_dir_name(project_path):
         return False
     if any(part == ".." for part in cwd.replace("\\", "/").split("/")):

@@ -60,7 +60,7 @@ def utf16_slice(text: str, stop: int) -> str:
 
 
 def truncate_whole(text: str, stop: int) -> str:
-    """The SDK's ``Gs``: cut at ``stop`` units but never leave half a surrogate pair."""
+    """Cut at ``stop`` units but never leave half a surrogate pair."""
     cut = utf16_slice(text, stop)
     if cut and 0xD800 <= ord(cut[-1]) <= 0xDBFF:
         return cut[:-1]

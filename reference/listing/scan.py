@@ -1,9 +1,9 @@
 """Field scanners over raw head/tail text, as the lite readers run them.
 
 Lite reads never parse a whole file: they look for ``"key":"`` in text that
-may start or end mid-line, or parse single lines. Each scanner here ports one
-of the readers' helpers (the SDK's minified name in brackets) because small
-differences (first vs last, key order, line vs anywhere) change what is listed.
+may start or end mid-line, or parse single lines. Each scanner here behaves like
+one way the readers look for a field, because small differences (first vs last,
+key order, line vs anywhere) change what is listed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ TAIL_WINDOW_UNITS = 8192  # the SDK's shortcut window for a last-occurrence sear
 
 
 def unescape(raw: str) -> str:
-    """A raw JSON string body as text (``JU`` / ``unescapeJsonString``)."""
+    """A raw JSON string body as text."""
     if "\\" not in raw:
         return raw
     ok, value = try_json(f'"{raw}"')
@@ -38,7 +38,7 @@ def _value_end(text: str, start: int) -> int:
 
 
 def first_field(text: str, key: str) -> str | None:
-    """First ``"key":"value"`` (compact spelling tried first) [``$l``, extractJsonStringField]."""
+    """First ``"key":"value"`` (compact spelling tried first)."""
     for pattern in (f'"{key}":"', f'"{key}": "'):
         at = text.find(pattern)
         if at < 0:
@@ -51,7 +51,7 @@ def first_field(text: str, key: str) -> str | None:
 
 
 def _last_from(text: str, patterns: tuple[str, ...], begin: int) -> str | None:
-    """[``UU``] the occurrence with the highest start among both spellings."""
+    """The occurrence with the highest start among both spellings."""
     best: str | None = None
     best_at = -1
     for pattern in patterns:
@@ -71,7 +71,7 @@ def _last_from(text: str, patterns: tuple[str, ...], begin: int) -> str | None:
 
 
 def last_field_sdk(text: str, key: str) -> str | None:
-    """Last ``"key":"value"``, the SDK's way [``ER``]: a shortcut from the last 8 K units."""
+    """Last ``"key":"value"``, the SDK's way: a shortcut from the last 8 K units."""
     compact = f'"{key}":"'
     patterns = (compact, f'"{key}": "')
     window = utf16_index(text, utf16_len(text) - TAIL_WINDOW_UNITS)
@@ -111,7 +111,7 @@ def last_field_88(text: str, key: str) -> str | None:
 
 
 def field_prefix_88(text: str, key: str, limit: int) -> str:
-    """First value's first ``limit`` units, even unterminated (extractJsonStringFieldPrefix)."""
+    """First value's first ``limit`` units, even unterminated ."""
     from rechain.reference.listing.jstext import trim
 
     for pattern in (f'"{key}":"', f'"{key}": "'):
@@ -141,7 +141,7 @@ def lines(text: str) -> list[str]:
 
 
 def _line_value(line: str, key: str, kind: str | None) -> Any:
-    """[``FU``] the string ``key`` of a line's object (of type ``kind``); None if unparsable."""
+    """The string ``key`` of a line's object (of type ``kind``); None if unparsable."""
     ok, value = try_json(line)
     if not ok:
         return None
@@ -155,7 +155,7 @@ def _line_value(line: str, key: str, kind: str | None) -> Any:
 def last_line_field(
     text: str, key: str, kind: str | None = None, mode: str | None = None
 ) -> str | None:
-    """[``bR``] ``key`` of the last parsable line (of ``type`` kind) that has it as a string.
+    """``key`` of the last parsable line (of ``type`` kind) that has it as a string.
 
     ``mode="older"`` (tags and titles) also accepts spaced ``"type": "..."``
     and, when the line does not parse, retries from an embedded ``{"type":...``
@@ -192,7 +192,7 @@ def last_line_field(
 
 
 def first_line_field(text: str, key: str) -> str | None:
-    """[``CR``] ``key`` of the first parsable line that has it as a top-level string."""
+    """``key`` of the first parsable line that has it as a top-level string."""
     needle = f'"{key}":'
     for line in lines(text):
         if needle in line:

@@ -1,8 +1,8 @@
 """The TS SDK 0.3.332's ``listSessions`` / ``getSessionInfo`` rules over one head and tail.
 
 Pure: everything here takes the decoded head/tail (and sidecar contents the
-caller read) and returns what the SDK would list. The SDK's minified names
-are given in brackets so a reader can find each rule in ``sdk.mjs``.
+caller read) and returns what the SDK would list. Each rule was learned from the
+SDK's behaviour and is checked against ``listSessions`` by the tests.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class Lite:
 
 
 def expand_pasted(text: str) -> str:
-    """[``kU``/``Jve``] inline ``<pasted_content id="hhhh">`` blocks as their bodies."""
+    """Inline ``<pasted_content id="hhhh">`` blocks as their bodies."""
     if _PASTE_OPEN not in text:
         return text
     pieces: list[tuple[str, str]] = []
@@ -93,7 +93,7 @@ def expand_pasted(text: str) -> str:
 
 
 def prompt_of(entry: Any, fallback: list[str]) -> str | None:
-    """[``es``] the listable prompt text of one user entry, or None to keep looking.
+    """The listable prompt text of one user entry, or None to keep looking.
 
     A slash command is remembered in ``fallback`` (first one wins) and skipped.
     """
@@ -145,7 +145,7 @@ def _user_line(line: str) -> bool:
 
 
 def first_prompt(head: str) -> str:
-    """[``Ag``] the first listable user prompt in the head, else the first command name."""
+    """The first listable user prompt in the head, else the first command name."""
     fallback = [""]
     for line in lines(head):
         if not _user_line(line):
@@ -162,7 +162,7 @@ def first_prompt(head: str) -> str:
 
 
 def media_fallback(head: str) -> str:
-    """[``XU``] "Image" or "Document" when the first such user line holds one."""
+    """"Image" or "Document" when the first such user line holds one."""
     for line in lines(head):
         if not _user_line(line):
             continue
@@ -174,7 +174,7 @@ def media_fallback(head: str) -> str:
 
 
 def is_programmatic(head: str, tail: str) -> bool:
-    """[``ZU``] a session an SDK or daemon started (hidden with includeProgrammatic=false)."""
+    """A session an SDK or daemon started (hidden with includeProgrammatic=false)."""
     entrypoint = first_field(head, "entrypoint")
     if entrypoint is None:
         entrypoint = last_field_sdk(tail, "entrypoint")
@@ -186,7 +186,7 @@ def is_programmatic(head: str, tail: str) -> bool:
 
 
 def _completed_turn(entry: Any) -> bool:
-    """[``ANe``] whether a tail user/assistant line ends a turn (so a hand-off is stale)."""
+    """Whether a tail user/assistant line ends a turn (so a hand-off is stale)."""
     if type(entry) is not dict:
         return False
     if entry.get("type") == "assistant":
@@ -203,7 +203,7 @@ def _completed_turn(entry: Any) -> bool:
 
 
 def continued_in(tail: str) -> str | None:
-    """[``Gz``] the session this one was handed to, unless a turn completed after it."""
+    """The session this one was handed to, unless a turn completed after it."""
     if _CONTINUED_IN not in tail:
         return None
     for line in reversed(tail.split("\n")):
@@ -226,7 +226,7 @@ def continued_in(tail: str) -> str | None:
 
 
 def clean_title(raw: str) -> str:
-    """[``jz``] a sidecar title: trimmed, control/format runs as one space, 200 code points."""
+    """A sidecar title: trimmed, control/format runs as one space, 200 code points."""
     out: list[str] = []
     in_run = False
     for char in trim(raw):
@@ -242,7 +242,7 @@ def clean_title(raw: str) -> str:
 
 
 def sidecar_title(text: str | None) -> str | None:
-    """[``SNe``] ``customTitle`` from ``<session>/custom-title.json`` text, if usable."""
+    """``customTitle`` from ``<session>/custom-title.json`` text, if usable."""
     if text is None:
         return None
     ok, value = try_json(text)
@@ -258,7 +258,7 @@ def session_info(
     title_sidecar: str | None = None,
     archived: bool | None = None,
 ) -> dict[str, Any] | None:
-    """[``Ca``] one session's ``SDKSessionInfo``, or None when the SDK hides it."""
+    """One session's ``SDKSessionInfo``, or None when the SDK hides it."""
     head, tail = lite.head, lite.tail
     first_line = head.split("\n", 1)[0]
     if '"isSidechain":true' in first_line or '"isSidechain": true' in first_line:

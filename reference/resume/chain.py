@@ -1,4 +1,4 @@
-"""The CLI's tip, walk and orphan recovery (``Na``, ``j1n``, ``Vrn``, ``RRr``, ``bRr``).
+"""The CLI's tip, walk and orphan recovery.
 
 The tip is the last main-chain row written (or a ``last-prompt`` checkpoint the
 last row does not descend from), walked up to its nearest user or assistant
@@ -45,7 +45,7 @@ def _up_to_message(graph: Graph, start: Json | None) -> Json | None:
 
 
 def _descends(graph: Graph, row: str, ancestor: str) -> bool:
-    """Whether walking parents from ``row`` reaches ``ancestor`` (``Kin`` direct)."""
+    """Whether walking parents from ``row`` reaches ``ancestor``."""
     seen: set[str] = set()
     current: Any = row
     while truthy(current) and type(current) is str and current not in seen:
@@ -58,7 +58,7 @@ def _descends(graph: Graph, row: str, ancestor: str) -> bool:
 
 
 def _newest_below(graph: Graph, tip: str) -> str:
-    """``Ma``: the main-chain row below ``tip`` with the greatest timestamp string."""
+    """The main-chain row below ``tip`` with the greatest timestamp string."""
     reaches: dict[str, bool] = {tip: True}
 
     def below(uuid: str) -> bool:
@@ -163,7 +163,7 @@ def _fallback(graph: Graph, checkpoint: Any, explicit: bool, last: str | None,
 
 
 def _latest(rows: Any) -> Json | None:
-    """``F2``: the greatest ``Date.parse(timestamp)``; while none is finite, the last one."""
+    """The greatest ``Date.parse(timestamp)``; while none is finite, the last one."""
     best: Json | None = None
     best_time = -math.inf
     for row in rows:
@@ -179,7 +179,7 @@ def _latest(rows: Any) -> Json | None:
 
 
 class _Bridge:
-    """``Vrn``: per side, rows sorted by time, skipping rows already on the chain."""
+    """Per side, rows sorted by time, skipping rows already on the chain."""
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph

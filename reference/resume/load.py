@@ -5,8 +5,7 @@ ways that change what the model sees: it loads rows whatever their uuid is,
 drops user and assistant rows whose ``message`` is unusable (and re-parents
 their children), bridges legacy progress rows, honours ``last-prompt``
 checkpoints, picks the *last written* main-chain row as the tip, and repairs a
-missing or cyclic parent with a 5-second timestamp bridge. Names in comments
-are the minified functions of the CLI bundle these stages reproduce.
+missing or cyclic parent with a 5-second timestamp bridge.
 """
 
 from __future__ import annotations
@@ -72,7 +71,7 @@ def state_of(graph: Graph) -> LoadState:
 
 
 def _usable_message(row: Json) -> Json | None:
-    """``Xsn``: the row, a repaired copy, or None when the CLI drops it."""
+    """The row, a repaired copy, or None when the CLI drops it."""
     message = row.get("message")
     if type(message) is not dict:
         return None
@@ -94,7 +93,7 @@ def _usable_message(row: Json) -> Json | None:
 
 
 def is_snapshot_row(row: Json) -> bool:
-    """``fH``: a ``file_snapshot`` system row (never the tip, never a bridge target)."""
+    """A ``file_snapshot`` system row (never the tip, never a bridge target)."""
     return row.get("type") == "system" and row.get("subtype") == "file_snapshot"
 
 
@@ -112,7 +111,7 @@ def _forks(row: Json) -> bool:
 
 
 def parse_cli(lines: Iterable[tuple[int, bytes]]) -> Parsed:
-    """Stage 2 for the CLI: the JSONL reader, then the loader's per-row dispatch (``xr``)."""
+    """Stage 2 for the CLI: the JSONL reader, then the loader's per-row dispatch."""
     parsed = Parsed()
     state = LoadState()
     parsed.extras[STATE] = state
@@ -228,7 +227,7 @@ def _checkpoint(state: LoadState, row: Json) -> None:
         state.explicit = state.ever_explicit = False
 
 
-# --- after the last row: repairs and compaction (``finish``, ``kRr``) ---------------------
+# --- after the last row: repairs and compaction ------------------------------------------
 
 
 def relink_cli(graph: Graph) -> None:
@@ -262,7 +261,7 @@ def _resolve_dropped(parent: str, nodes: dict[str, Json], dropped: dict[str, Any
 
 
 def _relink_preserved(graph: Graph) -> str | None:
-    """``kRr``: the last boundary with preserved rows relinks them and prunes what preceded it."""
+    """The last boundary with preserved rows relinks them and prunes what preceded it."""
     nodes = graph.nodes
     order = {uuid: i for i, uuid in enumerate(nodes)}
     meta: Json | None = None
@@ -313,7 +312,7 @@ def _relink_preserved(graph: Graph) -> str | None:
 
 
 def _preserved(meta: Json, nodes: dict[str, Json]) -> tuple[Any, list[Any]] | None:
-    """``wRr``: (anchor, uuids) listed, or walked from tail to head; None when broken."""
+    """(anchor, uuids) listed, or walked from tail to head; None when broken."""
     listed = meta.get("preservedMessages")
     if truthy(listed):
         if type(listed) is not dict:

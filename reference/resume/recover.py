@@ -1,4 +1,4 @@
-"""The CLI's orphan recovery (``RRr``) and the rows appended below the tip (``bRr``).
+"""The CLI's orphan recovery and the rows appended below the tip.
 
 Like the SDK, the CLI puts back, for each API message on the chain, its other
 streamed fragments and the tool results hanging off them. Unlike the SDK, it
@@ -43,7 +43,7 @@ RECOVERED = "claude-code:recovered"
 
 
 def is_aside(row: Json) -> bool:
-    """``XN``: attachments, non-boundary system rows and meta user rows without results."""
+    """Attachments, non-boundary system rows and meta user rows without results."""
     kind = row.get("type")
     if kind == "attachment":
         return True
@@ -53,7 +53,7 @@ def is_aside(row: Json) -> bool:
 
 
 def _is_virtual_call(row: Json) -> bool:
-    """``z8``: a virtual assistant call or virtual user result."""
+    """A virtual assistant call or virtual user result."""
     kind = row.get("type")
     if kind not in ("assistant", "user") or row.get("isVirtual") is not True:
         return False
@@ -61,7 +61,7 @@ def _is_virtual_call(row: Json) -> bool:
 
 
 def _in_turn(row: Json, message_id: Any) -> bool:
-    """``WMe``: a row that belongs to the turn of ``message_id`` when it follows it."""
+    """A row that belongs to the turn of ``message_id`` when it follows it."""
     kind = row.get("type")
     if kind == "assistant":
         return message_id is not None and _message_id(row) == message_id
@@ -265,7 +265,7 @@ def _key(value: Any) -> Any:
 
 
 def _children(nodes: dict[str, Json]) -> dict[Any, list[Json]]:
-    """``oMe``: rows by truthy parent, in index order."""
+    """Rows by truthy parent, in index order."""
     out: dict[Any, list[Json]] = {}
     for row in nodes.values():
         parent = row.get("parentUuid")
@@ -275,7 +275,7 @@ def _children(nodes: dict[str, Json]) -> dict[Any, list[Json]]:
 
 
 def _asides_below(owner: Json, children: dict[Any, list[Json]], seen: set[str]) -> list[Json]:
-    """``nMe`` from each child: a single line of same-side aside rows, else nothing."""
+    """From each child: a single line of same-side aside rows, else nothing."""
     found: list[Json] = []
     for child in children.get(_key(owner["uuid"]), ()):
         line: list[Json] = []
@@ -303,7 +303,7 @@ def _same_side_aside(row: Json, owner: Json) -> bool:
 
 
 def _below_tip(graph: Graph, tip: Json, seen: set[str]) -> list[Json]:
-    """``bRr``: system and attachment rows below the tip, breadth first, by timestamp."""
+    """System and attachment rows below the tip, breadth first, by timestamp."""
     below: dict[Any, list[Json]] = {}
     for row in graph.nodes.values():
         parent = row.get("parentUuid")
