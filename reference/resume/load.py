@@ -31,17 +31,17 @@ BRIDGE_MS = 5000
 class LoadState:
     """What the CLI's loader remembers while it reads rows in file order."""
 
-    last_row: str | None = None  # uo: the last main-chain row written
-    newest_row: str | None = None  # _o: the main-chain row with the greatest timestamp string
+    last_row: str | None = None  # the last main-chain row written
+    newest_row: str | None = None  # the main-chain row with the greatest timestamp string
     newest_stamp: str = ""
-    checkpoint: Any = None  # ko: the last last-prompt leafUuid
-    explicit: bool = False  # No: that checkpoint was explicit and nothing was written since
-    ever_explicit: bool = False  # Go
-    saw_checkpoint: bool = False  # pr: some last-prompt entry carried a leafUuid
-    cleared: bool = False  # vr: an explicit empty checkpoint ends the file
-    trailing_snapshots: int = 0  # gi
+    checkpoint: Any = None  # the last last-prompt leafUuid
+    explicit: bool = False  # that checkpoint was explicit and nothing was written since
+    ever_explicit: bool = False  # some checkpoint was explicit
+    saw_checkpoint: bool = False  # some last-prompt entry carried a leafUuid
+    cleared: bool = False  # an explicit empty checkpoint ends the file
+    trailing_snapshots: int = 0  # file_snapshot rows written since the last main-chain row
     dropped: dict[str, Any] = field(default_factory=dict)  # unusable rows: uuid -> parent
-    relink_tail: str | None = None  # yd: the tail of the preserved segment, when relinked
+    relink_tail: str | None = None  # the tail of the preserved segment, when relinked
 
 
 def key_of(value: Any) -> str:

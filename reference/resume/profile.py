@@ -120,7 +120,9 @@ class Resumed:
         if redone is not None:
             return redone["uuid"]
         interrupted = unanswered_tip(kept)
-        if interrupted is not None and ends_interrupted(kept):
+        # a fragment without a uuid cannot be a parent: the prompt follows the last row
+        if interrupted is not None and ends_interrupted(kept) \
+                and raw_uuid(interrupted["uuid"]) is not None:
             return interrupted["uuid"]
         last = next((r for r in reversed(kept) if r.get("type") in ("user", "assistant")), None)
         if last is not None and last.get("type") == "user":
