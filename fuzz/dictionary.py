@@ -3,13 +3,16 @@
 The byte mutator inserts these tokens whole, so a byte-level mutation can
 still produce ``"parentUuid":null`` or ``"compact_boundary"``. Keys the
 readers branch on are listed here (from the format spec and the reference);
-more are collected from the seeds at run time. Standard library only.
+entry types, flags, timestamps and the known crashers' fragments come from
+``vocabulary``, the lists the mutator draws from. Standard library only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+
+from rechain.fuzz.vocabulary import ENTRY_TYPES, FLAGS, KNOWN_CRASHERS, TIMESTAMPS
 
 KEYS = (
     "type",
@@ -71,15 +74,6 @@ KEYS = (
     "input",
 )
 VALUES = (
-    "user",
-    "assistant",
-    "system",
-    "attachment",
-    "progress",
-    "summary",
-    "host-row",
-    "queue-operation",
-    "attribution-snapshot",
     "compact_boundary",
     "voice_call_talk",
     "voice-call",
@@ -140,10 +134,10 @@ def _quote(token: bytes) -> str:
 
 def tokens(extra_keys: Iterable[str] = ()) -> list[bytes]:
     """Every token: quoted keys with their colon, quoted values, raw fragments."""
-    keys = dict.fromkeys((*KEYS, *extra_keys))
+    keys = dict.fromkeys((*KEYS, *FLAGS, *extra_keys))
     out = [f'"{k}":'.encode() for k in keys]
-    out += [f'"{v}"'.encode() for v in VALUES]
-    out += list(RAW)
+    out += [f'"{v}"'.encode() for v in dict.fromkeys((*ENTRY_TYPES, *VALUES, *TIMESTAMPS))]
+    out += [*RAW, *KNOWN_CRASHERS]
     return out
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rechain.fuzz.contract import Failure
+from rechain.fuzz.traits import variant
 
 
 def key_of(signature: str) -> str:
@@ -46,41 +47,48 @@ class FindingStore:
                 data = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            signature = data.get("signature")
-            if isinstance(signature, str):
+            key = data.get("variant", data.get("signature"))
+            if isinstance(key, str):
                 size, count = int(data.get("size", 0)), int(data.get("count", 0))
-                self.records[signature] = Record(data, size, count)
+                self.records[key] = Record(data, size, count)
 
-    def record(self, failure: Failure, data: bytes) -> bool:
-        """File a failing input; True when its signature is new to this store."""
-        known = self.records.get(failure.signature)
+    def record(self, failure: Failure, data: bytes, key: str | None = None) -> bool:
+        """File a failing input; True when its key is new to this store.
+
+        The key is the signature plus the input's trigger (``traits``; the worker
+        passes the causal one, by default the first one held): the same site
+        failing on ``message: null`` and on ``message: 0`` is kept twice, so
+        each becomes its own minimal case.
+        """
+        key = key or variant(failure.signature, data)
+        known = self.records.get(key)
         if known is None:
-            entry = Record({**failure.to_json(), "target": self.target}, len(data))
-            self.records[failure.signature] = entry
-            self._write_input(failure.signature, data)
-            self._flush(failure.signature)
+            entry = Record({**failure.to_json(), "target": self.target, "variant": key}, len(data))
+            self.records[key] = entry
+            self._write_input(key, data)
+            self._flush(key)
             return True
         known.count += 1
         if len(data) < known.size or known.size == 0:
             known.size = len(data)
-            self._write_input(failure.signature, data)
-            self._flush(failure.signature)
+            self._write_input(key, data)
+            self._flush(key)
         elif known.count & (known.count - 1) == 0:  # counts on powers of two: cheap
-            self._flush(failure.signature)
+            self._flush(key)
         return False
 
     def record_artifact(self, kind: str, data: bytes, detail: str) -> bool:
         """File a libFuzzer artefact (``timeout``, ``oom``) under a kind-level signature."""
         failure = Failure(f"{kind}@{self.target}", kind, detail, self.target)
-        return self.record(failure, data)
+        return self.record(failure, data, key=failure.signature)
 
-    def _write_input(self, signature: str, data: bytes) -> None:
-        (self.directory / f"{key_of(signature)}.input").write_bytes(data)
+    def _write_input(self, key: str, data: bytes) -> None:
+        (self.directory / f"{key_of(key)}.input").write_bytes(data)
 
-    def _flush(self, signature: str) -> None:
-        entry = self.records[signature]
+    def _flush(self, key: str) -> None:
+        entry = self.records[key]
         payload = {**entry.failure, "size": entry.size, "count": entry.count}
-        path = self.directory / f"{key_of(signature)}.json"
+        path = self.directory / f"{key_of(key)}.json"
         path.write_text(json.dumps(payload, indent=1, ensure_ascii=True), encoding="utf-8")
 
 

@@ -22,7 +22,11 @@ class Target:
     #: pip requirement of a third-party reader (None: rechain's own code)
     package: str | None = None
     input: str | None = None
+    #: modules imported under instrumentation before the target (an adapter imports its
+    #: reader only when called; the reader's code must report coverage all the same)
     instrument: tuple[str, ...] = ()
+    #: instrument only these modules (function by function), not the whole package
+    scope: tuple[str, ...] = ()
     note: str = ""
 
     @property
@@ -30,10 +34,17 @@ class Target:
         return self.package is not None
 
 
+#: the SDK line parser's classification, and what it calls per line; the JSON fallback
+#: parser runs uninstrumented here (parse-line-json instruments it), the harness never
+LINE_SCOPE = ("rechain.reference.parse", "rechain.reference.queued", "rechain.reference.js")
+#: the pure-Python JSON fallback parser, alone
+JSON_SCOPE = ("rechain.reference.jsonparse",)
+
+
 def _reference() -> list[Target]:
     targets = [
-        Target("parse-line", "rechain.fuzz.fuzz_parse_line:one_input"),
-        Target("parse-line-json", "rechain.fuzz.fuzz_parse_line:json_one_input"),
+        Target("parse-line", "rechain.fuzz.fuzz_parse_line:one_input", scope=LINE_SCOPE),
+        Target("parse-line-json", "rechain.fuzz.fuzz_parse_line:json_one_input", scope=JSON_SCOPE),
     ]
     targets += [
         Target(f"rebuild-{short_name(name)}", f"rechain.fuzz.fuzz_rebuild:profiles.{slug(name)}")
@@ -84,7 +95,7 @@ THIRD_PARTY = (
         "rechain.fuzz.adapters:claude_code_log",
         package="claude-code-log==1.7.0",
         input="path",
-        instrument=("claude_code_log",),
+        instrument=("claude_code_log.converter", "claude_code_log.dag"),
         note="converter.load_transcript(path, silent=True), then dag.build_dag",
     ),
 )

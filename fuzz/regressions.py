@@ -103,6 +103,7 @@ def write_regression(
                 "version": version,
                 "exception": exception,
                 "signature": finding["signature"],
+                "trigger": finding.get("trigger", ""),
                 "status": status,
                 "found": datetime.date.today().isoformat(),
                 "replay": f"rechain fuzz --replay {identifier}",
@@ -122,6 +123,11 @@ def fuzz_cases(root: Path | None = None) -> list[Path]:
 
 def fuzz_meta(directory: Path) -> dict[str, Any]:
     return dict(load_case(directory).provenance.get("fuzz", {}))
+
+
+def _same_trigger(meta: dict[str, Any], row: dict[str, Any]) -> bool:
+    """A case filed with a trigger must still fail because of it (older cases have none)."""
+    return "trigger" not in meta or row.get("trigger", "") == meta["trigger"]
 
 
 def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) -> Outcome:
@@ -145,8 +151,8 @@ def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) 
     status = meta.get("status", "open")
     if status == "fixed":
         verdict = "FAILED" if failed else "ok"
-    elif failed and row.get("exception") == meta.get("exception"):  # lines move, types stay
-        verdict = "reproduced"
+    elif failed and row.get("exception") == meta.get("exception") and _same_trigger(meta, row):
+        verdict = "reproduced"  # lines move, types (and the cause) stay
     elif failed:
         verdict = "changed"
     else:

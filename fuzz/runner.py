@@ -142,6 +142,8 @@ def worker_command(
         command += ["--input", target.input]
     for package in target.instrument:
         command += ["--instrument", package]
+    for module in target.scope:
+        command += ["--scope", module]
     if not settings.mutator:
         command.append("--no-mutator")
     for name in settings.allow:

@@ -19,6 +19,7 @@ from rechain.fuzz.findings import key_of
 from rechain.fuzz.registry import Target
 from rechain.fuzz.regressions import write_regression
 from rechain.fuzz.runner import Settings, environment, neutral_cwd, python_of
+from rechain.fuzz.traits import key, variant
 
 
 def _worker(target: Target, settings: Settings, *options: str) -> list[str]:
@@ -27,19 +28,26 @@ def _worker(target: Target, settings: Settings, *options: str) -> list[str]:
         command += ["--input", target.input]
     for package in target.instrument:
         command += ["--instrument", package]
+    for module in target.scope:
+        command += ["--scope", module]
     return [*command, *options]
+
+
+def _named(finding: dict[str, Any], source: Path, suffix: str) -> Path:
+    """``<key of the variant><suffix>`` next to the input: one shrink result per variant."""
+    return source.parent / f"{key_of(finding.get('variant') or finding['signature'])}{suffix}"
 
 
 def libfuzzer_minimise(
     target: Target, settings: Settings, finding: dict[str, Any], source: Path, seconds: float
 ) -> Path:
     """libFuzzer's ``-minimize_crash`` with a worker that crashes only on this signature."""
-    out = source.with_suffix(".lfmin")
+    out = _named(finding, source, ".lfmin")
     flags = ["-minimize_crash=1", f"-max_total_time={max(int(seconds), 1)}", "-runs=100000"]
     flags += [f"-exact_artifact_path={out}", f"-artifact_prefix={source.parent}/", str(source)]
     work = source.parent / "minimise-findings"
     command = _worker(
-        target, settings, "--crash-on", finding["signature"], "--findings", str(work), "--", *flags
+        target, settings, "--crash-on", finding["variant"], "--findings", str(work), "--", *flags
     )
     env = environment(target, settings)
     with contextlib.suppress(subprocess.TimeoutExpired):
@@ -60,11 +68,11 @@ def shrink(target: Target, settings: Settings, finding: dict[str, Any], seconds:
     debugging over lines and JSON values; hangs and blow-ups are kept whole.
     """
     source = Path(finding["input_path"])
-    out = source.with_suffix(".min")
+    out = _named(finding, source, ".min")
     if out.is_file() or finding["exception"] in ("timeout", "oom", "crash"):
         return out if out.is_file() else source
     start = libfuzzer_minimise(target, settings, finding, source, seconds / 2)
-    options = ["--mode", "shrink", "--crash-on", finding["signature"], "--out", str(out)]
+    options = ["--mode", "shrink", "--crash-on", finding["variant"], "--out", str(out)]
     command = _worker(target, settings, *options, "--seconds", str(seconds / 2), "--", str(start))
     env = environment(target, settings)
     done = subprocess.run(
@@ -75,6 +83,25 @@ def shrink(target: Target, settings: Settings, finding: dict[str, Any], seconds:
         out.unlink(missing_ok=True)
         return source
     return out
+
+
+def classify(target: Target, settings: Settings, finding: dict[str, Any]) -> str:
+    """The finding's key with its causal trigger, from a replay of its input in the worker."""
+    source = Path(finding["input_path"])
+    guess = finding.get("variant") or variant(
+        finding["signature"], source.read_bytes() if source.is_file() else b""
+    )
+    if finding["exception"] in ("timeout", "oom", "crash") or not source.is_file():
+        return guess
+    command = _worker(target, settings, "--mode", "replay", "--", str(source))
+    env = environment(target, settings)
+    done = subprocess.run(
+        command, capture_output=True, env=env, timeout=600, cwd=neutral_cwd(settings)
+    )
+    rows = [json.loads(x) for x in done.stdout.splitlines() if x.startswith(b"{")]
+    if not rows or rows[-1].get("signature") != finding["signature"]:
+        return guess
+    return key(finding["signature"], rows[-1].get("trigger", ""))
 
 
 def reader_version(target: Target, settings: Settings) -> str:
@@ -93,10 +120,18 @@ def file_findings(
     """Shrink every finding and write each as a regression case; returns the case dirs."""
     version = reader_version(target, settings)
     written = []
+    done: set[str] = set()
     for finding in findings:
+        finding["variant"] = classify(target, settings, finding)
+        if finding["variant"] in done:  # two records (old, or a guessed trigger) of one variant
+            continue
+        done.add(finding["variant"])
         path = shrink(target, settings, finding, seconds)
         data = path.read_bytes()
         finding["minimal_size"] = len(data)
-        finding["key"] = key_of(finding["signature"])
+        # the case records what its own input fails on (a reused shrink may predate triggers)
+        minimal = classify(target, settings, {**finding, "input_path": str(path)})
+        finding["trigger"] = minimal.partition("|")[2]
+        finding["key"] = key_of(finding["variant"])
         written.append(write_regression(target.name, finding, data, version))
     return written

@@ -18,59 +18,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rechain.fuzz.vocabulary import ENTRY_TYPES, FLAGS, ODD_VALUES, TIMESTAMPS
+
 Lines = list[bytes]
 Obj = dict[str, Any]
 
-ENTRY_TYPES = (
-    "user",
-    "assistant",
-    "system",
-    "attachment",
-    "progress",
-    "summary",
-    "host-row",
-    "queue-operation",
-    "attribution-snapshot",
-    "file-history-snapshot",
-    "custom",
-)
-FLAGS = (
-    "isSidechain",
-    "isMeta",
-    "teamName",
-    "isCompactSummary",
-    "closesQuietTurn",
-    "isVisibleInTranscriptOnly",
-    "interruptedByShutdown",
-    "toolResultRewritten",
-)
-ODD_VALUES: tuple[Any, ...] = (
-    None,
-    42,
-    -1,
-    0,
-    1.5,
-    "",
-    "x",
-    [],
-    {},
-    [1],
-    {"a": 1},
-    True,
-    False,
-    2**53 + 1,
-    "\ud800",
-)
-TIMESTAMPS = (
-    "2026-11-20T09:00:00.000Z",
-    "2026-11-20T09:00:00Z",
-    "1970-01-01T00:00:00.000Z",
-    "not-a-date",
-    "",
-    "2026-11-20 09:00:00",
-    "2026-11-20T09:00:00.000+05:00",
-    "9999-12-31T23:59:59.999Z",
-)
 _UUID = re.compile(rb'"uuid":"([^"\\]{1,80})"')
 _MESSAGE_ID = re.compile(rb'"id":"(msg_[^"\\]{0,60})"')
 _TOOL_ID = re.compile(rb'"(?:id|tool_use_id)":"(toolu_[^"\\]{0,60})"')

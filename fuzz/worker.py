@@ -7,13 +7,14 @@ third-party reader), so it imports only the standard library, atheris and the
 worker-side ``rechain.fuzz`` modules; the target is imported inside
 ``atheris.instrument_imports`` so its code reports coverage. Failures that
 break the contract are filed in the findings directory and fuzzing goes on;
-with ``--crash-on SIG`` only that signature crashes (for libFuzzer's
-minimiser) and everything else passes.
+with ``--crash-on SIG`` only that finding (signature and trigger, see
+``traits``) crashes (for libFuzzer's minimiser) and everything else passes.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import shlex
@@ -28,6 +29,7 @@ from rechain.fuzz import minimize
 from rechain.fuzz.contract import Contract, Failure, check
 from rechain.fuzz.findings import FindingStore
 from rechain.fuzz.target import Feeder, load, resolve
+from rechain.fuzz.traits import causal, key, traits
 
 
 class Finding(Exception):  # noqa: N818 - it is what libFuzzer reports, not an error of ours
@@ -41,8 +43,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--input", choices=("bytes", "path"), default=None)
     parser.add_argument("--allow", action="append", default=[], help="module.Exception allowed")
     parser.add_argument("--instrument", action="append", default=[], help="package to instrument")
+    parser.add_argument(
+        "--scope", action="append", default=[], help="instrument only these modules' functions"
+    )
     parser.add_argument("--findings", type=Path, default=None)
-    parser.add_argument("--crash-on", default=None, help="crash only on this signature")
+    parser.add_argument("--crash-on", default=None, help="crash only on this finding (variant)")
     parser.add_argument("--no-mutator", action="store_true", help="libFuzzer's byte mutator only")
     parser.add_argument("--out", type=Path, default=None, help="shrink: where to write")
     parser.add_argument("--seconds", type=float, default=60.0, help="shrink: time budget")
@@ -61,11 +66,18 @@ def _exception_type(name: str) -> type[BaseException]:
 
 def _setup(args: argparse.Namespace, instrumented: bool) -> tuple[Feeder, Contract]:
     module, _ = resolve(args.target)
-    if instrumented:
+    if instrumented and args.scope:
+        from rechain.fuzz.scope import instrument_modules
+
+        function, contract = load(args.target)
+        instrument_modules(args.scope)
+    elif instrumented:
         import atheris
 
         packages = sorted({module.split(".")[0], *args.instrument})
         with atheris.instrument_imports(include=packages):
+            for name in args.instrument:  # an adapter imports its reader late: import it here
+                importlib.import_module(name)
             function, contract = load(args.target)
     else:
         function, contract = load(args.target)
@@ -78,6 +90,47 @@ def _run_one(feed: Feeder, contract: Contract, data: bytes) -> Failure | None:
     return check(lambda: feed(data), contract.allowed)
 
 
+def _trigger(feed: Feeder, contract: Contract, signature: str, data: bytes) -> str:
+    """The causal trigger of a failing input: repaired, it no longer fails this way."""
+
+    def same(candidate: bytes) -> bool:
+        failure = _run_one(feed, contract, candidate)
+        return failure is not None and failure.signature == signature
+
+    return causal(data, same)
+
+
+def _matches(feed: Feeder, contract: Contract, wanted: str, failure: Failure, data: bytes) -> bool:
+    """``failure`` is the finding ``wanted`` (``signature`` or ``signature|trigger``)."""
+    signature, _, name = wanted.partition("|")
+    return failure.signature == signature and _trigger(feed, contract, signature, data) == name
+
+
+class _Keys:
+    """Finding keys during fuzzing, with the causal check cached once it is settled.
+
+    The check reruns the target once per trigger held, on failing inputs only;
+    after ``settle`` equal verdicts for a signature and set of triggers held,
+    the verdict is reused (a reader that fails on most inputs stays fast).
+    """
+
+    def __init__(self, feed: Feeder, contract: Contract, settle: int = 8) -> None:
+        self.feed, self.contract, self.settle = feed, contract, settle
+        self.verdicts: dict[tuple[str, frozenset[str]], tuple[str, int]] = {}
+
+    def __call__(self, failure: Failure, data: bytes) -> str:
+        held = frozenset(traits(data))
+        if not held:
+            return failure.signature
+        known = self.verdicts.get((failure.signature, held))
+        if known is not None and known[1] >= self.settle:
+            return key(failure.signature, known[0])
+        name = _trigger(self.feed, self.contract, failure.signature, data)
+        same = known is not None and known[0] == name
+        self.verdicts[(failure.signature, held)] = (name, known[1] + 1 if same else 1)
+        return key(failure.signature, name)
+
+
 def fuzz(args: argparse.Namespace) -> int:
     """Hand control to libFuzzer; never returns normally."""
     import atheris
@@ -85,16 +138,17 @@ def fuzz(args: argparse.Namespace) -> int:
     feed, contract = _setup(args, instrumented=True)
     store = FindingStore(args.findings or Path("findings"), args.target)
     crash_on: str | None = args.crash_on
+    keys = _Keys(feed, contract)
 
     def one_input(data: bytes) -> None:
         failure = _run_one(feed, contract, data)
         if failure is None:
             return
         if crash_on is not None:
-            if failure.signature == crash_on:
-                raise Finding(failure.signature)
+            if _matches(feed, contract, crash_on, failure, data):
+                raise Finding(crash_on)
             return
-        if store.record(failure, data):
+        if store.record(failure, data, keys(failure, data)):
             print(f"rechain-fuzz: NEW {failure.signature}", file=sys.stderr, flush=True)
 
     kwargs: dict[str, Any] = {}
@@ -103,7 +157,9 @@ def fuzz(args: argparse.Namespace) -> int:
 
         # atheris.Mutate is rebound by Setup, so look it up at call time
         mutator = TranscriptMutator(
-            lambda data, size: atheris.Mutate(data, size), byte_share=contract.byte_share
+            lambda data, size: atheris.Mutate(data, size),
+            byte_share=contract.byte_share,
+            one_line=contract.seeds == "line",
         )
         kwargs = {"custom_mutator": mutator.mutate, "custom_crossover": mutator.crossover}
     atheris.Setup([_launcher(args), *args.rest], one_input, **kwargs)
@@ -128,6 +184,8 @@ def _launcher(args: argparse.Namespace) -> str:
         options += ["--allow", name]
     for name in args.instrument:
         options += ["--instrument", name]
+    for name in args.scope:
+        options += ["--scope", name]
     command = [sys.executable, "-m", "rechain.fuzz.worker", *options, "--"]
     script = Path(tempfile.mkdtemp(prefix="rechain-fuzz-")) / "worker"
     script.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n')
@@ -147,19 +205,22 @@ def replay(args: argparse.Namespace) -> int:
         row["outcome"] = "ok" if failure is None else "failure"
         if failure is not None:
             row.update(failure.to_json())
+            row["trigger"] = _trigger(feed, contract, failure.signature, data)
             worst = 1
         print(json.dumps(row, ensure_ascii=True), flush=True)
     return worst
 
 
 def shrink(args: argparse.Namespace) -> int:
-    """Shrink one input while it fails with ``--crash-on``'s signature; write it to ``--out``."""
+    """Shrink one input while it fails as ``--crash-on`` says (signature and trigger)."""
     feed, contract = _setup(args, instrumented=False)
     wanted: str | None = args.crash_on
 
     def fails(data: bytes) -> bool:
         failure = _run_one(feed, contract, data)
-        return failure is not None and (wanted is None or failure.signature == wanted)
+        if failure is None:
+            return False
+        return wanted is None or _matches(feed, contract, wanted, failure, data)
 
     source = Path(args.rest[0])
     data = source.read_bytes()

@@ -40,7 +40,26 @@ def test_store_files_each_signature_once_and_keeps_the_smallest_input(tmp_path):
     [found] = load_findings(tmp_path)
     assert found["signature"] == failure.signature
     assert Path(found["input_path"]).read_bytes() == b"[1]"
-    assert FindingStore(tmp_path, "t:f").records.keys() == {failure.signature}
+    # every input is a non-object line: one trigger, so one finding
+    assert found["variant"] == f"{failure.signature}|non-object-line"
+    assert FindingStore(tmp_path, "t:f").records.keys() == {found["variant"]}
+
+
+def _message_reader(data: bytes) -> None:
+    json.loads(data)["message"].get("content")
+
+
+def test_store_keeps_one_finding_per_trigger_at_the_same_site(tmp_path):
+    store = FindingStore(tmp_path, "t:f")
+    inputs = [b'{"message": null}', b'{"message": 0}', b'{"message": 1}', b'{"message": "x"}']
+    failures = [check(lambda d=data: _message_reader(d), ()) for data in inputs]
+    assert all(f is not None for f in failures)
+    assert len({f.signature for f in failures if f is not None}) == 1
+    news = [store.record(f, d) for f, d in zip(failures, inputs, strict=True) if f is not None]
+    assert news == [True, True, False, False]
+    kept = {f["variant"].split("|")[1]: f for f in load_findings(tmp_path)}
+    assert kept.keys() == {"message-null", "message-not-object"}
+    assert Path(kept["message-null"]["input_path"]).read_bytes() == inputs[0]
 
 
 def test_harness_declares_its_contract():

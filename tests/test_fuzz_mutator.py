@@ -73,3 +73,24 @@ def test_not_an_object_makes_non_object_lines():
             with contextlib.suppress(ValueError):
                 kinds.add(type(json.loads(line)).__name__)
     assert {"list", "str", "int", "NoneType", "bool"} <= kinds
+
+
+def test_one_line_mode_keeps_one_line_and_changes_it():
+    line = VALID.split(b"\n")[0]
+    mutator = TranscriptMutator(one_line=True, seed=3)
+    outs = [mutator.mutate(line, 4096, 0) for _ in range(2000)]
+    assert not any(b"\n" in out for out in outs)
+    assert all(len(out) <= 4096 for out in outs)
+    assert sum(out != line for out in outs) > 1500
+    crossed = [mutator.crossover(line, b"[1,2,3]", 64, 0) for _ in range(200)]
+    assert all(len(out) <= 64 and b"\n" not in out for out in crossed)
+
+
+def test_dictionary_and_mutator_share_one_vocabulary():
+    from rechain.fuzz import dictionary, vocabulary
+
+    tokens = set(dictionary.tokens())
+    assert {f'"{t}"'.encode() for t in vocabulary.ENTRY_TYPES} <= tokens
+    assert {f'"{k}":'.encode() for k in vocabulary.FLAGS} <= tokens
+    assert set(vocabulary.KNOWN_CRASHERS) <= tokens
+    assert value_ops.ENTRY_TYPES is vocabulary.ENTRY_TYPES

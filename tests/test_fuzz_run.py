@@ -45,6 +45,23 @@ def read(data: bytes) -> int:
 '''
 
 
+MESSAGE_TOY = '''
+import json
+
+def read(data: bytes) -> int:
+    """Like agent-history: every entry's ``message`` is taken to be an object."""
+    kept = 0
+    for line in data.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and "message" in entry:
+            kept += entry["message"].get("role") == "user"
+    return kept
+'''
+
+
 def _fuzz(args: list[str]) -> tuple[int, list[dict]]:
     command = [sys.executable, "-m", "rechain", "fuzz", *args, "--json"]
     done = subprocess.run(command, capture_output=True, timeout=600, check=False)
@@ -70,8 +87,26 @@ def test_cli_finds_and_shrinks_a_toy_readers_crash(tmp_path, monkeypatch):
     work = tmp_path / "work"
     code, [report] = _fuzz(["--target", "toy_reader:read", "--time", "20", "--work", str(work)])
     assert code == 1
-    [finding] = [f for f in report["findings"] if f["exception"] == "AttributeError"]
+    # one finding per trigger at the same site: the plain non-object line is one of them
+    [finding] = [f for f in report["findings"] if f["variant"].endswith("|non-object-line")]
+    assert finding["exception"] == "AttributeError"
     target = Target("toy_reader-read", "toy_reader:read")
     small = shrink(target, Settings(0, work=work), finding, seconds=30)
     assert small.suffix == ".min"
     assert len(small.read_bytes().strip()) <= 2
+
+
+def test_one_site_two_triggers_two_minimal_cases(tmp_path, monkeypatch):
+    (tmp_path / "message_toy.py").write_text(textwrap.dedent(MESSAGE_TOY))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    work = tmp_path / "work"
+    code, [report] = _fuzz(["--target", "message_toy:read", "--time", "30", "--work", str(work)])
+    assert code == 1
+    found = {f["variant"].partition("|")[2]: f for f in report["findings"]}
+    assert {"message-null", "message-not-object"} <= found.keys()
+    assert len({found[k]["signature"] for k in ("message-null", "message-not-object")}) == 1
+    target = Target("message_toy-read", "message_toy:read")
+    null = shrink(target, Settings(0, work=work), found["message-null"], seconds=30)
+    other = shrink(target, Settings(0, work=work), found["message-not-object"], seconds=30)
+    assert b"null" in null.read_bytes() and b"null" not in other.read_bytes()
+    assert len(null.read_bytes()) < 40 and len(other.read_bytes()) < 40
