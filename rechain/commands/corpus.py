@@ -1,7 +1,7 @@
 """``rechain corpus new|lint|record|anonymise``: build, check, record and extend the corpus.
 
 ``new`` writes the hand-written scenarios as case directories, ``lint`` checks
-every case, ``record`` fills expectations from the TS SDK oracle (never from the
+every case, ``record`` fills expectations from a real program (never from the
 reference), ``anonymise`` turns a real transcript into a committed skeleton.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ def register(subparsers: Any) -> None:
     lint = actions.add_parser("lint", help="check every case; exit 1 with one line per problem")
     _root(lint)
 
-    record = actions.add_parser("record", help="record expectations with the TS SDK oracle")
+    record = actions.add_parser("record", help="record expectations with a real reader (--oracle)")
     record.add_argument("--case", action="append", metavar="ID", help="only this case (repeatable)")
     record.add_argument("--unrecorded", action="store_true", help="only cases tagged unrecorded")
     record.add_argument("--oracle", choices=("agent-sdk-ts", "claude-code", "claude-code@2.1.88"),
@@ -122,102 +123,98 @@ def run_lint(args: argparse.Namespace) -> int:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    from rechain.conformance.oracles import OracleError, OracleReaderError
-    from rechain.conformance.oracles.ts_sdk import TsSdkOracle
-    from rechain.corpus.actions import record_cases, writable_root
-    from rechain.corpus.record import ReaderFailedError
-
     if args.oracle == "claude-code":
         return _record_cli(args)
     if args.oracle == "claude-code@2.1.88":
         return _record_seed(args)
-    reason = TsSdkOracle.available()
-    if reason is not None:
-        raise UsageError(f"cannot record: {reason}")
-    root = writable_root(args.root)
+    return _recorded(lambda: _record_sdk(args))
+
+
+def _recorded(record: Callable[[], list[str]]) -> int:
+    """Run one recorder: a line per case, then a summary; a failed oracle is exit 1."""
+    from rechain.conformance.oracles import OracleError
+
     try:
-        with TsSdkOracle() as oracle:
-            version = oracle.version()
-
-            def read(data: bytes, session_id: str, options: Any, env: Any) -> list[Any]:
-                try:
-                    return oracle.session_messages(data, session_id=session_id, env=env, **options)
-                except OracleReaderError as error:  # the SDK threw: an outcome to record
-                    raise ReaderFailedError(f"{error.error_type}: {error.detail}") from error
-
-            lines = record_cases(
-                root,
-                args.case,
-                read,
-                profile=f"agent-sdk@{version}",
-                oracle=TsSdkOracle.spec.package,
-                version=version,
-                only_unrecorded=args.unrecorded,
-            )
+        lines = record()
     except OracleError as error:
         print(f"rechain: oracle failed: {error}", file=sys.stderr)
         return 1
     for line in lines:
         print(line)
-    print(f"{len(lines)} case(s) changed" if lines else "all expectations up to date")
-    return 0
+    failed = [line for line in lines if ": not recorded" in line]
+    changed = len(lines) - len(failed)
+    print(f"{changed} case(s) changed" if changed else "all expectations up to date")
+    return 1 if failed else 0
+
+
+def _ready(spec: Any, jobs: int) -> None:
+    """A usage error when the CLI oracle is missing or ``--jobs`` is not positive."""
+    from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+
+    reason = ClaudeCliOracle.available(spec)
+    if reason is not None:
+        raise UsageError(f"cannot record: {reason}")
+    if jobs < 1:
+        raise UsageError("--jobs must be positive")
+
+
+def _record_sdk(args: argparse.Namespace) -> list[str]:
+    """The TS SDK's ``getSessionMessages``; a throw inside the SDK is recorded as ``error``."""
+    from rechain.conformance.oracles import OracleReaderError
+    from rechain.conformance.oracles.ts_sdk import TsSdkOracle
+    from rechain.corpus.actions import record_cases, writable_root
+    from rechain.corpus.record import ReaderFailedError
+
+    reason = TsSdkOracle.available()
+    if reason is not None:
+        raise UsageError(f"cannot record: {reason}")
+    with TsSdkOracle() as oracle:
+        version = oracle.version()
+
+        def read(data: bytes, session_id: str, options: Any, env: Any) -> list[Any]:
+            try:
+                return oracle.session_messages(data, session_id=session_id, env=env, **options)
+            except OracleReaderError as error:
+                raise ReaderFailedError(f"{error.error_type}: {error.detail}") from error
+
+        return record_cases(
+            writable_root(args.root),
+            args.case,
+            read,
+            profile=f"agent-sdk@{version}",
+            oracle=TsSdkOracle.spec.package,
+            version=version,
+            only_unrecorded=args.unrecorded,
+        )
 
 
 def _record_cli(args: argparse.Namespace) -> int:
     """``--oracle claude-code``: the real CLI's resume, ``--jobs`` runs at a time."""
-    from rechain.conformance.oracles import OracleError
-    from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+    from rechain.conformance.oracles.registry import CLAUDE_CODE
     from rechain.corpus.actions import writable_root
     from rechain.corpus.record_cli import record_cli_cases
 
-    reason = ClaudeCliOracle.available()
-    if reason is not None:
-        raise UsageError(f"cannot record: {reason}")
-    if args.jobs < 1:
-        raise UsageError("--jobs must be positive")
-    try:
-        switches = {"resume_interrupted_turn": args.resume_interrupted_turn}
-        lines = record_cli_cases(writable_root(args.root), args.case, jobs=args.jobs,
-                                 switches=switches)
-    except OracleError as error:
-        print(f"rechain: oracle failed: {error}", file=sys.stderr)
-        return 1
-    for line in lines:
-        print(line)
-    print(f"{len(lines)} case(s) changed" if lines else "all expectations up to date")
-    return 0
+    _ready(CLAUDE_CODE, args.jobs)
+    switches = {"resume_interrupted_turn": args.resume_interrupted_turn}
+    return _recorded(lambda: record_cli_cases(writable_root(args.root), args.case,
+                                              jobs=args.jobs, switches=switches))
 
 
 def _record_seed(args: argparse.Namespace) -> int:
     """``--oracle claude-code@2.1.88``: 2.1.88's forked resume at every entry point."""
-    from rechain.conformance.oracles import OracleError
-    from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
     from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88
     from rechain.conformance.seed.record import record
     from rechain.corpus.actions import writable_root
 
-    reason = ClaudeCliOracle.available(CLAUDE_CODE_2_1_88)
-    if reason is not None:
-        raise UsageError(f"cannot record: {reason}")
-    if args.jobs < 1:
-        raise UsageError("--jobs must be positive")
+    _ready(CLAUDE_CODE_2_1_88, args.jobs)
     root = writable_root(args.root)
     dirs = sorted(d for d in root.iterdir() if (d / "case.json").is_file())
     if args.case:
-        wanted = set(args.case)
-        missing = wanted - {d.name for d in dirs}
+        missing = set(args.case) - {d.name for d in dirs}
         if missing:
             raise UsageError(f"no such case: {', '.join(sorted(missing))}")
-        dirs = [d for d in dirs if d.name in wanted]
-    try:
-        lines = record(dirs, None, args.jobs)
-    except OracleError as error:
-        print(f"rechain: oracle failed: {error}", file=sys.stderr)
-        return 1
-    for line in lines:
-        print(line)
-    print(f"{len(lines)} line(s) of change" if lines else "all expectations up to date")
-    return 0
+        dirs = [d for d in dirs if d.name in set(args.case)]
+    return _recorded(lambda: record(dirs, None, args.jobs))
 
 
 def run_anonymise(args: argparse.Namespace) -> int:
