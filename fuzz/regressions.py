@@ -69,8 +69,9 @@ def _tags(data: bytes) -> list[str]:
 def case_id(target: str, exception: str, data: bytes) -> str:
     """``fuzz-<target>-<exception>-<hash>``: stable for the same minimal input."""
     kind = re.sub(r"[^a-z0-9]+", "-", exception.split(".")[-1].lower()).strip("-")
+    name = re.sub(r"[^a-z0-9]+", "-", target.lower()).strip("-")  # ids are kebab-case
     digest = hashlib.sha1(data).hexdigest()[:8]
-    return f"fuzz-{target}-{kind}-{digest}"[:80]
+    return f"fuzz-{name}-{kind}-{digest}"[:80]
 
 
 def write_regression(

@@ -53,3 +53,16 @@ def test_regression_replays_as_recorded(directory):
             pytest.fail(f"{directory.name} passes now: set provenance.fuzz.status to 'fixed'")
         pytest.xfail(f"open reference bug: {meta['exception']} ({outcome.verdict})")
     assert outcome.verdict in ("ok", "reproduced"), outcome
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_every_target_gets_case_ids_the_case_schema_accepts(target: str) -> None:
+    """Target names hold dots (``rebuild-claude-code-2.1.88``); case ids are kebab-case."""
+    import re
+
+    from rechain.fuzz.regressions import case_id
+    from rechain.schema_files import load_schema
+
+    rule = load_schema("case")["properties"]["id"]
+    made = case_id(target, "builtins.TypeError", b"{}")
+    assert re.fullmatch(rule["pattern"], made) and len(made) <= rule["maxLength"], made

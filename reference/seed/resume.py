@@ -171,13 +171,16 @@ def _blocks(entry: Json, kind: str) -> list[Json]:
     return [b for b in content if prop(b, "type") == kind] if type(content) is list else []
 
 
+LEGACY_ATTACHMENTS = {"new_file": "file", "new_directory": "directory"}
+
+
 def migrate_attachment(entry: Json) -> Json:
     """``migrateLegacyAttachmentTypes``: ``new_file``/``new_directory`` renamed."""
     if entry.get("type") != "attachment":
         return entry
     attachment = entry.get("attachment")
     kind = prop(attachment, "type")
-    renamed = {"new_file": "file", "new_directory": "directory"}.get(kind)  # type: ignore[arg-type]
+    renamed = LEGACY_ATTACHMENTS.get(kind) if type(kind) is str else None
     if renamed is None or type(attachment) is not dict:
         return entry
     return {**entry, "attachment": {**attachment, "type": renamed}}
@@ -186,7 +189,8 @@ def migrate_attachment(entry: Json) -> Json:
 def strip_permission_mode(entry: Json) -> Json:
     """A user message's unknown ``permissionMode`` becomes undefined (dropped when written)."""
     mode = entry.get("permissionMode", UNDEFINED)
-    if entry.get("type") != "user" or mode is UNDEFINED or mode in PERMISSION_MODES:
+    if entry.get("type") != "user" or mode is UNDEFINED or (
+            type(mode) is str and mode in PERMISSION_MODES):
         return entry
     return {k: v for k, v in entry.items() if k != "permissionMode"}
 
