@@ -27,18 +27,14 @@ def rebuild(
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _rebuild(data, profile, options, session_id=session_id)
+        return _rebuild(data, profile, options, session_id)
     finally:
         if paused:
             gc.enable()
 
 
 def _rebuild(
-    data: bytes,
-    profile: str | Profile = DEFAULT_PROFILE,
-    options: Options | None = None,
-    *,
-    session_id: str | None = None,
+    data: bytes, profile: str | Profile, options: Options | None, session_id: str | None
 ) -> Rebuild:
     chosen = profile if isinstance(profile, Profile) else get_profile(profile)
     options = options or Options()

@@ -8,6 +8,7 @@ random uuids, so they are compared by their text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rechain.reference.js import prop
@@ -79,11 +80,17 @@ def _comparable(row: Json) -> Any:
 
 def first_difference(mine: list[tuple[Any, ...]], theirs: list[tuple[Any, ...]]) -> str | None:
     """A short description of the first position where the two lists differ."""
+    return _first_mismatch(mine, theirs, lambda a, b: f"{_short(a)} vs 2.1.88 {_short(b)}")
+
+
+def _first_mismatch(mine: list[Any], theirs: list[Any], describe: Callable[[Any, Any], str],
+                    prefix: str = "") -> str | None:
+    """``<prefix>at N: seed <describe>`` at the first unequal pair, else a length mismatch."""
     for at, (a, b) in enumerate(zip(mine, theirs, strict=False)):
         if a != b:
-            return f"at {at}: seed {_short(a)} vs 2.1.88 {_short(b)}"
+            return f"{prefix}at {at}: seed {describe(a, b)}"
     if len(mine) != len(theirs):
-        return f"length: seed {len(mine)} vs 2.1.88 {len(theirs)}"
+        return f"{prefix}length: seed {len(mine)} vs 2.1.88 {len(theirs)}"
     return None
 
 
@@ -112,12 +119,7 @@ def api_difference(mine: list[Json], theirs: list[Json]) -> str | None:
     """The first request message that differs (whole content compared)."""
     left = [(m["role"], comparable_content(m["content"])) for m in mine]
     right = [(m["role"], comparable_content(m["content"])) for m in theirs]
-    for at, (a, b) in enumerate(zip(left, right, strict=False)):
-        if a != b:
-            return f"api at {at}: seed {_delta(a, b)}"
-    if len(left) != len(right):
-        return f"api length: seed {len(left)} vs 2.1.88 {len(right)}"
-    return None
+    return _first_mismatch(left, right, _delta, "api ")
 
 
 def _delta(a: tuple[Any, Any], b: tuple[Any, Any]) -> str:
