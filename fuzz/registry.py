@@ -39,6 +39,10 @@ class Target:
 LINE_SCOPE = ("rechain.reference.parse", "rechain.reference.queued", "rechain.reference.js")
 #: the pure-Python JSON fallback parser, alone
 JSON_SCOPE = ("rechain.reference.jsonparse",)
+#: the listing's pure rules (the harness never reaches its disk edge)
+LISTING_SCOPE = tuple(
+    f"rechain.reference.listing.{name}" for name in ("sdk", "seed", "scan", "jstext")
+)
 
 
 def _reference() -> list[Target]:
@@ -54,6 +58,7 @@ def _reference() -> list[Target]:
         Target("rebuild-output", "rechain.fuzz.fuzz_rebuild:output_one_input"),
         Target("read-large", "rechain.fuzz.fuzz_read_large:one_input"),
         Target("sessions", "rechain.fuzz.fuzz_sessions:one_input"),
+        Target("listing", "rechain.fuzz.fuzz_listing:one_input", scope=LISTING_SCOPE),
         Target("property-clean", "rechain.fuzz.fuzz_property:clean_one_input"),
         Target("property-corrupted", "rechain.fuzz.fuzz_property:corrupted_one_input"),
     ]

@@ -143,7 +143,10 @@ def _stringified(value: Any) -> bytes:
 
 def shown_meta_origin(origin: Any) -> bool:
     """Whether an ``isMeta`` row with this origin is still shown."""
-    return type(origin) is dict and origin.get("kind") in SHOWN_META_ORIGINS
+    if type(origin) is not dict:
+        return False
+    kind = origin.get("kind")
+    return type(kind) is str and kind in SHOWN_META_ORIGINS
 
 
 def _last_text(entry: dict[str, Any]) -> Any:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rechain.reference.listing.jstext import decode
-from rechain.reference.listing.sdk import Lite
+from rechain.reference.listing.sdk import Lite, lite_of
 from rechain.reference.sessions import MAX_SANITIZED, is_session_id, project_dir_name
 
 LITE_READ_BYTES = 65536
@@ -66,9 +66,8 @@ def read_lite(path: Path) -> tuple[Lite, bytes, bytes] | None:
         return None
     finally:
         os.close(fd)
-    head_text = decode(head)
-    tail_text = head_text if tail is head else decode(tail)
-    return Lite(head_text, tail_text, info.st_size, mtime_ms(info)), head, tail
+    lite = lite_of(head, None if tail is head else tail, info.st_size, mtime_ms(info))
+    return lite, head, tail
 
 
 def mtime_ms(info: os.stat_result) -> int:

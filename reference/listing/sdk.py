@@ -15,6 +15,7 @@ from typing import Any
 from rechain.reference.listing.jstext import (
     JS_SPACE_CLASS,
     date_parse,
+    decode,
     trim,
     truncate_whole,
     try_json,
@@ -51,6 +52,12 @@ class Lite:
     tail: str
     size: int
     mtime_ms: int
+
+
+def lite_of(head: bytes, tail: bytes | None, size: int, mtime_ms: int) -> Lite:
+    """A lite read from its raw ends; ``tail`` None when the file fits in one read."""
+    head_text = decode(head)
+    return Lite(head_text, head_text if tail is None else decode(tail), size, mtime_ms)
 
 
 def expand_pasted(text: str) -> str:
