@@ -14,7 +14,6 @@ import argparse
 import json
 import sys
 import time
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,23 +97,24 @@ def judge(name: str, data: bytes, entry: str, result: object,
     return Verdict(name, entry, chain, api, state)
 
 
-def generated(count: int, generations: list[str] | None = None) -> Iterator[tuple[str, bytes]]:
-    """``count`` transcripts from the writer model (Hypothesis ``example()``), every other
-    one damaged by ``corrupted`` (torn lines, duplicates, dangling parents, ...)."""
-    from hypothesis.errors import NonInteractiveExampleWarning
-
+def generated(
+    count: int, generations: list[str] | None = None, seed: int = 0
+) -> Iterator[tuple[str, bytes]]:
+    """``count`` transcripts from the writer model, the same for the same ``seed``; every
+    other one damaged by ``corrupted`` (torn lines, duplicates, dangling parents, ...)."""
+    from rechain.conformance.differential import generate
     from rechain.strategies.corruptions import corrupted
     from rechain.strategies.scripts import transcripts
 
     clean = transcripts(max_ops=12, max_entries=30, generations=generations)
     damaged = corrupted(clean, min_mutations=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NonInteractiveExampleWarning)
-        for number in range(count):
-            if number % 2:
-                yield f"bad-{number:04d}", damaged.example().to_bytes()
-            else:
-                yield f"gen-{number:04d}", clean.example().to_bytes()
+    plain = iter(generate(clean, (count + 1) // 2, seed))
+    broken = iter(generate(damaged, count // 2, seed + 1))
+    for number in range(count):
+        if number % 2:
+            yield f"bad-{number:04d}", next(broken).to_bytes()
+        else:
+            yield f"gen-{number:04d}", next(plain).to_bytes()
 
 
 def files(paths: list[Path]) -> Iterator[tuple[str, bytes]]:
@@ -208,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--generated", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the generated transcripts' seed (the same seed, the same files)")
     parser.add_argument("--generation", action="append",
                         help="only this writer generation (e.g. 2.1.332: attachments)")
     parser.add_argument("--entry", action="append", choices=ENTRY_POINTS)
@@ -223,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay is not None:
         verdicts = replay(args.replay)
     else:
-        cases = [*files(args.paths), *generated(args.generated, args.generation)]
+        cases = [*files(args.paths), *generated(args.generated, args.generation, args.seed)]
         verdicts = run(cases, args.entry or list(ENTRY_POINTS), args.workers, args.save,
                        args.dump, args.rotate)
     seconds = time.monotonic() - started
