@@ -5,7 +5,8 @@ reader's own error is reported in ``Rebuild.error``, not raised) and returns a
 consistent result: every message names an entry of the file with its line
 number, every diagnostic line is a line of the file. ``output_one_input``
 adds what ``rechain rebuild`` does next (JSON and text rendering, written to a
-UTF-8 stdout), which must not raise either. Options (system rows, limit,
+UTF-8 stdout), which must not raise either; ``views_one_input`` computes every
+extra view of every profile (``rechain rebuild --view chain|api|state``). Options (system rows, limit,
 offset) are chosen from a hash of the input so every input replays the same way.
 
 Run: ``rechain fuzz rebuild-sdk`` or ``python -m rechain.fuzz.fuzz_rebuild [libFuzzer flags]``.
@@ -22,9 +23,12 @@ from types import SimpleNamespace
 from rechain import jsonio, textview
 from rechain.fuzz.contract import harness
 from rechain.reference import DEFAULT_PROFILE, PROFILES, Options, Rebuild, rebuild
+from rechain.reference.seed.resume import ENTRY_POINTS
 
 _LIMITS = (None, None, 1, 3)
 _OFFSETS = (0, 0, 1, 2)
+_ENTRIES = (None, *ENTRY_POINTS)
+_MODELS = (None, None, "claude-opus-4-6", "claude-sonnet-4-5-20250929")
 
 
 class BrokenResultError(AssertionError):
@@ -32,7 +36,10 @@ class BrokenResultError(AssertionError):
 
 
 def options_for(data: bytes) -> Options:
-    """Reader options picked from the input's CRC (half the inputs get the defaults)."""
+    """Reader options picked from the input's CRC (half the inputs get the defaults).
+
+    The entry point (used by profiles with several, ignored by the others) and the
+    request's model vary too, so every way in is reached."""
     crc = zlib.crc32(data)
     if crc & 1:
         return Options()
@@ -40,6 +47,9 @@ def options_for(data: bytes) -> Options:
         include_system_messages=bool(crc & 2),
         limit=_LIMITS[(crc >> 2) & 3],
         offset=_OFFSETS[(crc >> 4) & 3],
+        entry=_ENTRIES[(crc >> 6) & 3],
+        model=_MODELS[(crc >> 8) & 3],
+        resume_interrupted_turn=bool(crc & 1024),
     )
 
 
@@ -89,6 +99,14 @@ def output_one_input(data: bytes) -> None:
     result = rebuild(data, options=options_for(data))
     jsonio.dumps(result.to_json())
     textview.render_bytes(result)  # exactly what `rechain rebuild --format text` writes
+
+
+@harness(max_len=16384, timeout_s=10, description="every profile's extra views: never raise")
+def views_one_input(data: bytes) -> None:
+    options = options_for(data)
+    for profile in PROFILES.values():
+        for view in profile.views.values():
+            jsonio.dumps(view(data, options, None))
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ def _reference() -> list[Target]:
     ]
     targets += [
         Target("rebuild-output", "rechain.fuzz.fuzz_rebuild:output_one_input"),
+        Target("rebuild-views", "rechain.fuzz.fuzz_rebuild:views_one_input"),
         Target("read-large", "rechain.fuzz.fuzz_read_large:one_input"),
         Target("sessions", "rechain.fuzz.fuzz_sessions:one_input"),
         Target("listing", "rechain.fuzz.fuzz_listing:one_input", scope=LISTING_SCOPE),

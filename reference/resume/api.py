@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rechain.reference.js import deep_copy, to_string
+from rechain.reference.js import deep_copy, key, prop, to_string
 from rechain.reference.model import Json
 
 NO_RESPONSE = "No response requested."
@@ -504,7 +504,8 @@ def _merge_users(earlier: Json, later: Json) -> None:
             and left_rest[-1].get("type") == "text" and type(right_rest[0]) is dict \
             and right_rest[0].get("type") == "text" \
             and not (_is_reminder(left_rest[-1:]) and _is_reminder(right_rest[:1])):
-        left_rest[-1] = {**left_rest[-1], "text": left_rest[-1]["text"] + "\n"}
+        # JavaScript's `+`: a missing or non-string text is stringified ("undefined\n")
+        left_rest[-1] = {**left_rest[-1], "text": to_string(prop(left_rest[-1], "text")) + "\n"}
     earlier["content"] = [b for b in left + right if _is_result(b)] + left_rest + right_rest
 
 
@@ -641,7 +642,7 @@ def _pair_results(out: list[Json]) -> list[Json]:
             at += 1
             continue
         paired.append(message)
-        calls = [b.get("id") for b in _as_blocks(message["content"])
+        calls = [prop(b, "id") for b in _as_blocks(message["content"])
                  if type(b) is dict and b.get("type") == "tool_use"]
         following = out[at + 1] if at + 1 < len(out) else None
         if following is None or following["role"] != "user":
@@ -650,9 +651,12 @@ def _pair_results(out: list[Json]) -> list[Json]:
             at += 1
             continue
         blocks = _as_blocks(following["content"])
-        answered = {b.get("tool_use_id") for b in blocks if _is_result(b)}
-        missing = [_missing(c) for c in calls if c not in answered]
-        kept = [b for b in blocks if not _is_result(b) or b.get("tool_use_id") in calls]
+        # ids compare as JavaScript's Set and includes do: an object or array id matches nothing
+        answered = {key(prop(b, "tool_use_id")) for b in blocks if _is_result(b)} - {None}
+        call_keys = {key(c) for c in calls} - {None}
+        missing = [_missing(c) for c in calls if key(c) is None or key(c) not in answered]
+        kept = [b for b in blocks
+                if not _is_result(b) or key(prop(b, "tool_use_id")) in call_keys]
         if missing or len(kept) != len(blocks):
             paired.append({**following, "content": missing + kept or NO_CONTENT})
         else:
