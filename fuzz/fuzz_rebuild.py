@@ -6,8 +6,9 @@ consistent result: every message names an entry of the file with its line
 number, every diagnostic line is a line of the file. ``output_one_input``
 adds what ``rechain rebuild`` does next (JSON and text rendering, written to a
 UTF-8 stdout), which must not raise either; ``views_one_input`` computes every
-extra view of every profile (``rechain rebuild --view chain|api|state``). Options (system rows, limit,
-offset) are chosen from a hash of the input so every input replays the same way.
+extra view of every profile (``rechain rebuild --view chain|api|state``).
+Options (system rows, limit, offset, entry point, model) are chosen from a hash
+of the input so every input replays the same way.
 
 Run: ``rechain fuzz rebuild-sdk`` or ``python -m rechain.fuzz.fuzz_rebuild [libFuzzer flags]``.
 """

@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rechain.reference.js import deep_copy, key, prop, to_string
+import orjson
+
+from rechain.reference.js import UNDEFINED, deep_copy, key, prop, to_string
 from rechain.reference.model import Json
 
 NO_RESPONSE = "No response requested."
@@ -113,6 +115,27 @@ def _blocks_of(row: Json, kind: str, field: str) -> list[str]:
             if type(b) is dict and b.get("type") == kind and type(b.get(field)) is str]
 
 
+def _tool_blocks(row: Json, kind: str) -> list[Json]:
+    content = _content(row)
+    if type(content) is not list:
+        return []
+    return [b for b in content if type(b) is dict and b.get("type") == kind]
+
+
+def _id_key(value: Any, block: Json) -> Any:
+    """A call or result id as the CLI compares them (``===``, probed): equal primitives
+    match whatever their type (``5``, ``null``, a missing id); an object or array id is
+    its block's own, so it matches nothing."""
+    found = key(value)
+    return found if found is not None else ("\x00object", id(block))
+
+
+def _tool_ids(row: Json, kind: str, field: str) -> list[Any]:
+    """The ids of a row's ``tool_use`` (field ``id``) or ``tool_result`` (``tool_use_id``)
+    blocks, as ``_id_key``s: every such block counts, whatever its id (probed)."""
+    return [_id_key(prop(b, field), b) for b in _tool_blocks(row, kind)]
+
+
 def _message_id(row: Json) -> Any:
     message = row.get("message")
     return message.get("id") if type(message) is dict else None
@@ -130,18 +153,18 @@ def ends_interrupted(rows: list[Json]) -> bool:
     if last.get("type") == "attachment":
         return True
     if last.get("type") == "user":
-        return bool(_blocks_of(last, "tool_result", "tool_use_id"))
-    answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+        return bool(_tool_ids(last, "tool_result", "tool_use_id"))
+    answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
     last_id = _message_id(last)
     fragments = [r for r in rows if r is last or (
         last_id is not None and r.get("type") == "assistant" and _message_id(r) == last_id)]
-    return any(c not in answered for r in fragments for c in _blocks_of(r, "tool_use", "id"))
+    return any(c not in answered for r in fragments for c in _tool_ids(r, "tool_use", "id"))
 
 
 def drop_unanswered_calls(rows: list[Json], spare_interrupted: bool = True) -> list[Json]:
     """Assistant rows whose every tool_use is unanswered, unless the turn was cut off (and
     ``spare_interrupted``: off when the interrupted turn is redone instead)."""
-    answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+    answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
     # whether the turn was cut off is judged without the thinking-only rows the next filter
     # drops (probed: a thinking-only row after an unanswered call still leaves it cut off)
     speaking = drop_thinking_only(rows)
@@ -150,11 +173,11 @@ def drop_unanswered_calls(rows: list[Json], spare_interrupted: bool = True) -> l
         return _drop_unsandwiched(rows, answered, final)
     return [row for row in rows if not (
         row.get("type") == "assistant"
-        and (calls := _blocks_of(row, "tool_use", "id"))
+        and (calls := _tool_ids(row, "tool_use", "id"))
         and all(c not in answered for c in calls))]
 
 
-def _drop_unsandwiched(rows: list[Json], answered: set[str], final: Json | None) -> list[Json]:
+def _drop_unsandwiched(rows: list[Json], answered: set[Any], final: Json | None) -> list[Json]:
     """Mid-turn end: which unanswered-call assistants survive (probed; D1 in the docs).
 
     Only the last turn (after the last user row that is not a tool result) keeps any.
@@ -164,16 +187,16 @@ def _drop_unsandwiched(rows: list[Json], answered: set[str], final: Json | None)
     call of its message, or it lies in the trailing run of messages made only of calls.
     """
     def dropped(row: Json) -> bool:
-        calls = _blocks_of(row, "tool_use", "id") if row.get("type") == "assistant" else []
+        calls = _tool_ids(row, "tool_use", "id") if row.get("type") == "assistant" else []
         return bool(calls) and all(c not in answered for c in calls)
 
     candidates = [at for at, row in enumerate(rows) if dropped(row)]
     if not candidates:
         return rows
     start = max((at for at, r in enumerate(rows) if r.get("type") == "user"
-                 and not _blocks_of(r, "tool_result", "tool_use_id")), default=-1)
+                 and not _tool_ids(r, "tool_result", "tool_use_id")), default=-1)
     last_result = max((at for at, r in enumerate(rows) if at > start and r.get("type") == "user"
-                       and _blocks_of(r, "tool_result", "tool_use_id")), default=start + 1)
+                       and _tool_ids(r, "tool_result", "tool_use_id")), default=start + 1)
     spared: set[int] = set()
     if final is None or final.get("type") != "assistant":
         spared = {at for at in candidates if start < at < last_result}
@@ -191,7 +214,7 @@ def _drop_unsandwiched(rows: list[Json], answered: set[str], final: Json | None)
 class _Turn:
     """Per-message facts for ``_drop_unsandwiched``, gathered in one pass over the rows."""
 
-    def __init__(self, rows: list[Json], answered: set[str]) -> None:
+    def __init__(self, rows: list[Json], answered: set[Any]) -> None:
         self.rows = rows
         self.answered = answered
         self.calls: dict[Any, set[Any]] = {}
@@ -200,16 +223,16 @@ class _Turn:
         for at, row in enumerate(rows):
             if row.get("type") == "assistant" and _message_id(row) is not None:
                 key = _key(_message_id(row))
-                self.calls.setdefault(key, set()).update(_blocks_of(row, "tool_use", "id"))
+                self.calls.setdefault(key, set()).update(_tool_ids(row, "tool_use", "id"))
                 self.last_fragment[key] = at
             elif row.get("type") == "user":
-                for call in _blocks_of(row, "tool_result", "tool_use_id"):
+                for call in _tool_ids(row, "tool_result", "tool_use_id"):
                     self.result_at[call] = at
 
     def _calls_of(self, at: int) -> set[Any]:
         row = self.rows[at]
         mid = _message_id(row)
-        own = set(_blocks_of(row, "tool_use", "id"))
+        own = set(_tool_ids(row, "tool_use", "id"))
         return own if mid is None else self.calls.get(_key(mid), own)
 
     def answered_later(self, at: int) -> bool:
@@ -232,7 +255,7 @@ class _Turn:
                 mid = _message_id(row)
                 if (_key(mid) if mid is not None else id(row)) in talky:
                     break
-            elif kind == "user" and not _blocks_of(row, "tool_result", "tool_use_id"):
+            elif kind == "user" and not _tool_ids(row, "tool_result", "tool_use_id"):
                 break
             at -= 1
         return at
@@ -246,8 +269,33 @@ def _calls_only(row: Json) -> bool:
 
 
 def deserialise(rows: list[Json], resume_interrupted: bool = False) -> list[Json]:
-    """The CLI's filters, in its order: blank, unanswered calls, then thinking-only."""
+    """The CLI's filters, in its order: text without a string, blank, unanswered calls,
+    then thinking-only."""
+    rows = drop_textless_blocks(rows)
     return drop_thinking_only(drop_unanswered_calls(drop_blank(rows), not resume_interrupted))
+
+
+def _textless(block: Any) -> bool:
+    return type(block) is dict and block.get("type") == "text" \
+        and type(block.get("text")) is not str
+
+
+def drop_textless_blocks(rows: list[Json]) -> list[Json]:
+    """Text blocks whose ``text`` is missing or not a string are removed from user and
+    assistant rows; a row left without blocks is removed whole (probed: before the sentinel
+    and the tip are decided, so nothing of the row is sent and the prompt follows the row
+    before it)."""
+    out: list[Json] = []
+    for row in rows:
+        content = _content(row)
+        if row.get("type") not in ("user", "assistant") or type(content) is not list \
+                or not any(_textless(b) for b in content):
+            out.append(row)
+            continue
+        kept = [b for b in content if not _textless(b)]
+        if kept:
+            out.append({**row, "message": {**row["message"], "content": kept}})
+    return out
 
 
 INTERRUPT_MARKER = "[Request interrupted by user"
@@ -261,7 +309,7 @@ def redone_turn(rows: list[Json]) -> Json | None:
     last = next((r for r in reversed(rows) if r.get("type") != "system"), None)
     if last is None or last.get("type") == "assistant":
         return None
-    if last.get("type") == "attachment" or _blocks_of(last, "tool_result", "tool_use_id"):
+    if last.get("type") == "attachment" or _tool_ids(last, "tool_result", "tool_use_id"):
         return last
     if last.get("isMeta") is True or last.get("isCompactSummary") is True:
         return None
@@ -278,7 +326,7 @@ def _key(value: Any) -> Any:
 
 def unanswered_tip(rows: list[Json]) -> Json | None:
     """The last fragment of the final assistant message with a call nobody answered."""
-    answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+    answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
     last = next((r for r in reversed(rows) if r.get("type") == "assistant"), None)
     if last is None:
         return None
@@ -287,7 +335,7 @@ def unanswered_tip(rows: list[Json]) -> Json | None:
         if row.get("type") != "assistant" or not (row is last or (
                 last_id is not None and _message_id(row) == last_id)):
             continue
-        if any(c not in answered for c in _blocks_of(row, "tool_use", "id")):
+        if any(c not in answered for c in _tool_ids(row, "tool_use", "id")):
             return row
     return None
 
@@ -325,6 +373,8 @@ def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
     """One chain row as (API message, assistant message id) or None when it sends nothing."""
     kind = row.get("type")
     if kind == "user":
+        if _empty_user(row):
+            return None  # probed: a user row with no blocks sends nothing
         content = deep_copy(_content(row))
         if _origin_kind(row) == "task-notification" and type(content) is str:
             content = TASK_NOTIFICATION.format(prompt=content)
@@ -569,13 +619,34 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False) -> li
     out = [_calls_last(message) for message in out]
     if SENTINEL in ids:
         out = out[:ids.index(SENTINEL) + 1]  # what follows joins the new prompt's turn
-        return well_formed(_pair_results(out))
+        return well_formed(_drop_blank_user_text(_pair_results(out)))
     # user messages after the last assistant join the new prompt's turn; they still answer
     # its calls (probed: no missing-result error is added for them)
-    out = _pair_results(out)
+    out = _drop_blank_user_text(_pair_results(out))
     while out and out[-1]["role"] == "user":
         out.pop()
     return well_formed(out)
+
+
+def _drop_blank_user_text(out: list[Json]) -> list[Json]:
+    """User text blocks that are empty or whitespace once merged are left out; a message
+    that loses every block says "(no content)" (probed: ``[{"text": ""}]`` alone, or first;
+    a string content is sent as it is)."""
+    fixed: list[Json] = []
+    for message in out:
+        content = message["content"]
+        if message["role"] != "user" or type(content) is not list \
+                or not any(_blank_user_text(b) for b in content):
+            fixed.append(message)
+            continue
+        kept = [b for b in content if not _blank_user_text(b)]
+        fixed.append({**message, "content": kept or [{"type": "text", "text": NO_CONTENT}]})
+    return fixed
+
+
+def _blank_user_text(block: Any) -> bool:
+    return type(block) is dict and block.get("type") == "text" \
+        and type(block.get("text")) is str and not _js_trim(block["text"])
 
 
 def _calls_last(message: Json) -> Json:
@@ -598,21 +669,20 @@ def _with_synthetic_rows(rows: list[Json]) -> list[Json]:
     last row that is not a system row; system rows after it (a local command's output)
     end up in the new prompt's turn.
     """
-    answered = {i for row in rows for i in _blocks_of(row, "tool_result", "tool_use_id")}
+    answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
     tip = unanswered_tip(rows)
     if tip is not None and ends_interrupted(rows):
         last_id = _message_id(tip)
-        calls = [c for row in rows if row.get("type") == "assistant" and (
+        calls = [prop(b, "id") for row in rows if row.get("type") == "assistant" and (
             row is tip or (last_id is not None and _message_id(row) == last_id))
-            for c in _blocks_of(row, "tool_use", "id") if c not in answered]
+            for b in _tool_blocks(row, "tool_use") if _id_key(prop(b, "id"), b) not in answered]
         rows = [*rows, {"type": "user", "uuid": INTERRUPTED, "message": {"content": [
-            {"type": "tool_result", "content": INTERRUPTED_CALL, "is_error": True,
-             "tool_use_id": c} for c in calls]}}]
+            _result_for(c, INTERRUPTED_CALL, same=True) for c in calls]}}]
     last = next((i for i in range(len(rows) - 1, -1, -1)
                  if rows[i].get("type") in ("user", "assistant")), None)
     if last is None or rows[last].get("type") != "user":
         return rows
-    last = max(i for i in range(len(rows)) if rows[i].get("type") != "system")
+    last = sentinel_after(rows)
     sentinel = {"type": "assistant", "uuid": SENTINEL, "message": {
         "id": SENTINEL, "model": SYNTHETIC_MODEL,
         "content": [{"type": "text", "text": NO_RESPONSE}]}}
@@ -651,13 +721,14 @@ def _pair_results(out: list[Json]) -> list[Json]:
             at += 1
             continue
         blocks = _as_blocks(following["content"])
-        # ids compare as JavaScript's Set and includes do: an object or array id matches nothing
-        answered = {key(prop(b, "tool_use_id")) for b in blocks if _is_result(b)} - {None}
-        call_keys = {key(c) for c in calls} - {None}
-        missing = [_missing(c) for c in calls if key(c) is None or key(c) not in answered]
-        kept = [b for b in blocks
-                if not _is_result(b) or key(prop(b, "tool_use_id")) in call_keys]
-        if missing or len(kept) != len(blocks):
+        # ids compare as JavaScript's Set and includes do: an object or array id matches
+        # nothing, except the very object an interrupted-call result was given
+        answered = {_result_key(b) for b in blocks if _is_result(b)} - {None}
+        call_keys = {_call_key(c) for c in calls}
+        missing = [_missing(c) for c in calls if _call_key(c) not in answered]
+        kept = [_unmarked(b) for b in blocks if not _is_result(b) or _result_key(b) in call_keys]
+        if missing or any(_is_result(b) and _SAME in b for b in blocks) \
+                or len(kept) != len(blocks):
             paired.append({**following, "content": missing + kept or NO_CONTENT})
         else:
             paired.append(following)
@@ -665,13 +736,67 @@ def _pair_results(out: list[Json]) -> list[Json]:
     return paired
 
 
+_SAME = "\x00same"  # marks a synthetic result holding its call's own (object) id
+
+
+def _same_key(value: Any) -> Any:
+    """An object id's stand-in that only a synthetic result carrying it can match."""
+    try:
+        return ("\x00same", orjson.dumps(value))
+    except orjson.JSONEncodeError:  # nested too deep to compare: matches nothing
+        return ("\x00deep", id(value))
+
+
+def _call_key(call: Any) -> Any:
+    found = key(call)
+    return found if found is not None else _same_key(call)
+
+
+def _result_key(block: Any) -> Any:
+    tool_use_id = prop(block, "tool_use_id")
+    found = key(tool_use_id)
+    if found is None and type(block) is dict and block.get(_SAME) is True:
+        return _same_key(tool_use_id)
+    return found
+
+
+def _unmarked(block: Any) -> Any:
+    if type(block) is dict and _SAME in block:
+        return {name: value for name, value in block.items() if name != _SAME}
+    return block
+
+
 def _is_result(block: Any) -> bool:
     return type(block) is dict and block.get("type") == "tool_result"
 
 
 def _missing(call: Any) -> Json:
-    return {"type": "tool_result", "tool_use_id": call, "content": MISSING_RESULT,
-            "is_error": True}
+    return _result_for(call, MISSING_RESULT)
+
+
+def _result_for(call: Any, text: str, same: bool = False) -> Json:
+    """A synthetic error result; a call without an id gets one without ``tool_use_id``
+    (probed: the CLI's JSON leaves an undefined id out)."""
+    result: Json = {"type": "tool_result", "content": text, "is_error": True}
+    if call is not UNDEFINED:
+        result["tool_use_id"] = call
+    if same and key(call) is None:  # an object id: this result answers its call (the same
+        # object, which JavaScript's === matches)
+        result[_SAME] = True
+    return result
+
+
+def sentinel_after(rows: list[Json]) -> int:
+    """Where the sentinel goes (and what the prompt follows): after the last row that is
+    neither a system row nor a user row with an empty block list (probed: such a row asks
+    for the sentinel but sends nothing, and the sentinel follows the row before it)."""
+    return max((i for i in range(len(rows)) if rows[i].get("type") != "system"
+                and not _empty_user(rows[i])), default=-1)
+
+
+def _empty_user(row: Json) -> bool:
+    content = _content(row)
+    return row.get("type") == "user" and type(content) is list and not content
 
 
 def _fragment_target(out: list[Json], ids: list[Any], mid: Any) -> int | None:

@@ -31,6 +31,7 @@ from rechain.reference.resume.api import (
     deserialise,
     ends_interrupted,
     redone_turn,
+    sentinel_after,
     to_api,
     unanswered_tip,
 )
@@ -126,8 +127,8 @@ class Resumed:
             return interrupted["uuid"]
         last = next((r for r in reversed(kept) if r.get("type") in ("user", "assistant")), None)
         if last is not None and last.get("type") == "user":
-            end = max(i for i, r in enumerate(kept) if r.get("type") != "system")
-            kept = kept[:end + 1]  # the sentinel follows this row; the prompt, the sentinel
+            kept = kept[:sentinel_after(kept) + 1]  # the sentinel follows this row; the prompt,
+            # the sentinel
         return kept[-1]["uuid"] if kept else None  # recovered rows count: probed (D4 case)
 
 
