@@ -34,7 +34,7 @@ ELLIPSIS = "\u2026"
 PROGRAMMATIC_ENTRYPOINTS = frozenset({"sdk-cli", "sdk-ts", "sdk-py"})
 _COMMAND = re.compile(r"<command-name>([^\n\r\u2028\u2029]*?)</command-name>")
 _BASH = re.compile(r"<bash-input>([\s\S]*?)</bash-input>")
-_SKIP = re.compile(
+SKIPPED_PROMPT = re.compile(
     r"^(?:" + JS_SPACE_CLASS + r"*<[a-z][A-Za-z0-9_-]*(?:" + JS_SPACE_CLASS
     + r"|>)|\[Request interrupted by user[^\]]*\])"
 )
@@ -135,7 +135,7 @@ def prompt_of(entry: Any, fallback: list[str]) -> str | None:
         bash = _BASH.search(shown)
         if bash is not None:
             return f"! {trim(bash.group(1))}"
-        if _SKIP.search(shown):
+        if SKIPPED_PROMPT.search(shown):
             continue
         if utf16_len(shown) > PROMPT_UNITS:
             shown = trim(truncate_whole(shown, PROMPT_UNITS)) + ELLIPSIS

@@ -33,7 +33,7 @@ BUILT_IN_COMMANDS = frozenset(
         "login", "passes", "tasks", "bashes",
     )
 )
-_SKIP = re.compile(
+SKIPPED_PROMPT = re.compile(
     r"^(?:" + JS_SPACE_CLASS + r"*<[a-z][A-Za-z0-9_-]*(?:" + JS_SPACE_CLASS
     + r"|>)|\[Request interrupted by user[^\]]*\])"
 )
@@ -97,7 +97,7 @@ def first_prompt(head: str) -> str:
             bash = extract_tag(shown, "bash-input")
             if bash:
                 return f"! {bash}"
-            if _SKIP.search(shown):
+            if SKIPPED_PROMPT.search(shown):
                 continue
             if utf16_len(shown) > PROMPT_UNITS:
                 shown = trim(utf16_slice(shown, PROMPT_UNITS)) + ELLIPSIS

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rechain.reference.graph import ReaderError
 from rechain.reference.js import UNDEFINED, prop, strict_equal, to_string
 from rechain.reference.model import Json
 from rechain.reference.seed import attachments
@@ -160,6 +161,23 @@ def _non_empty_assistants(result: list[Json]) -> list[Json]:
             else e for at, e in enumerate(result)]
 
 
+def check_user_texts(entry: Json) -> None:
+    """Fail the request as 2.1.88 does on a user text block whose text is not a string.
+
+    Building the request tests each text block of every user message it sends
+    (meta rows, tool-result rows and the first message included; nested
+    tool-result content is not looked at) before adjacent users are merged; a
+    text that is not a string (missing, null, false, a number, an object) throws,
+    after the fork has written the conversation and the prompt (rule 25).
+    """
+    content = _content(entry)
+    if type(content) is not list:
+        return
+    for block in content:
+        if prop(block, "type") == "text" and type(prop(block, "text")) is not str:
+            raise ReaderError("text.startsWith is not a function (TypeError)")
+
+
 def normalise(messages: list[Json]) -> list[Json]:
     """``normalizeMessagesForAPI`` on deserialised rows (user and assistant rows out)."""
     result: list[Json] = []
@@ -170,6 +188,7 @@ def normalise(messages: list[Json]) -> list[Json]:
         if kind == "system" and entry.get("subtype") == "local_command":
             _add_user(result, attachments.user(entry.get("content"), meta=False))
         elif kind == "user":
+            check_user_texts(entry)
             _add_user(result, entry)
         elif kind == "assistant":
             _add_assistant(result, entry)

@@ -18,6 +18,7 @@ from rechain.reference.seed.resume import (
     Resumed,
     deserialise,
     extract_todos,
+    first_prompt_fails,
     recover,
     remove_extra_fields,
     walk,
@@ -79,7 +80,17 @@ def run(data: bytes, options: Options) -> Outcome:
     outcome.leaf = leaf
     try:
         chain, seen = walk(loaded, leaf)
-        outcome.chain = recover(loaded, chain, seen)
+        chain = recover(loaded, chain, seen)
+        if entry != "resume-file" and first_prompt_fails(chain):
+            if entry == "continue":
+                # the scan throws while --continue loads: a fresh conversation, exit 0
+                loaded.diagnostics.append(Diagnostic(
+                    loaded.line_of(leaf), "first-prompt",
+                    "a first-prompt text that is not a string: --continue resumes nothing"))
+                outcome.leaf = None
+                return outcome
+            raise ReaderError("first prompt: text.trim is not a function (TypeError)")
+        outcome.chain = chain
         outcome.resumed = deserialise(remove_extra_fields(outcome.chain))
         outcome.todos = extract_todos(outcome.resumed.messages)
     except ReaderError as error:

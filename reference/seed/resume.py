@@ -17,6 +17,8 @@ from typing import Any
 
 from rechain.reference.graph import ReaderError
 from rechain.reference.js import UNDEFINED, prop, to_string, truthy
+from rechain.reference.listing.jstext import trim
+from rechain.reference.listing.seed import BUILT_IN_COMMANDS, SKIPPED_PROMPT, extract_tag
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.recover import _sorted_by_timestamp
 from rechain.reference.seed import jsdate
@@ -245,14 +247,21 @@ def filter_orphaned_thinking(messages: list[Json]) -> list[Json]:
 
 
 def _whitespace_only(content: list[Any]) -> bool:
-    """``hasOnlyWhitespaceTextContent``: only text blocks, all blank after ``trim()``."""
+    """``hasOnlyWhitespaceTextContent``: only text blocks, all blank after ``trim()``.
+
+    The blocks are tried in order and the scan stops at the first non-text block
+    or non-blank text, so a text that is not a string throws only when reached:
+    2.1.88 then fails the whole resume (rule 23).
+    """
     from rechain.reference.seed.parse import JS_WHITESPACE
 
     for block in content:
         if prop(block, "type") != "text":
             return False
         text = prop(block, "text")
-        if type(text) is str and text.strip(JS_WHITESPACE):
+        if type(text) is not str:
+            raise ReaderError("text.trim is not a function (TypeError)")
+        if text.strip(JS_WHITESPACE):
             return False
     return True
 
@@ -351,6 +360,53 @@ def deserialise(chain: list[Json]) -> Resumed:
     if last != -1 and messages[last].get("type") == "user":
         messages.insert(last + 1, synthetic_no_response())
     return Resumed(messages, kind)
+
+
+def _prompt_ends_scan(text: str) -> bool:
+    """Whether a non-empty string is taken as the first prompt (else the scan goes on).
+
+    As 2.1.88's session list reads it: a command without arguments (or a built-in
+    one), a leading tag and an interruption notice are passed over; anything else,
+    blank text included, is the prompt.
+    """
+    shown = trim(text.replace("\n", " "))
+    command = extract_tag(shown, "command-name")
+    if command:
+        arguments = trim(extract_tag(shown, "command-args") or "")
+        return command.removeprefix("/") not in BUILT_IN_COMMANDS and bool(arguments)
+    if extract_tag(shown, "bash-input"):
+        return True
+    return not SKIPPED_PROMPT.search(shown)
+
+
+def first_prompt_fails(messages: list[Json]) -> bool:
+    """Whether 2.1.88's first-prompt scan throws on these messages (rule 24).
+
+    Every print-mode resume looks for the conversation's first prompt: user rows
+    that are not meta or compact summaries, in order, their string content or the
+    text of each text block (other blocks passed over), empty (falsy) texts
+    skipped, until a text is taken as the prompt. A truthy text that is not a
+    string reached first throws; what that does depends on the entry point.
+    """
+    for entry in messages:
+        if (entry.get("type") != "user" or truthy(entry.get("isMeta"))
+                or truthy(entry.get("isCompactSummary"))):
+            continue
+        content = _content(entry)
+        if type(content) is str:
+            texts: list[Any] = [content]
+        elif type(content) is list:
+            texts = [prop(b, "text") for b in content if prop(b, "type") == "text"]
+        else:
+            texts = []
+        for text in texts:
+            if not truthy(text):
+                continue
+            if type(text) is not str:
+                return True
+            if _prompt_ends_scan(text):
+                return False
+    return False
 
 
 def extract_todos(messages: list[Json]) -> list[Any]:

@@ -14,6 +14,7 @@ from rechain.reference.seed.api import to_api
 from rechain.reference.seed.load import Loaded, mkey
 from rechain.reference.seed.pipeline import Outcome, run
 from rechain.reference.seed.read import hidden_from_continue
+from rechain.reference.seed.resume import first_prompt_fails
 
 PROFILE_NAME = "claude-code@2.1.88"
 
@@ -46,15 +47,26 @@ def resumed_message(entry: Json) -> Json:
     return out
 
 
+def written(entry: Json) -> bool:
+    """Whether a resumed message is written back: not a user or assistant row with ``[]``.
+
+    2.1.88 keeps such a row in the conversation (the request still carries it) but
+    does not record it, wherever it sits; the next row is linked to the previous
+    recorded one (rule 26).
+    """
+    return not (entry.get("type") in ("user", "assistant")
+                and prop(entry.get("message", UNDEFINED), "content") == [])
+
+
 def chain_view(data: bytes, options: Options, session_id: str | None) -> Json:
-    """The leaf, the walked-and-recovered chain, and the deserialised resumed messages."""
+    """The leaf, the walked-and-recovered chain, and the resumed messages as recorded."""
     outcome = run(data, options)
     loaded = outcome.loaded
     return {
         **_header(outcome, "chain", session_id),
         "chain": [{"uuid": e.get("uuid"), "type": e.get("type"), "line": loaded.line_of(e)}
                   for e in outcome.chain],
-        "messages": [resumed_message(e) for e in outcome.resumed.messages],
+        "messages": [resumed_message(e) for e in outcome.resumed.messages if written(e)],
         "interruption": outcome.resumed.interruption,
         "diagnostics": [d.to_json() for d in loaded.diagnostics],
     }
@@ -149,6 +161,10 @@ def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
     if outcome.error is not None:
         return {**header, "messages": []}
     try:
+        if outcome.entry == "resume-file" and first_prompt_fails(outcome.resumed.messages):
+            # --resume <file>.jsonl scans the deserialised messages, after the fork wrote
+            # them and the prompt: exit 1, no request (rule 24)
+            raise ReaderError("first prompt: text.trim is not a function (TypeError)")
         messages = to_api(outcome.resumed.messages)
     except ReaderError as error:
         return {**header, "error": f"request fails: {error}", "messages": []}
