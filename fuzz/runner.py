@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -133,9 +134,8 @@ def contract_for(target: Target, settings: Settings) -> Contract:
     return load(target.spec)[1]
 
 
-def worker_command(
-    target: Target, settings: Settings, contract: Contract, dirs: dict[str, Path], seconds: int
-) -> list[str]:
+def _worker(target: Target, settings: Settings, dirs: dict[str, Path]) -> list[str]:
+    """The worker process and its own options (libFuzzer's flags come after ``--``)."""
     command = [python_of(settings.venv), "-m", "rechain.fuzz.worker", "--target", target.spec]
     command += ["--findings", str(dirs["findings"])]
     if target.input:
@@ -148,6 +148,13 @@ def worker_command(
         command.append("--no-mutator")
     for name in settings.allow:
         command += ["--allow", name]
+    return command
+
+
+def worker_command(
+    target: Target, settings: Settings, contract: Contract, dirs: dict[str, Path], seconds: int
+) -> list[str]:
+    command = _worker(target, settings, dirs)
     flags = [
         f"-max_total_time={max(seconds, 1)}",
         f"-timeout={settings.timeout_s or contract.timeout_s}",
@@ -213,14 +220,43 @@ class _Reader(threading.Thread):
         return self.final.get("number_of_executed_units", self.last_execs)
 
 
-def _file_artefacts(directory: Path, seen: set[str], store: FindingStore) -> list[str]:
-    """File new libFuzzer artefacts (hangs, blow-ups, hard crashes) as findings."""
+def hang_confirmed(
+    target: Target, settings: Settings, contract: Contract, dirs: dict[str, Path], path: Path
+) -> bool:
+    """Whether ``path`` still times out when run once alone, at normal priority.
+
+    libFuzzer's timeout is wall time: a worker at ``nice 19`` on a loaded machine can
+    pass it on an input that takes milliseconds. A hang is filed only if it is one.
+    """
+    bound = settings.timeout_s or contract.timeout_s
+    command = [*_worker(target, settings, dirs), "--", f"-timeout={bound}", str(path)]
+    env = environment(target, settings)
+    try:
+        done = subprocess.run(
+            command, capture_output=True, env=env, cwd=neutral_cwd(settings),
+            timeout=3 * bound + 30, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return True
+    return done.returncode != 0
+
+
+def file_artefacts(
+    directory: Path, seen: set[str], store: FindingStore, confirm: Callable[[Path], bool]
+) -> list[str]:
+    """File new libFuzzer artefacts (hangs, blow-ups, hard crashes) as findings.
+
+    A timeout that does not time out again when replayed is renamed ``unconfirmed-...``
+    and not filed."""
     new: list[str] = []
     for path in sorted(directory.iterdir()):
         kind = path.name.split("-")[0]
         if path.name in seen or kind not in _ARTEFACTS:
             continue
         seen.add(path.name)
+        if kind == "timeout" and not confirm(path):
+            path.rename(path.with_name(f"unconfirmed-{path.name}"))
+            continue
         detail = f"libFuzzer {kind} artefact {path.name}"
         if store.record_artifact(_ARTEFACTS[kind], path.read_bytes(), detail):
             new.append(f"{kind}@{store.target}")
@@ -259,7 +295,12 @@ def run(target: Target, settings: Settings) -> Report:
             for reader in readers:
                 reader.join()
             report.executions += sum(r.executions for r in readers)
-            _file_artefacts(dirs["artefacts"], seen_artefacts, store)
+            file_artefacts(
+                dirs["artefacts"],
+                seen_artefacts,
+                store,
+                lambda path: hang_confirmed(target, settings, contract, dirs, path),
+            )
             if all(code == 0 for code in codes) or report.restarts >= MAX_RESTARTS:
                 break
             if settings.runs is not None or time.monotonic() >= deadline - 1:

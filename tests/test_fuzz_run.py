@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from rechain.fuzz.findings import FindingStore, load_findings
 from rechain.fuzz.registry import REFERENCE, Target
 from rechain.fuzz.regressions import fuzz_cases, fuzz_meta
-from rechain.fuzz.runner import Settings
+from rechain.fuzz.runner import Settings, contract_for, file_artefacts, hang_confirmed
 from rechain.fuzz.triage import shrink
 
 pytestmark = pytest.mark.skipif(
@@ -123,3 +124,45 @@ def test_one_site_two_triggers_two_minimal_cases(tmp_path, monkeypatch):
     other = shrink(target, Settings(0, work=work), found["message-not-object"], seconds=30)
     assert b"null" in null.read_bytes() and b"null" not in other.read_bytes()
     assert len(null.read_bytes()) < 40 and len(other.read_bytes()) < 40
+
+
+SLEEPY = '''
+import time
+
+def read(data: bytes) -> None:
+    """Hangs (for the test's purposes) on inputs that start with ``zz``."""
+    if data.startswith(b"zz"):
+        time.sleep(6)
+'''
+
+
+def test_a_hang_is_filed_only_if_it_hangs_again_when_replayed(tmp_path, monkeypatch):
+    (tmp_path / "sleepy_toy.py").write_text(textwrap.dedent(SLEEPY))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the replaying worker's
+    monkeypatch.syspath_prepend(str(tmp_path))  # the contract's, looked up here
+    target = Target("sleepy-toy", "sleepy_toy:read")
+    settings = Settings(0, work=tmp_path / "work", timeout_s=2)
+    contract = contract_for(target, settings)
+    dirs = {"findings": tmp_path / "findings"}
+    dirs["findings"].mkdir()
+    hang, quick = tmp_path / "timeout-hang", tmp_path / "timeout-quick"
+    hang.write_bytes(b"zz")
+    quick.write_bytes(b"ok")
+    assert hang_confirmed(target, settings, contract, dirs, hang)
+    assert not hang_confirmed(target, settings, contract, dirs, quick)
+
+
+def test_an_unconfirmed_timeout_is_set_aside_not_filed(tmp_path):
+    artefacts, findings = tmp_path / "artefacts", tmp_path / "findings"
+    artefacts.mkdir()
+    findings.mkdir()
+    (artefacts / "timeout-slow").write_bytes(b"a")
+    (artefacts / "timeout-hung").write_bytes(b"b")
+    store = FindingStore(findings, "toy:read")
+    new = file_artefacts(artefacts, set(), store, lambda path: path.name.endswith("hung"))
+    assert new == ["timeout@toy:read"]
+    assert sorted(p.name for p in artefacts.iterdir()) == [
+        "timeout-hung",
+        "unconfirmed-timeout-slow",
+    ]
+    assert [f["size"] for f in load_findings(findings)] == [1]
