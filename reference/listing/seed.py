@@ -189,3 +189,21 @@ def session_info(
 def sort_key(info: dict[str, Any]) -> tuple[int, int]:
     """``sortLogs``: newest mtime first, then newest birth time (apply with reverse)."""
     return (info["lastModified"], info.get("createdAt") or 0)
+
+
+def ends_prompt_scan(text: str) -> bool:
+    """Whether a non-empty string is taken as the first prompt (else the scan goes on).
+
+    As 2.1.88's session list reads it: a command without arguments (or a built-in
+    one), a leading tag and an interruption notice are passed over; anything else,
+    blank text included, is the prompt. Resuming (``seed.resume``, ``resume.prompt``)
+    looks for the first prompt with the same test (probed on 2.1.88 and 2.1.332).
+    """
+    shown = trim(text.replace("\n", " "))
+    command = extract_tag(shown, "command-name")
+    if command:
+        arguments = trim(extract_tag(shown, "command-args") or "")
+        return command.removeprefix("/") not in BUILT_IN_COMMANDS and bool(arguments)
+    if extract_tag(shown, "bash-input"):
+        return True
+    return not SKIPPED_PROMPT.search(shown)

@@ -82,6 +82,8 @@ VOICE_TALK = (
 )
 MISSING_RESULT = "[Tool result missing due to internal error]"
 NO_CONTENT = "(no content)"  # a user message the pairing emptied (probed)
+# an assistant message left without blocks: the CLI's placeholder block, with its citations
+NO_CONTENT_BLOCK: Json = {"type": "text", "text": NO_CONTENT, "citations": []}
 ORPHANED_RESULT = "[Orphaned tool result removed due to conversation resume]"
 THINKING = ("thinking", "redacted_thinking")
 SYNTHETIC_MODEL = "<synthetic>"
@@ -616,7 +618,7 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False) -> li
             continue
         out.append(message)
         ids.append(mid)
-    out = [_calls_last(message) for message in out]
+    out = [_calls_last(_filled(message)) for message in out]
     if SENTINEL in ids:
         out = out[:ids.index(SENTINEL) + 1]  # what follows joins the new prompt's turn
         return well_formed(_drop_blank_user_text(_pair_results(out)))
@@ -647,6 +649,17 @@ def _drop_blank_user_text(out: list[Json]) -> list[Json]:
 def _blank_user_text(block: Any) -> bool:
     return type(block) is dict and block.get("type") == "text" \
         and type(block.get("text")) is str and not _js_trim(block["text"])
+
+
+def _filled(message: Json) -> Json:
+    """An assistant message with no blocks, once its fragments are merged, says "(no
+    content)" (rule A8; probed: a ``[]`` row first, in the middle, last, twice in a row,
+    before a call, after a result, each sent so; merged into a fragment of the same
+    message that has a call, it adds nothing)."""
+    content = message["content"]
+    if message["role"] != "assistant" or type(content) is not list or content:
+        return message
+    return {**message, "content": [dict(NO_CONTENT_BLOCK, citations=[])]}
 
 
 def _calls_last(message: Json) -> Json:
@@ -795,8 +808,14 @@ def sentinel_after(rows: list[Json]) -> int:
 
 
 def _empty_user(row: Json) -> bool:
+    return row.get("type") == "user" and empty_blocks(row)
+
+
+def empty_blocks(row: Json) -> bool:
+    """A user or assistant row whose content is an empty list: the CLI never chains the new
+    prompt to it (probed: the prompt follows the row before it, rules A7 and A8)."""
     content = _content(row)
-    return row.get("type") == "user" and type(content) is list and not content
+    return row.get("type") in ("user", "assistant") and type(content) is list and not content
 
 
 def _fragment_target(out: list[Json], ids: list[Any], mid: Any) -> int | None:

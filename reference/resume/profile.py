@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import orjson
 
 from rechain.reference.explain import left_out
-from rechain.reference.graph import Graph, index
+from rechain.reference.graph import Graph, ReaderError, index
 from rechain.reference.js import truthy
 from rechain.reference.model import Diagnostic, Json, Options
 from rechain.reference.parse import Parsed
@@ -29,6 +29,7 @@ from rechain.reference.read import (
 )
 from rechain.reference.resume.api import (
     deserialise,
+    empty_blocks,
     ends_interrupted,
     redone_turn,
     sentinel_after,
@@ -37,6 +38,7 @@ from rechain.reference.resume.api import (
 )
 from rechain.reference.resume.chain import choose_leaf_cli, walk_cli
 from rechain.reference.resume.load import parse_cli, raw_uuid, relink_cli
+from rechain.reference.resume.prompt import FIRST_PROMPT_ERROR, first_prompt_fails
 from rechain.reference.resume.recover import RECOVERED, recover_cli
 from rechain.reference.view import Presented, session_message
 
@@ -90,7 +92,10 @@ def hidden_reason_cli(row: Json, include_system: bool) -> str | None:
 def present_cli(
     parsed: Parsed, graph: Graph, chain: list[Json], leaf: Json | None, options: Options
 ) -> Presented:
-    """The chain's user and assistant rows as ``SessionMessage`` objects."""
+    """The chain's user and assistant rows as ``SessionMessage`` objects; the CLI's
+    failure on a first prompt that is not a string (rule L7) is the reader's error."""
+    if leaf is not None and first_prompt_fails(chain):
+        raise ReaderError(FIRST_PROMPT_ERROR)
     rows = [row for row in chain if hidden_reason_cli(row, False) is None]
     return Presented([session_message(row) for row in rows], [graph.line[r["uuid"]] for r in rows])
 
@@ -105,6 +110,7 @@ class Resumed:
     diagnostics: list[Diagnostic]
     recovered: frozenset[str] = frozenset()
     resume_interrupted: bool = False  # CLAUDE_CODE_RESUME_INTERRUPTED_TURN
+    error: str | None = None  # the CLI exits 1 and resumes nothing (rule L7)
 
     @property
     def kept(self) -> list[Json]:
@@ -115,7 +121,9 @@ class Resumed:
     @property
     def tip(self) -> str | None:
         """The row the new prompt follows: the redone turn's last row, an interrupted call's
-        fragment, else the last row."""
+        fragment, else the last row that is not an empty block list (rule A8)."""
+        if self.error is not None:
+            return None
         kept = self.kept
         redone = redone_turn(kept) if self.resume_interrupted else None
         if redone is not None:
@@ -129,6 +137,7 @@ class Resumed:
         if last is not None and last.get("type") == "user":
             kept = kept[:sentinel_after(kept) + 1]  # the sentinel follows this row; the prompt,
             # the sentinel
+        kept = [row for row in kept if not empty_blocks(row)]  # never a parent: probed
         return kept[-1]["uuid"] if kept else None  # recovered rows count: probed (D4 case)
 
 
@@ -155,6 +164,10 @@ def resume(data: bytes, options: Options | None = None) -> Resumed:
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
     diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
+    if leaf is not None and first_prompt_fails(chain):
+        diagnostics.append(Diagnostic(None, "first-prompt", FIRST_PROMPT_ERROR))
+        return Resumed(leaf, [], [], diagnostics, recovered, options.resume_interrupted_turn,
+                       FIRST_PROMPT_ERROR)
     return Resumed(leaf, chain, shown, diagnostics, recovered, options.resume_interrupted_turn)
 
 
@@ -176,13 +189,14 @@ def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
     """``--view api``: the request's ``messages`` before the new prompt's turn."""
     model = options.model or DEFAULT_MODEL
     resumed = resume(data, options)
+    error = resumed.error if resumed.leaf is not None else "No conversation found"
     return {
         "profile": CLAUDE_CODE.name,
         "session_id": session_id,
         "model": model,
         "messages": (to_api(resumed.chain, model, options.resume_interrupted_turn)
-                     if resumed.leaf is not None else []),
-        "error": None if resumed.leaf is not None else "No conversation found",
+                     if error is None else []),
+        "error": error,
     }
 
 

@@ -17,8 +17,7 @@ from typing import Any
 
 from rechain.reference.graph import ReaderError
 from rechain.reference.js import UNDEFINED, prop, to_string, truthy
-from rechain.reference.listing.jstext import trim
-from rechain.reference.listing.seed import BUILT_IN_COMMANDS, SKIPPED_PROMPT, extract_tag
+from rechain.reference.listing.seed import ends_prompt_scan
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.recover import _sorted_by_timestamp
 from rechain.reference.seed import jsdate
@@ -362,23 +361,6 @@ def deserialise(chain: list[Json]) -> Resumed:
     return Resumed(messages, kind)
 
 
-def _prompt_ends_scan(text: str) -> bool:
-    """Whether a non-empty string is taken as the first prompt (else the scan goes on).
-
-    As 2.1.88's session list reads it: a command without arguments (or a built-in
-    one), a leading tag and an interruption notice are passed over; anything else,
-    blank text included, is the prompt.
-    """
-    shown = trim(text.replace("\n", " "))
-    command = extract_tag(shown, "command-name")
-    if command:
-        arguments = trim(extract_tag(shown, "command-args") or "")
-        return command.removeprefix("/") not in BUILT_IN_COMMANDS and bool(arguments)
-    if extract_tag(shown, "bash-input"):
-        return True
-    return not SKIPPED_PROMPT.search(shown)
-
-
 def first_prompt_fails(messages: list[Json]) -> bool:
     """Whether 2.1.88's first-prompt scan throws on these messages (rule 24).
 
@@ -404,7 +386,7 @@ def first_prompt_fails(messages: list[Json]) -> bool:
                 continue
             if type(text) is not str:
                 return True
-            if _prompt_ends_scan(text):
+            if ends_prompt_scan(text):
                 return False
     return False
 
