@@ -9,6 +9,8 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import socket
+import struct
 from pathlib import Path
 
 import pytest
@@ -129,6 +131,21 @@ def test_fake_api_answers_and_files_requests_by_key() -> None:
         port = api.port
     with pytest.raises(ConnectionRefusedError):
         http.client.HTTPConnection("127.0.0.1", port, timeout=5).connect()
+
+
+def test_fake_api_answers_head_with_headers_only_and_ignores_hang_ups(capfd) -> None:
+    with FakeMessagesApi() as api:
+        connection = http.client.HTTPConnection("127.0.0.1", api.port, timeout=10)
+        connection.request("HEAD", "/", headers={"x-api-key": "k"})
+        response = connection.getresponse()
+        assert (response.status, response.read()) == (404, b"")
+        connection.close()
+        for _ in range(20):  # hang up before the answer is read: no traceback on stderr
+            with socket.create_connection(("127.0.0.1", api.port), timeout=5) as raw:
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                raw.sendall(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert api.take("k")[0].method == "HEAD"
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_chained_to_follows_appended_rows_back_to_the_transcript() -> None:
