@@ -755,7 +755,7 @@ _SAME = "\x00same"  # marks a synthetic result holding its call's own (object) i
 def _same_key(value: Any) -> Any:
     """An object id's stand-in that only a synthetic result carrying it can match."""
     try:
-        return ("\x00same", orjson.dumps(value))
+        return (_SAME, orjson.dumps(value))
     except orjson.JSONEncodeError:  # nested too deep to compare: matches nothing
         return ("\x00deep", id(value))
 

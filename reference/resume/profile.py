@@ -94,7 +94,7 @@ def present_cli(
 ) -> Presented:
     """The chain's user and assistant rows as ``SessionMessage`` objects; the CLI's
     failure on a first prompt that is not a string (rule L7) is the reader's error."""
-    if leaf is not None and first_prompt_fails(chain):
+    if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         raise ReaderError(FIRST_PROMPT_ERROR)
     rows = [row for row in chain if hidden_reason_cli(row, False) is None]
     return Presented([session_message(row) for row in rows], [graph.line[r["uuid"]] for r in rows])
@@ -164,7 +164,7 @@ def resume(data: bytes, options: Options | None = None) -> Resumed:
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
     diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
-    if leaf is not None and first_prompt_fails(chain):
+    if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         diagnostics.append(Diagnostic(None, "first-prompt", FIRST_PROMPT_ERROR))
         return Resumed(leaf, [], [], diagnostics, recovered, options.resume_interrupted_turn,
                        FIRST_PROMPT_ERROR)

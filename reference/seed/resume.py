@@ -17,9 +17,9 @@ from typing import Any
 
 from rechain.reference.graph import ReaderError
 from rechain.reference.js import UNDEFINED, prop, to_string, truthy
-from rechain.reference.listing.seed import ends_prompt_scan
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.recover import _sorted_by_timestamp
+from rechain.reference.resume.prompt import first_prompt_fails as scan_throws
 from rechain.reference.seed import jsdate
 from rechain.reference.seed.load import Loaded, mkey
 
@@ -364,30 +364,12 @@ def deserialise(chain: list[Json]) -> Resumed:
 def first_prompt_fails(messages: list[Json]) -> bool:
     """Whether 2.1.88's first-prompt scan throws on these messages (rule 24).
 
-    Every print-mode resume looks for the conversation's first prompt: user rows
-    that are not meta or compact summaries, in order, their string content or the
-    text of each text block (other blocks passed over), empty (falsy) texts
-    skipped, until a text is taken as the prompt. A truthy text that is not a
-    string reached first throws; what that does depends on the entry point.
+    Every print-mode resume looks for the conversation's first prompt (the scan
+    ``resume.prompt`` describes, shared with 2.1.332); in 2.1.88 any truthy text
+    that is not a string reached first throws; what that does depends on the
+    entry point.
     """
-    for entry in messages:
-        if (entry.get("type") != "user" or truthy(entry.get("isMeta"))
-                or truthy(entry.get("isCompactSummary"))):
-            continue
-        content = _content(entry)
-        if type(content) is str:
-            texts: list[Any] = [content]
-        elif type(content) is list:
-            texts = [prop(b, "text") for b in content if prop(b, "type") == "text"]
-        else:
-            texts = []
-        for text in texts:
-            if not truthy(text):
-                continue
-            if type(text) is not str:
-                return True
-            if ends_prompt_scan(text):
-                return False
+    return scan_throws(messages, lambda _: True)
     return False
 
 
