@@ -21,7 +21,8 @@ from rechain.strategies import CorruptedTranscript, Transcript, corrupted, trans
 UNAVAILABLE = TsSdkOracle.available()
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(UNAVAILABLE is not None, reason=f"agent-sdk-ts: {UNAVAILABLE}")]
-FIXTURE = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+FIXTURE = settings(suppress_health_check=[*settings.default.suppress_health_check,
+                                          HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
