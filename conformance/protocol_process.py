@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance import outcome_text
 from rechain.conformance.jsonl_process import drain, pump
 from rechain.conformance.protocol import (
     CaseInput,
@@ -302,7 +303,9 @@ class Harness:
             reply = self._process.receive(self.limits.startup_timeout)
         except HarnessDiedError as died:
             self._process.kill()
-            raise ProtocolError(f"the harness did not answer start: {died.outcome}") from None
+            raise ProtocolError(
+                f"the harness did not answer start: {outcome_text.sentence(died.outcome)}"
+            ) from None
         try:
             return parse_start_reply(reply)
         except ProtocolError:

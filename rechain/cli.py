@@ -12,13 +12,30 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from rechain import __version__, commands
 from rechain.errors import UsageError
+from rechain.helptext import plain
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as ``rechain: ...`` and exit 2."""
+    """argparse that reports usage errors as ``rechain: ...`` and exit 2.
+
+    Descriptions and option help may come from docstrings: their RST markup is
+    made plain here, so no ``--help`` shows raw markup.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        for key in ("description", "epilog"):
+            if isinstance(kwargs.get(key), str):
+                kwargs[key] = plain(kwargs[key])
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        if isinstance(kwargs.get("help"), str):
+            kwargs["help"] = plain(kwargs["help"])
+        return super().add_argument(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)

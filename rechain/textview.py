@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from rechain import jsonio
@@ -16,51 +17,57 @@ def _clip(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _short(value: Any, limit: int = 400) -> str:
+def short(value: Any, limit: int = 400) -> str:
     """Any parsed value as one clipped line; never recursive (values can nest very deep)."""
     if isinstance(value, str):
         return _clip(value, limit)
     return _clip(jsonio.dumps(value)[: limit * 8].decode("utf-8", "replace"), limit)
 
 
-def _block_lines(block: Any, results: dict[str, str]) -> list[str]:
+def block_lines(block: Any, results: dict[str, str]) -> list[str]:
+    """One content block as lines; a tool call is followed by its result."""
     if not isinstance(block, dict):
-        return [_short(block)]
+        return [short(block)]
     kind = block.get("type")
     if kind == "text":
-        return [_short(block.get("text", ""))]
+        return [short(block.get("text", ""))]
     if kind == "thinking":
-        return [f"(thinking) {_short(block.get('thinking', ''), 200)}"]
+        return [f"(thinking) {short(block.get('thinking', ''), 200)}"]
     if kind == "tool_use":
-        name, call = _short(block.get("name", "?"), 80), _short(block.get("id", "?"), 80)
-        lines = [f"→ {name} [{call}] {_short(block.get('input', ''), 200)}"]
+        name, call = short(block.get("name", "?"), 80), short(block.get("id", "?"), 80)
+        lines = [f"→ {name} [{call}] {short(block.get('input', ''), 200)}"]
         if call in results:
             lines.append(f"  ← {results[call]}")
         else:
             lines.append("  ← (no result in the rebuilt conversation)")
         return lines
     if kind == "tool_result":
-        return [f"← result for [{_short(block.get('tool_use_id', '?'), 80)}] (shown with its call)"]
-    return [f"({_short(kind, 80)})"]
+        return [f"← result for [{short(block.get('tool_use_id', '?'), 80)}] (shown with its call)"]
+    return [f"({short(kind, 80)})"]
 
 
 def _results(messages: tuple[dict[str, Any], ...]) -> dict[str, str]:
+    return results_of(
+        (message.get("message") or {}).get("content")
+        if isinstance(message.get("message"), dict)
+        else None
+        for message in messages
+    )
+
+
+def results_of(contents: Iterable[Any]) -> dict[str, str]:
+    """Tool-use id → its result, clipped, from messages' contents (non-lists are passed over)."""
     found: dict[str, str] = {}
-    for message in messages:
-        content = (
-            (message.get("message") or {}).get("content")
-            if isinstance(message.get("message"), dict)
-            else None
-        )
+    for content in contents:
         if not isinstance(content, list):
             continue
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 body = block.get("content")
                 if isinstance(body, list):
-                    body = " ".join(_short(b.get("text", "")) for b in body if isinstance(b, dict))
+                    body = " ".join(short(b.get("text", "")) for b in body if isinstance(b, dict))
                 error = " (error)" if block.get("is_error") else ""
-                found[_short(block.get("tool_use_id"), 80)] = _short(body, 200) + error
+                found[short(block.get("tool_use_id"), 80)] = short(body, 200) + error
     return found
 
 
@@ -73,7 +80,7 @@ def render(result: Rebuild) -> str:
     ]
     for message in result.messages:
         body = message.get("message")
-        role = _short(
+        role = short(
             body.get("role", message["type"]) if isinstance(body, dict) else message["type"], 40
         )
         flags = [f for f in ("is_meta", "isCompactSummary", "isQueuedCommand") if message.get(f)]
@@ -83,14 +90,14 @@ def render(result: Rebuild) -> str:
         out.append(header[:_WIDTH])
         content = body.get("content") if isinstance(body, dict) else body
         if isinstance(content, list):
-            lines = [line for block in content for line in _block_lines(block, results)]
+            lines = [line for block in content for line in block_lines(block, results)]
             only_results = all(
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in content
             )
             if only_results and content:
                 lines = ["(tool results, shown with their calls)"]
         else:
-            lines = [_short(content)]
+            lines = [short(content)]
         out.extend("   " + line for line in lines)
     if result.error:
         out.append(f"reader error: {result.error}")

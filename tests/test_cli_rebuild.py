@@ -9,18 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import run
 from transcript_rows import assistant, jsonl, result, tool_use, user
 
-from rechain.cli import main
 from rechain.schema_files import validator
 
 SID = "0b0e4b1c-7f4e-4d53-9a43-8f1f5c4b3c2a"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -13,15 +13,18 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("bench", help="run a benchmark and print its ratios")
     kinds = parser.add_subparsers(dest="bench", metavar="KIND", required=True)
     load = kinds.add_parser("load", help="reference load time vs read+orjson floor (and the SDKs)")
-    load.add_argument("--size-mb", type=float, default=100.0)
+    load.add_argument("--size-mb", type=float, default=100.0, metavar="MB",
+                      help="size of the generated transcript in MB (default 100)")
     load.add_argument("--runs", type=int, default=3, help="best of N runs (default 3)")
-    load.add_argument("--seed", type=int, default=0)
+    load.add_argument("--seed", type=int, default=0,
+                      help="seed of the generated transcript (default 0)")
     load.add_argument("--keep", type=Path, help="write the generated transcript here")
     load.set_defaults(handler=_load)
     listing = kinds.add_parser(
         "listing", help="session-list time at several file sizes (sparse files; must be flat)"
     )
-    listing.add_argument("--sessions", type=int, default=100)
+    listing.add_argument("--sessions", type=int, default=100, metavar="N",
+                         help="session files in the listed project (default 100)")
     listing.add_argument(
         "--sizes-mb", default="1,100", help="comma-separated file sizes in MB (default 1,100)"
     )

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from rechain import __version__
+from rechain import __version__, helptext
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_html, report_text, skips
 from rechain.conformance.impls import Implementation, Validating, connect, label
@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "check",
         help="check readers against the corpus and generated transcripts",
-        description=__doc__.split("\n\n")[1].replace("\n", " ") if __doc__ else None,
+        description=helptext.description(__doc__),
     )
     add = parser.add_argument
     add("--impl", action="append", metavar="SPEC",

@@ -57,13 +57,14 @@ def register(subparsers: Any) -> None:
     anon = actions.add_parser(
         "anonymise", help="add a real transcript as a text-free skeleton case"
     )
-    anon.add_argument("input", type=Path, metavar="IN.jsonl")
+    anon.add_argument("input", type=Path, metavar="IN.jsonl", help="the real transcript")
     anon.add_argument(
         "out_dir", type=Path, metavar="OUT_DIR", help="the cases root (e.g. corpus/cases)"
     )
     anon.add_argument("--id", required=True, dest="case_id", help="the new case id (kebab-case)")
     anon.add_argument(
-        "--source", default="real", choices=("real", "hand-written", "generated", "fuzz")
+        "--source", default="real", choices=("real", "hand-written", "generated", "fuzz"),
+        help="where the transcript came from (default: real)",
     )
     anon.add_argument("--description", help="one line saying what the transcript is")
     anon.add_argument("--tag", action="append", default=[], help="a feature tag (repeatable)")

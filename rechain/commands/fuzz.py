@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rechain import helptext
 from rechain.cache import cache_dir
 from rechain.errors import UsageError
 
@@ -27,7 +28,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "fuzz",
         help="fuzz the reference or any Python transcript reader (needs atheris)",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description=helptext.description(__doc__),
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="named targets (see --list)")
     parser.add_argument("--target", metavar="MOD:FN", help="any reader: module:function")

@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rechain import jsonio, textview
+from rechain import jsonio, textview, viewtext
+from rechain.commands._session_options import (
+    add_config_dir,
+    add_paging,
+    check_paging,
+    chosen_config_dir,
+    searched,
+)
 from rechain.errors import UsageError
 from rechain.reference import DEFAULT_PROFILE, Options, Profile, get_profile, rebuild
 from rechain.reference.js import as_stringified
@@ -28,8 +35,10 @@ def register(subparsers: Any) -> None:
         "--project",
         metavar="DIR",
         type=Path,
-        help="with --session: the project's working directory",
+        help="with --session: the project's working directory (it need not exist any more: "
+             "only its name is used)",
     )
+    add_config_dir(parser)
     parser.add_argument(
         "--agent",
         metavar="AGENT_ID",
@@ -37,8 +46,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--profile", default=DEFAULT_PROFILE, help="reader profile (default: sdk)")
     parser.add_argument("--system", action="store_true", help="include system rows (SDK option)")
-    parser.add_argument("--limit", type=int, default=None, help="page size (SDK option)")
-    parser.add_argument("--offset", type=int, default=0, help="page start (SDK option)")
+    add_paging(parser)
     parser.add_argument(
         "--view",
         default="messages",
@@ -53,7 +61,8 @@ def register(subparsers: Any) -> None:
         help="cli: as with CLAUDE_CODE_RESUME_INTERRUPTED_TURN=1 (also read from the "
              "environment): an interrupted turn is redone before the new prompt",
     )
-    parser.add_argument("--format", choices=("json", "text"), default="json")
+    parser.add_argument("--format", choices=("json", "text"), default="json",
+                        help="json (default): the reader's answer; text: for people to read")
     parser.set_defaults(handler=run)
 
 
@@ -63,9 +72,10 @@ def _transcript(args: argparse.Namespace) -> Path:
     if args.session is not None:
         if not is_session_id(args.session):
             raise UsageError(f"--session {args.session!r} is not a session id (a UUID)")
-        found = find_session(args.session, args.project)
+        config = chosen_config_dir(args)
+        found = find_session(args.session, args.project, {"CLAUDE_CONFIG_DIR": str(config)})
         if found is None:
-            where = f"project {args.project}" if args.project else "any project"
+            where = searched(config, args.project)
             raise UsageError(f"no transcript for session {args.session} in {where}")
         return found
     if args.path is None:
@@ -85,6 +95,7 @@ def _read(path: Path) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_paging(args)
     if args.agent is not None:
         return _run_agent(args)
     profile = get_profile(args.profile)
@@ -102,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     )
     stem = path.name.removesuffix(".jsonl")
     if args.view != "messages":
-        return _print_view(profile, args.view, data, options, stem)
+        return _print_view(profile, args.view, data, options, stem, args.format)
     result = rebuild(data, profile, options, session_id=stem if is_session_id(stem) else None)
     if args.format == "json":
         # numbers as JSON.stringify writes them, so the output equals the SDK's JSON
@@ -114,14 +125,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_view(
-    profile: Profile, view: str, data: bytes, options: Options, stem: str
+    profile: Profile, view: str, data: bytes, options: Options, stem: str, form: str
 ) -> int:
-    """A profile's extra view as JSON (views have no text rendering yet)."""
+    """A profile's extra view as JSON, or as text when the view has a text rendering."""
     if view not in profile.views:
         offered = ", ".join(["messages", *profile.views])
         raise UsageError(f"profile {profile.name} has no view {view!r}; it offers: {offered}")
-    shown = profile.views[view](data, options, stem if is_session_id(stem) else None)
-    sys.stdout.buffer.write(jsonio.dumps(as_stringified(shown)) + b"\n")
+    if form == "text" and view not in viewtext.RENDERERS:
+        raise UsageError(f"view {view!r} has no text rendering; use --format json")
+    session_id = stem if is_session_id(stem) else None
+    shown = as_stringified(profile.views[view](data, options, session_id))
+    if form == "json":
+        sys.stdout.buffer.write(jsonio.dumps(shown) + b"\n")
+    else:
+        _write_bytes((viewtext.render(view, shown) or "").encode("utf-8", "backslashreplace"))
+    sys.stdout.flush()
     return 0
 
 

@@ -9,9 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from rechain import jsonio
+from rechain.commands._session_options import (
+    add_config_dir,
+    add_paging,
+    check_paging,
+    chosen_config_dir,
+    searched,
+)
 from rechain.errors import UsageError
 from rechain.reference.listing import SDK, list_sessions, listing_profile
-from rechain.reference.sessions import config_dir
 
 
 def register(subparsers: Any) -> None:
@@ -24,30 +30,32 @@ def register(subparsers: Any) -> None:
         ),
     )
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--project", metavar="DIR", type=Path, help="project dir (default: cwd)")
+    where.add_argument("--project", metavar="DIR", type=Path,
+                       help="the project's working directory (default: the current one; it "
+                            "need not exist any more: only its name is used)")
     where.add_argument("--all", action="store_true", help="every project in the config dir")
     parser.add_argument("--profile", default=SDK, help="sdk (default) or seed")
-    parser.add_argument("--limit", type=int, default=None, help="page size (SDK option)")
-    parser.add_argument("--offset", type=int, default=0, help="page start (SDK option)")
+    add_config_dir(parser)
+    add_paging(parser)
     parser.add_argument(
         "--hide-programmatic",
         action="store_true",
         help="leave out SDK/daemon sessions (SDK includeProgrammatic: false)",
     )
-    parser.add_argument("--format", choices=("json", "text"), default="text")
+    parser.add_argument("--format", choices=("json", "text"), default="text",
+                        help="text (default): one line per session; json: the SDK's SDKSessionInfo "
+                             "list")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     profile = listing_profile(args.profile)
-    if (args.limit is not None and args.limit < 0) or args.offset < 0:
-        raise UsageError("--limit and --offset must not be negative")
-    config = config_dir()
+    check_paging(args)
+    config = chosen_config_dir(args)
     if not (config / "projects").is_dir():
-        raise UsageError(f"no projects dir in {config} (set CLAUDE_CONFIG_DIR?)")
+        raise UsageError(f"no projects dir in {config} (give --config-dir or set "
+                         "CLAUDE_CONFIG_DIR)")
     project = None if args.all else (args.project or Path.cwd())
-    if project is not None and not project.is_dir():
-        raise UsageError(f"--project {project}: not a directory")
     listed = list_sessions(
         config,
         project,
@@ -59,15 +67,15 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.buffer.write(jsonio.dumps(listed) + b"\n")
     else:
-        sys.stdout.write(render(listed))
+        sys.stdout.write(render(listed, searched(config, project)))
     sys.stdout.flush()
     return 0
 
 
-def render(listed: list[dict[str, Any]]) -> str:
-    """One line per session: modified time, id, size, branch, summary."""
+def render(listed: list[dict[str, Any]], where: str) -> str:
+    """One line per session: modified time, id, size, branch, summary; or where none were."""
     if not listed:
-        return "no sessions\n"
+        return f"no sessions in {where}\n"
     out = []
     for info in listed:
         when = datetime.fromtimestamp(info["lastModified"] / 1000, UTC).strftime("%Y-%m-%d %H:%M")

@@ -18,6 +18,7 @@ from typing import Any
 
 from rechain.conformance.compare import leaf_of
 from rechain.conformance.impls import Validating, connect
+from rechain.conformance.outcome_text import sentence
 from rechain.conformance.protocol import Answered, CaseInput, Outcome, outcome_to_json
 from rechain.conformance.protocol_process import Limits
 from rechain.conformance.runner import run_one
@@ -36,8 +37,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--impl", required=True, metavar="SPEC",
                         help="the reader (same specs as `rechain check --impl`)")
-    parser.add_argument("--timeout", type=float, default=30.0, metavar="S")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--timeout", type=float, default=30.0, metavar="S",
+                        help="per-case limit in seconds (default 30)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text (default): a line per case; json: one document")
     parser.set_defaults(handler=run)
 
 
@@ -80,7 +83,7 @@ def check_one(outcome: Outcome, case: SmokeCase, resume_view: bool) -> str | Non
     if not isinstance(outcome, Answered):
         if resume_view and not case.uuids:
             return None  # a resume of nothing may refuse
-        return f"expected messages, got {outcome_to_json(outcome)}"
+        return f"expected messages, but {sentence(outcome)}"
     if resume_view:
         want = case.uuids[-1] if case.uuids else None
         got = leaf_of(outcome)

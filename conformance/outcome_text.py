@@ -1,0 +1,37 @@
+"""An outcome as a sentence for people: what the reader did, never a Python repr."""
+
+from __future__ import annotations
+
+from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, Skipped, TimedOut
+
+_CLIP = 300
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _CLIP else text[: _CLIP - 1] + "…"
+
+
+def _last_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return f" (its last words on stderr: {_clip(lines[-1])})" if lines else ""
+
+
+def sentence(outcome: Outcome) -> str:
+    """One sentence per kind of outcome, with the detail that explains it."""
+    if isinstance(outcome, Answered):
+        count = len(outcome.messages)
+        leaf = f", resumed from {outcome.leaf}" if outcome.leaf else ""
+        return f"it answered with {count} message{'s' if count != 1 else ''}{leaf}"
+    if isinstance(outcome, Raised):
+        detail = f": {_clip(outcome.message)}" if outcome.message else ""
+        return f"it raised {outcome.type}{detail}"
+    if isinstance(outcome, Skipped):
+        issue = f" (see {outcome.issue_url})" if outcome.issue_url else ""
+        return f"it skipped the case: {_clip(outcome.message)}{issue}"
+    if isinstance(outcome, Crashed):
+        who = "the harness reported an error" if outcome.caught else "the harness crashed"
+        return f"{who}: {_clip(outcome.message)}{_last_line(outcome.stderr)}"
+    if isinstance(outcome, TimedOut):
+        return f"it gave no answer within {outcome.seconds:g} s and was stopped"
+    raise TypeError(f"not an outcome: {type(outcome).__name__}")

@@ -1,0 +1,122 @@
+"""Options are honoured or refused, never silently ignored: views as text, paging, outcomes.
+
+``rebuild --view V --format text`` prints text for every view a profile offers,
+a negative page is a usage error, and ``smoke`` says what a reader did in words.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_run import run
+from transcript_rows import assistant, jsonl, result, tool_use, user
+
+from rechain import viewtext
+from rechain.conformance.outcome_text import sentence
+from rechain.conformance.protocol import Answered, Crashed, Raised, Skipped, TimedOut
+from rechain.reference import get_profile
+
+SID = "0b0e4b1c-7f4e-4d53-9a43-8f1f5c4b3c2a"
+VIEWS = sorted({(name, view) for name in ("sdk", "cli", "seed")
+                for view in get_profile(name).views})
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    path = tmp_path / f"{SID}.jsonl"
+    path.write_bytes(jsonl(
+        user("u1", None, "read the file", sessionId=SID),
+        assistant("a1", "u1", mid="m1", blocks=[tool_use("t1")], sessionId=SID),
+        result("r1", "a1", "t1", sessionId=SID),
+        assistant("a2", "r1", mid="m2", sessionId=SID),
+    ))
+    return path
+
+
+def test_every_view_of_every_profile_is_covered() -> None:
+    assert {view for _, view in VIEWS} <= set(viewtext.RENDERERS)
+    assert {view for _, view in VIEWS} >= {"chain", "api", "state"}
+
+
+@pytest.mark.parametrize(("profile", "view"), VIEWS)
+def test_a_view_as_text_is_text_and_shows_the_view(
+    capsys: pytest.CaptureFixture[str], transcript: Path, profile: str, view: str
+) -> None:
+    code, out, err = run(capsys, "rebuild", str(transcript), "--profile", profile,
+                         "--view", view, "--format", "text")
+    assert (code, err) == (0, "")
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(out)
+    assert out.startswith(f"view {view} · profile ")
+    _, as_json, _ = run(capsys, "rebuild", str(transcript), "--profile", profile,
+                        "--view", view)
+    shown = json.loads(as_json)
+    if view == "chain":
+        uuids = [e["uuid"] if isinstance(e, dict) else e for e in shown["chain"]]
+        assert uuids and all(uuid in out for uuid in uuids)
+    if view == "api":
+        assert out.count("── user") + out.count("── assistant") == len(shown["messages"])
+        assert "→ Read [t1]" in out
+    if view == "state":
+        assert all(key in out for key in shown["state"])
+
+
+def test_a_view_without_a_text_rendering_is_refused(
+    capsys: pytest.CaptureFixture[str], transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(viewtext, "RENDERERS", {})
+    code, out, err = run(capsys, "rebuild", str(transcript), "--profile", "cli",
+                         "--view", "chain", "--format", "text")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "no text rendering" in err
+
+
+@pytest.mark.parametrize("paging", [["--limit", "-1"], ["--offset", "-5"]])
+def test_a_negative_page_is_refused(
+    capsys: pytest.CaptureFixture[str], transcript: Path, paging: list[str]
+) -> None:
+    code, out, err = run(capsys, "rebuild", str(transcript), *paging)
+    assert code == 2 and out == ""
+    assert err == "rechain: error: --limit and --offset must not be negative\n"
+
+
+@pytest.mark.parametrize("outcome", [
+    Answered(({"uuid": "u1"},), leaf="u1"),
+    Raised("ValueError", "bad input"),
+    Skipped("no such view", "https://example.invalid/1"),
+    Crashed("exit 3", stderr="boom\nlast words\n"),
+    Crashed("it said so", caught=True),
+    TimedOut(2.5),
+], ids=lambda o: f"{type(o).__name__}{getattr(o, 'caught', '')}")
+def test_every_outcome_reads_as_a_sentence(outcome: object) -> None:
+    said = sentence(outcome)  # type: ignore[arg-type]
+    assert type(outcome).__name__ not in said and "=" not in said
+    expected = {Answered: "1 message, resumed from u1", Raised: "raised ValueError: bad input",
+                Skipped: "skipped the case: no such view", TimedOut: "within 2.5 s"}
+    if isinstance(outcome, Crashed):
+        assert ("reported an error" if outcome.caught else "crashed: exit 3") in said
+        assert outcome.caught or "last words" in said
+    else:
+        assert expected[type(outcome)] in said
+
+
+def test_smoke_says_what_a_failing_reader_did(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "refusing.py").write_text(
+        "def read(data, session_id, options):\n    raise ValueError('no thanks')\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "smoke", "--impl", "python:refusing.py:read")
+    assert code == 1
+    assert "expected messages, but it raised ValueError: no thanks" in out
+    assert "{" not in out and "Raised(" not in out
+
+
+def test_a_harness_that_dies_at_start_is_one_sentence(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "smoke", "--impl", "harness:false")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "the harness crashed" in err and "Crashed(" not in err
