@@ -28,6 +28,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rechain import __version__
+from rechain.conformance.oracles.registry import (
+    AGENT_SDK_PY,
+    AGENT_SDK_TS,
+    CLAUDE_CODE,
+    OracleSpec,
+)
+from rechain.conformance.oracles.registry import get as get_oracle
 from rechain.conformance.protocol import (
     LEGACY_VIEWS,
     OPTION_NAMES,
@@ -216,19 +223,19 @@ class TsSdk:
     """``@anthropic-ai/claude-agent-sdk``'s ``getSessionMessages`` through its Node bridge."""
 
     limits: Limits = field(default_factory=Limits)
+    spec: OracleSpec = AGENT_SDK_TS
     info: ImplementationInfo = field(init=False)
 
     def __post_init__(self) -> None:
-        from rechain.conformance.oracles.registry import AGENT_SDK_TS
         from rechain.conformance.oracles.ts_sdk import TsSdkOracle
 
-        reason = TsSdkOracle.available()
+        reason = TsSdkOracle.available(self.spec)
         if reason is not None:
             raise UsageError(f"agent-sdk-ts: {reason}")
-        self._oracle = TsSdkOracle(timeout=self.limits.timeout)
+        self._oracle = TsSdkOracle(timeout=self.limits.timeout, spec=self.spec)
         self.info = ImplementationInfo(
             name="agent-sdk-ts",
-            version=AGENT_SDK_TS.version,
+            version=self.spec.version,
             language="typescript",
             homepage="https://www.npmjs.com/package/@anthropic-ai/claude-agent-sdk",
             env=frozenset({PRECOMPACT_ENV}),
@@ -261,19 +268,19 @@ class PySdk:
     """PyPI ``claude-agent-sdk``'s ``get_session_messages`` in its private venv."""
 
     limits: Limits = field(default_factory=Limits)
+    spec: OracleSpec = AGENT_SDK_PY
     info: ImplementationInfo = field(init=False)
 
     def __post_init__(self) -> None:
         from rechain.conformance.oracles.py_sdk import PySdkOracle
-        from rechain.conformance.oracles.registry import AGENT_SDK_PY
 
-        reason = PySdkOracle.available()
+        reason = PySdkOracle.available(self.spec)
         if reason is not None:
             raise UsageError(f"agent-sdk-py: {reason}")
-        self._oracle = PySdkOracle(timeout=self.limits.timeout)
+        self._oracle = PySdkOracle(timeout=self.limits.timeout, spec=self.spec)
         self.info = ImplementationInfo(
             name="agent-sdk-py",
-            version=AGENT_SDK_PY.version,
+            version=self.spec.version,
             language="python",
             homepage="https://pypi.org/project/claude-agent-sdk/",
             fields=PY_SDK_FIELDS,
@@ -321,21 +328,21 @@ class ClaudeCode:
     """
 
     limits: Limits = field(default_factory=Limits)
+    spec: OracleSpec = CLAUDE_CODE
     info: ImplementationInfo = field(init=False)
 
     def __post_init__(self) -> None:
         from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
-        from rechain.conformance.oracles.registry import CLAUDE_CODE
         from rechain.reference.resume.options import SWITCH_ENV
 
-        reason = ClaudeCliOracle.available()
+        reason = ClaudeCliOracle.available(self.spec)
         if reason is not None:
             raise UsageError(f"claude-code: {reason}")
-        self._oracle = ClaudeCliOracle(timeout=self.limits.timeout)
+        self._oracle = ClaudeCliOracle(timeout=self.limits.timeout, spec=self.spec)
         self._oracle.start()
         self.info = ImplementationInfo(
             name="claude-code",
-            version=CLAUDE_CODE.version,
+            version=self.spec.version,
             language="typescript",
             homepage="https://www.npmjs.com/package/@anthropic-ai/claude-code",
             views=("api", "chain"),
@@ -395,10 +402,10 @@ def nearest_message(data: bytes, uuid: str | None) -> str | None:
     return uuid
 
 
-ORACLES: Mapping[str, Callable[[Limits], Implementation]] = {
-    "agent-sdk-ts": lambda limits: TsSdk(limits),
-    "agent-sdk-py": lambda limits: PySdk(limits),
-    "claude-code": lambda limits: ClaudeCode(limits),
+ORACLES: Mapping[str, Callable[[Limits, OracleSpec], Implementation]] = {
+    "agent-sdk-ts": lambda limits, spec: TsSdk(limits, spec),
+    "agent-sdk-py": lambda limits, spec: PySdk(limits, spec),
+    "claude-code": lambda limits, spec: ClaudeCode(limits, spec),
 }
 
 
@@ -409,8 +416,9 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False) ->
     kind, _, rest = spec.partition(":")
     if kind == "reference":
         return Reference(rest or "sdk")
-    if spec in ORACLES:
-        return ORACLES[spec](limits)
+    if spec.partition("@")[0] in ORACLES:  # a pinned oracle, or NAME@VERSION / NAME@latest
+        release = get_oracle(spec)
+        return ORACLES[release.name](limits, release)
     if kind == "python":
         return load_callable(rest, limits)
     declared = _CMD_VIEWS.fullmatch(kind)

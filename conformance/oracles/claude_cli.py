@@ -169,13 +169,19 @@ def _is_prompt_row(row: dict[str, Any], prompt: str) -> bool:
     )
 
 
-def chained_to(appended: list[dict[str, Any]], prompt: str) -> tuple[str | None, str | None]:
-    """(parent of the prompt row, first non-appended ancestor of it)."""
+def chained_to(appended: list[dict[str, Any]], prompt: str,
+               original: frozenset[str] = frozenset()) -> tuple[str | None, str | None]:
+    """(parent of the prompt row, first non-appended ancestor of it).
+
+    ``original`` holds the transcript's own uuids: a row copied from it (1.0.x
+    writes the resumed chain into a new file, uuids kept) is not an appended one.
+    """
     prompt_row = next((row for row in appended if _is_prompt_row(row, prompt)), None)
     if prompt_row is None:
         return None, None
     parent = prompt_row.get("parentUuid")
-    by_uuid = {row["uuid"]: row for row in appended if isinstance(row.get("uuid"), str)}
+    by_uuid = {row["uuid"]: row for row in appended
+               if isinstance(row.get("uuid"), str) and row["uuid"] not in original}
     leaf, seen = parent, set()
     while isinstance(leaf, str) and leaf in by_uuid and leaf not in seen:
         seen.add(leaf)
@@ -191,6 +197,16 @@ def _new_sessions(folder: Path, transcript: Path) -> list[dict[str, Any]]:
         if path != transcript:
             rows.extend(_parse_rows(path.read_bytes()))
     return rows
+
+
+def release_settings(version: str) -> dict[str, Any]:
+    """The settings a release needs to resume a fixture at all.
+
+    1.0.x deletes transcripts older than ``cleanupPeriodDays`` (30 by default) at
+    start-up, and 0 means "write nothing" there, so a fixture with an old mtime
+    needs a long period.
+    """
+    return {"cleanupPeriodDays": 100000} if version.split(".")[0] in ("0", "1") else {}
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -330,6 +346,9 @@ class ClaudeCliOracle(Lifecycle):
             folder.mkdir(parents=True)
             transcript = folder / f"{session_id}.jsonl"
             transcript.write_bytes(data)
+            settings = release_settings(self.spec.version)
+            if settings:
+                (root / "config" / "settings.json").write_text(json.dumps(settings), "utf-8")
             argv = [*self.wrapper, str(self.binary), "-p", *self._opening(transcript),
                     "--model", self.model, *self.extra_args, self.prompt]
             started = time.monotonic()
@@ -337,6 +356,9 @@ class ClaudeCliOracle(Lifecycle):
             seconds = time.monotonic() - started
             after = transcript.read_bytes() if transcript.exists() else b""
             forked = _new_sessions(folder, transcript) if self.fork else []
+            if after == data and not self.fork:  # 1.0.x continues in a new session file
+                after = data + b"".join(p.read_bytes() for p in sorted(folder.glob("*.jsonl"))
+                                        if p != transcript)
         result = self._result(data, after, api.take(key), returncode, stderr, seconds)
         return replace(result, forked=forked) if forked else result
 
@@ -369,7 +391,9 @@ class ClaudeCliOracle(Lifecycle):
                 stderr: str, seconds: float) -> CliResume:
         intact = after.startswith(before)
         appended = _parse_rows(after[len(before):]) if intact else []
-        parent, leaf = chained_to(appended, self.prompt)
+        copied = frozenset(row["uuid"] for row in appended if isinstance(row.get("uuid"), str)
+                           and row["uuid"].encode() in before)
+        parent, leaf = chained_to(appended, self.prompt, copied)
         calls = [r for r in requests if r.is_messages]
         body = calls[0].body if calls and isinstance(calls[0].body, dict) else None
         messages = list(body.get("messages") or []) if body is not None else []

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from rechain.conformance.oracles.registry import (
     AGENT_SDK_PY,
+    AGENT_SDK_TS,
     MARKER_NAME,
     REGISTRY,
     OracleSpec,
@@ -113,7 +114,12 @@ def install_npm(spec: OracleSpec, staging: Path) -> None:
     if found < MIN_NODE:
         raise UsageError(f"{spec.name} needs Node.js >= 18.14 ({node} is {found[0]}.{found[1]})")
     manifest = committed_package_json()
-    check_pin(spec, manifest)
+    if spec == AGENT_SDK_TS:
+        check_pin(spec, manifest)
+    else:  # another release of the same package: the shipped manifest, re-pinned
+        document = json.loads(manifest)
+        document["dependencies"] = {spec.package: spec.version}
+        manifest = (json.dumps(document, indent=2) + "\n").encode()
     (staging / "package.json").write_bytes(manifest)
     try:
         done = subprocess.run(
@@ -289,11 +295,43 @@ def install_npm_pack(spec: OracleSpec, staging: Path) -> None:
     (staging / "source.json").write_text(json.dumps(provenance, indent=2) + "\n", "utf-8")
 
 
+def install_npm_native(spec: OracleSpec, staging: Path) -> None:
+    """``bin/claude`` = the native binary of a release after 2.1.112, from its linux-x64 package.
+
+    ``npm pack`` fetches the platform package alone (about 400 MB unpacked) without
+    running any script; the binary is its ``claude`` file.
+    """
+    npm = require_tool("npm", spec)
+    name = run_step(
+        [npm, "pack", "--silent", "--pack-destination", str(staging),
+         f"{spec.package}@{spec.version}"],
+        spec, "npm pack", timeout=NPM_TIMEOUT_S,
+    ).strip().splitlines()[-1]
+    tarball = staging / name
+    with tarfile.open(tarball) as archive:
+        member = next((m for m in archive.getmembers() if m.name == "package/claude"), None)
+        if member is None:
+            raise UsageError(f"{spec.slug}: {spec.package} has no `claude` binary")
+        archive.extract(member, staging, filter="data")
+    tarball.unlink()
+    target = staging / spec.entry
+    target.parent.mkdir(parents=True, exist_ok=True)
+    (staging / "package" / "claude").rename(target)
+    target.chmod(0o755)
+    printed = claude_version(target, spec, staging)
+    if not printed.startswith(f"{spec.version} "):
+        raise UsageError(f"{spec.slug}: the binary reports version {printed!r}")
+    provenance = {"from": f"npm pack {spec.package}@{spec.version}", "how": "native binary",
+                  "version": printed, "sha256": sha256_file(target)}
+    (staging / "source.json").write_text(json.dumps(provenance, indent=2) + "\n", "utf-8")
+
+
 INSTALLERS: dict[str, Callable[[OracleSpec, Path], None]] = {
     "npm": install_npm,
     "venv": install_venv,
     "claude-bin": install_claude_bin,
     "npm-pack": install_npm_pack,
+    "npm-native": install_npm_native,
 }
 
 

@@ -9,7 +9,8 @@ from an interrupted one.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -81,14 +82,30 @@ def js_bundle_release(version: str, summary: str = "") -> OracleSpec:
     )
 
 
+VERSION = re.compile(r"\d+\.\d+\.\d+")
+LATEST = "latest"
+NATIVE_PACKAGE = "@anthropic-ai/claude-code-linux-x64"  # the binary of a native release
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """``"2.1.88"`` → ``(2, 1, 88)``, for ordering releases numerically."""
+    return tuple(int(part) for part in version.split("."))
+
+
 def claude_code_release(version: str) -> OracleSpec | None:
-    """The spec of any Claude Code release that ships as a JS bundle, else None."""
-    parts = version.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+    """The spec of any Claude Code release: a JS bundle up to 2.1.112, native after."""
+    if not VERSION.fullmatch(version):
         return None
-    if tuple(int(p) for p in parts) > LAST_JS_BUNDLE:
-        return None
-    return js_bundle_release(version)
+    if version_tuple(version) <= LAST_JS_BUNDLE:
+        return js_bundle_release(version)
+    return OracleSpec(
+        name="claude-code",
+        version=version,
+        installer="npm-native",
+        package=NATIVE_PACKAGE,
+        entry="bin/claude",
+        summary=f"Claude Code {version} (the native linux-x64 binary from npm)",
+    )
 
 
 CLAUDE_CODE_2_1_88 = js_bundle_release(
@@ -105,23 +122,59 @@ REGISTRY: MappingProxyType[str, OracleSpec] = MappingProxyType(
 )
 
 
+def release(name: str, version: str) -> OracleSpec:
+    """The spec of ``name`` at a concrete ``version``: same installer, another version."""
+    default = REGISTRY.get(name)
+    if default is None or "@" in name:
+        known = ", ".join(sorted(n for n in REGISTRY if "@" not in n))
+        raise UsageError(f"unknown oracle {name!r} (known: {known})")
+    if not VERSION.fullmatch(version):
+        raise UsageError(f"{name}@{version}: a version is three numbers (e.g. "
+                         f"{default.version}) or `latest`")
+    if version == default.version:
+        return default
+    if name == "claude-code":
+        found = claude_code_release(version)
+        assert found is not None
+        return found
+    return replace(default, version=version, summary=f"{default.summary.split(' (')[0]} "
+                   f"({version})")
+
+
+def latest_record(name: str) -> Path:
+    """Where ``oracle install NAME@latest`` wrote which concrete version `latest` was."""
+    return oracles_root() / f"{name}@{LATEST}.json"
+
+
+def resolved_latest(name: str) -> str | None:
+    """The concrete version `latest` resolved to at the last install, if any."""
+    try:
+        recorded = json.loads(latest_record(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = recorded.get("version") if isinstance(recorded, dict) else None
+    return version if isinstance(version, str) and VERSION.fullmatch(version) else None
+
+
 def get(name: str) -> OracleSpec:
     """The spec called ``name`` or ``name@version``; an unknown name is the user's mistake.
 
-    ``claude-code@<version>`` also names any release up to 2.1.112 (a JS bundle).
+    ``name@latest`` is the release the last ``rechain oracle install name@latest``
+    resolved (the registry is asked only at install time, so runs stay offline).
     """
-    try:
+    if name in REGISTRY:
         return REGISTRY[name]
-    except KeyError:
-        base, _, version = name.partition("@")
-        default = REGISTRY.get(base)
-        if default is not None and default.slug == name:
-            return default
-        release = claude_code_release(version) if base == "claude-code" else None
-        if release is not None:
-            return release
+    base, at, version = name.partition("@")
+    if not at or base not in REGISTRY:
         known = ", ".join(sorted(REGISTRY))
-        raise UsageError(f"unknown oracle {name!r} (known: {known})") from None
+        raise UsageError(f"unknown oracle {name!r} (known: {known}; any of them also as "
+                         f"NAME@VERSION or NAME@latest)")
+    if version == LATEST:
+        concrete = resolved_latest(base)
+        if concrete is None:
+            raise UsageError(f"{name}: not resolved yet; run `rechain oracle install {name}`")
+        version = concrete
+    return release(base, version)
 
 
 def oracles_root() -> Path:

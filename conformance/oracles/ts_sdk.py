@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rechain.conformance.oracles.registry import AGENT_SDK_TS, entry_path
+from rechain.conformance.oracles.registry import AGENT_SDK_TS, OracleSpec, entry_path
 from rechain.conformance.oracles.worker import WorkerOracle
 
 PROJECT_DIR = "<project-dir>"  # stands for the temp project cwd in list_sessions results
@@ -87,17 +87,15 @@ class TsSdkOracle(WorkerOracle):
     """
 
     spec = AGENT_SDK_TS
-
-    spec = AGENT_SDK_TS
     process_name = "agent-sdk-ts bridge"
     scratch_prefix = "rechain-ts-"
 
     @classmethod
-    def available(cls) -> str | None:
+    def available(cls, spec: OracleSpec | None = None) -> str | None:
         """None when the oracle can run here, else why not (for ``pytest.skip``)."""
         if shutil.which("node") is None:
             return "node is not on PATH"
-        return super().available()
+        return super().available(spec)
 
     def _argv(self) -> list[str]:
         node = shutil.which("node")

@@ -31,8 +31,11 @@ class WorkerOracle(Lifecycle):
     scratch_prefix: ClassVar[str]
 
     def __init__(
-        self, *, timeout: float = 60.0, startup_timeout: float = 60.0, recycle_after: int = 50_000
+        self, *, timeout: float = 60.0, startup_timeout: float = 60.0, recycle_after: int = 50_000,
+        spec: OracleSpec | None = None,
     ) -> None:
+        if spec is not None:  # another release of the same reader (``name@version``)
+            self.spec = spec  # type: ignore[misc]
         self.timeout = timeout
         self.startup_timeout = startup_timeout
         self.recycle_after = recycle_after
@@ -42,10 +45,12 @@ class WorkerOracle(Lifecycle):
         self._lock = threading.Lock()
 
     @classmethod
-    def available(cls) -> str | None:
-        """None when the oracle can run here, else why not (for ``pytest.skip``)."""
-        if not is_installed(cls.spec):
-            return f"{cls.spec.slug} is not installed: run `rechain oracle install {cls.spec.name}`"
+    def available(cls, spec: OracleSpec | None = None) -> str | None:
+        """None when the oracle (or ``spec``, another release of it) can run here, else why not."""
+        spec = spec or cls.spec
+        if not is_installed(spec):
+            name = spec.name if spec == cls.spec else spec.slug
+            return f"{spec.slug} is not installed: run `rechain oracle install {name}`"
         return None
 
     @property
@@ -74,7 +79,7 @@ class WorkerOracle(Lifecycle):
         """Start the worker unless one is running (also how a failed one is replaced)."""
         if self._process is not None and self._process.alive():
             return
-        reason = self.available()
+        reason = self.available(self.spec)
         if reason is not None:
             raise OracleError(f"{self.spec.name} is unavailable: {reason}")
         env = self._child_env()

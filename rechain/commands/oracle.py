@@ -7,13 +7,25 @@ other registries (npm) and are large; the tests that need one skip until then.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from rechain.conformance.oracles.install import InstallResult, can_install, install, installable
-from rechain.conformance.oracles.registry import REGISTRY, get, install_dir, is_installed
+from rechain.conformance.oracles.registry import (
+    LATEST,
+    MARKER_NAME,
+    REGISTRY,
+    OracleSpec,
+    get,
+    install_dir,
+    is_installed,
+    oracles_root,
+    version_tuple,
+)
+from rechain.conformance.oracles.releases import resolve
 from rechain.errors import UsageError
 
 
@@ -28,7 +40,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     install_parser = actions.add_parser(
         "install", help="install oracles into the cache (default: all that rechain can install)"
     )
-    install_parser.add_argument("names", nargs="*", metavar="NAME", help="oracle names")
+    install_parser.add_argument(
+        "names", nargs="*", metavar="NAME",
+        help="oracle names: agent-sdk-ts, agent-sdk-py, claude-code, each also as NAME@VERSION "
+             "(any published release) or NAME@latest (resolved now and recorded)")
     install_parser.add_argument(
         "--force", action="store_true", help="reinstall even when already installed"
     )
@@ -48,13 +63,22 @@ def run(args: argparse.Namespace) -> int:
 
 def run_install(names: list[str], *, force: bool) -> int:
     """Install the named oracles (or every installable one) and say what happened."""
-    specs = [get(name) for name in names] if names else installable()
+    specs = [_spec(name) for name in names] if names else installable()
     for spec in specs:
         if not can_install(spec):
             raise UsageError(f"rechain cannot install {spec.name} yet")
     for spec in specs:
         print(describe(install(spec, force=force)), flush=True)
     return 0
+
+
+def _spec(name: str) -> OracleSpec:
+    """``NAME``, ``NAME@VERSION`` or ``NAME@latest`` (asked of the registry, then recorded)."""
+    if name.endswith(f"@{LATEST}"):
+        spec = resolve(name)
+        print(f"{name} is {spec.slug}", flush=True)
+        return spec
+    return get(name)
 
 
 def describe(result: InstallResult) -> str:
@@ -83,8 +107,12 @@ def provenance(path: Path) -> str:
 def run_list() -> int:
     """A table of every registered oracle."""
     rows = [("NAME", "VERSION", "INSTALLED", "PATH")]
-    for name in sorted(REGISTRY):
-        spec = REGISTRY[name]
+    specs = {spec.slug: spec for spec in REGISTRY.values()}
+    for marker in sorted(oracles_root().glob(f"*/{MARKER_NAME}")):
+        with contextlib.suppress(UsageError):
+            spec = get(marker.parent.name)
+            specs.setdefault(spec.slug, spec)
+    for spec in sorted(specs.values(), key=lambda s: (s.name, version_tuple(s.version))):
         rows.append(
             (spec.name, spec.version, "yes" if is_installed(spec) else "no", str(install_dir(spec)))
         )
