@@ -186,6 +186,14 @@ class Verdict:
     status: Status
     message: str = ""
     difference: Difference | None = None
+    causes: tuple[str, ...] = ()  # why it failed, first the one reported (see ``causes.py``)
+
+    @property
+    def cause(self) -> str | None:
+        """The cause a report shows: the first of ``causes``, else from the status."""
+        if self.causes:
+            return self.causes[0]
+        return self.status if self.status in ("crash", "timeout") else None
 
 
 def judge(

@@ -428,11 +428,8 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False) ->
         except ValueError as error:
             raise UsageError(f"{spec!r}: {error}") from None
         if kind != "harness":
-            name = Path(argv[-1] if Path(argv[0]).name.startswith("python") else argv[0]).stem
-            info = ImplementationInfo(name=re.sub(r"[^A-Za-z0-9._-]", "-", name) or "cmd",
-                                      version="unknown", language="unknown",
-                                      views=_views(declared.group(1) if declared else None))
-            return OneShot(argv, info, limits, strict)
+            return OneShot(argv, _cmd_info(argv, declared.group(1) if declared else None),
+                           limits, strict)
         try:
             return Harness(argv, limits, strict=strict)
         except ProtocolError as error:
@@ -442,8 +439,27 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False) ->
     raise UsageError(f"unknown implementation {spec!r}; use one of: {known}")
 
 
-# tier 1 declares its views in the spec: ``cmd[api,chain]:COMMAND`` (default session-messages)
-_CMD_VIEWS = re.compile(r"cmd\[([a-z,-]*)\]")
+# tier 1 declares its views, name, version and contract in the spec:
+# ``cmd[api,chain]:COMMAND`` (default session-messages),
+# ``cmd[name=foo,version=1.2,scope=archive,rows=meta+sidechain]:COMMAND``
+_CMD_VIEWS = re.compile(r"cmd\[([^\]]*)\]")
+
+
+def _cmd_info(argv: list[str], bracket: str | None) -> ImplementationInfo:
+    """Who a tier-1 reader is: what its spec's brackets declare, else its program's name."""
+    from rechain.conformance.contracts.model import from_spec
+
+    program = Path(argv[-1] if Path(argv[0]).name.startswith("python") else argv[0]).stem
+    declared = from_spec(bracket or "")
+    views = [w for w in (bracket or "").split(",") if w.strip() and "=" not in w]
+    name = str(declared.pop("name", "")) or re.sub(r"[^A-Za-z0-9._-]", "-", program) or "cmd"
+    version = str(declared.pop("version", "unknown"))
+    language = str(declared.pop("language", "unknown"))
+    return ImplementationInfo.from_json({
+        "name": name, "version": version, "language": language,
+        "views": list(_views(",".join(views) if views else None)),
+        **({"contract": declared} if declared else {}),
+    })
 
 
 def _views(text: str | None) -> tuple[View, ...]:

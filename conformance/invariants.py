@@ -139,3 +139,23 @@ def robust(data: bytes, profile: str = "sdk", seconds: float = 5.0,
     reader(data, profile, Options())
     took = time.perf_counter() - start
     assert took < seconds, f"rebuild took {took:.2f}s (limit {seconds}s)"
+
+
+# Properties of any reader (its answer, whatever its contract): see ``reader_invariants``.
+from rechain.conformance.reader_invariants import (  # noqa: E402
+    contains_errors,
+    must_keep,
+    no_row_lost,
+    no_row_twice,
+    parents_before_children,
+    sidechains_apart,
+    unchanged_by_formatting,
+    unchanged_by_invalid_line,
+)
+
+__all__ = [
+    "appending_extends", "contains_errors", "corruption_declared", "expected_uuids",
+    "must_keep", "no_repeats", "no_row_lost", "no_row_twice", "order_free",
+    "parents_before_children", "rebuilds_intended", "reference_reader", "results_follow_calls",
+    "robust", "sidechains_apart", "unchanged_by_formatting", "unchanged_by_invalid_line",
+]

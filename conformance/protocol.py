@@ -56,6 +56,7 @@ class ImplementationInfo:
     options: frozenset[str] = frozenset(OPTION_NAMES)
     env: frozenset[str] = frozenset()
     choices: Mapping[str, str] = field(default_factory=dict)
+    contract: Mapping[str, Any] | None = None  # what it declares it shows (contract.json)
 
     @property
     def slug(self) -> str:
@@ -72,6 +73,8 @@ class ImplementationInfo:
             "env": sorted(self.env),
             "choices": dict(self.choices),
         }
+        if self.contract is not None:
+            out["contract"] = dict(self.contract)
         out.update({k: v for k in ("homepage", "issues", "source") if (v := getattr(self, k))})
         if self.fields is not None:
             out["fields"] = sorted(self.fields)
@@ -94,6 +97,7 @@ class ImplementationInfo:
             options=frozenset(data.get("options", OPTION_NAMES)),
             env=frozenset(data.get("env", ())),
             choices=MappingProxyType(dict(data.get("choices", {}))),
+            contract=_contract_of(data),
         )
 
     def unsupported(self, case: CaseInput) -> str | None:
@@ -111,6 +115,15 @@ class ImplementationInfo:
             if value and name not in self.env:
                 return f"{self.name} does not honour {name}"
         return None
+
+
+def _contract_of(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A declared contract with the reader's name and version filled in (contract.json)."""
+    declared = data.get("contract")
+    if not isinstance(declared, Mapping):
+        return None
+    return MappingProxyType({"name": str(data["name"]), "version": str(data["version"]),
+                             **declared})
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +160,7 @@ class Answered:
     messages: tuple[Json, ...]
     leaf: str | None = None
     status: Literal["answered"] = "answered"
+    usage: Mapping[str, Any] | None = None  # token totals (readers of contract scope usage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,11 +307,13 @@ def outcome_from_result(result: Any, *, strict: bool = False) -> Outcome:
         if isinstance(raised, dict) and isinstance(raised.get("type"), str):
             return Raised(raised["type"], str(raised.get("message", "")))
         return Crashed("`raised` must be an object with a string `type`")
-    messages = result.get("messages")
+    messages = result.get("messages", [] if isinstance(result.get("usage"), dict) else None)
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         return Crashed("`messages` must be an array of objects")
     leaf = result.get("leaf")
-    return Answered(tuple(messages), leaf if isinstance(leaf, str) else None)
+    usage = result.get("usage")
+    return Answered(tuple(messages), leaf if isinstance(leaf, str) else None,
+                    usage=dict(usage) if isinstance(usage, dict) else None)
 
 
 def check_messages(messages: Sequence[Json]) -> str | None:

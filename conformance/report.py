@@ -68,6 +68,8 @@ def case_line(record: Record) -> Json:
         "message": record.verdict.message,
         "difference": difference.to_json() if difference is not None else None,
         "signature": sorted(record.signature),
+        "cause": record.verdict.cause,
+        "causes": list(record.verdict.causes),
         "outcome": outcome_to_json(record.outcome),
         "expected": outcome_to_json(record.expected) if record.expected is not None else None,
         "seconds": round(record.seconds, 6),

@@ -159,6 +159,27 @@ def judge_pair(info: ImplementationInfo, target: Target, got: Outcome, wanted: O
     return judge(got, wanted, leaf_only=True)
 
 
+#: ``--fields LEVEL``: the message keys compared at each strictness
+LEVEL_FIELDS: Mapping[str, frozenset[str] | None] = {
+    "uuids": frozenset({"uuid"}), "types": frozenset({"uuid", "type"}), "messages": None}
+
+
+def at_level(info: ImplementationInfo, level: str | None) -> ImplementationInfo:
+    """``info`` compared at strictness ``level`` (``--fields``): fewer fields, never more."""
+    if level is None or LEVEL_FIELDS.get(level) is None:
+        return info
+    return replace(info, fields=common_fields(info.fields, LEVEL_FIELDS[level]))
+
+
+def with_causes(verdict: Verdict, got: Outcome, wanted: Outcome) -> Verdict:
+    """A verdict of the plain comparison with its causes named (``contracts.causes``)."""
+    from rechain.conformance.contracts.causes import plain_causes
+
+    if verdict.status != "fail" or verdict.causes:
+        return verdict
+    return replace(verdict, causes=plain_causes(verdict, got, wanted))
+
+
 def normal_views(views: Sequence[str]) -> tuple[str, ...]:
     """Views with legacy names read as today's (``resume`` is ``api``)."""
     return tuple(LEGACY_VIEWS.get(view, view) for view in views)  # type: ignore[call-overload]
@@ -185,6 +206,7 @@ class Connections:
     implementations: Sequence[Implementation]
     targets: Sequence[Target]
     seconds: dict[str, tuple[int, float]] = field(default_factory=dict)  # name -> (calls, s)
+    level: str | None = None  # ``--fields``: uuids | types | messages (None: as declared)
 
     def check(self, seq: int, item: Item, skips: SkipList | None = None,
               signature: Signer | None = None
@@ -204,10 +226,14 @@ class Connections:
             outcome = run_one(implementation, item.case)
             elapsed = time.perf_counter() - started
             self._add(name, elapsed)
+            owned = [t for t, _ in expected if getattr(t, "owner", None) is implementation]
             for target, wanted in expected:
-                if wanted is None:
+                if wanted is None or (owned and target not in owned) or (
+                        not owned and getattr(target, "owner", None) is not None):
                     continue
-                verdict = judge_pair(implementation.info, target, outcome, wanted)
+                verdict = (target.judge(item, outcome, seq) if target in owned  # type: ignore[attr-defined]
+                           else with_causes(judge_pair(at_level(implementation.info, self.level),
+                                                       target, outcome, wanted), outcome, wanted))
                 tokens = frozenset(signature(item, verdict, outcome, wanted)) if (
                     signature is not None and verdict.status == "fail") else frozenset()
                 if skips is not None:

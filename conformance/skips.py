@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from importlib.resources import files
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 from rechain.conformance.compare import Verdict
 from rechain.errors import UsageError
 
-_KEYS = {"implementation", "against", "cases", "signature", "reason", "link"}
+_KEYS = {"implementation", "against", "cases", "signature", "cause", "reason", "link"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,7 @@ class Skip:
     against: str = "*"
     cases: tuple[str, ...] = ()
     signature: str | None = None
+    cause: str | None = None  # the one cause it accepts; any other cause still fails
 
     @property
     def strict(self) -> bool:
@@ -72,9 +73,16 @@ class SkipList:
         entry = self.find(implementation, against, case_id, signature)
         if entry is None:
             return verdict
+        if verdict.status == "fail" and entry.cause is not None:
+            if entry.cause not in verdict.causes:
+                return verdict
+            rest = tuple(c for c in verdict.causes if c != entry.cause)
+            if rest:  # a skip names one cause and never hides another in the same case
+                return replace(verdict, message=f"{verdict.message} (besides the known "
+                               f"{entry.cause}: {entry.reason})", causes=rest)
         if verdict.status == "fail":
             return Verdict("skip", f"known divergence: {entry.reason} ({entry.link})",
-                           verdict.difference)
+                           verdict.difference, verdict.causes)
         if entry.strict:
             return Verdict("fail", f"skipped case now passes: remove its skip ({entry.reason})")
         return verdict
@@ -131,6 +139,7 @@ def parse(data: Any, source: str = "skips") -> SkipList:
             implementation=item["implementation"], reason=item["reason"], link=item["link"],
             against=str(item.get("against", "*")), cases=tuple(cases or ()),
             signature=str(signature) if signature is not None else None,
+            cause=str(item["cause"]) if item.get("cause") is not None else None,
         ))
     return SkipList(tuple(entries))
 

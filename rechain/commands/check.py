@@ -25,6 +25,8 @@ from typing import IO, Any
 from rechain import __version__, helptext
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_html, report_text, skips
+from rechain.conformance.contracts.model import load as load_contract
+from rechain.conformance.contracts.setup import contract_targets
 from rechain.conformance.impls import Implementation, Validating, connect, label
 from rechain.conformance.protocol import DEFAULT_OPTIONS, RESUME_VIEWS, Outcome
 from rechain.conformance.protocol_process import Limits
@@ -82,6 +84,15 @@ def register(subparsers: Any) -> None:
     add("--no-skips", action="store_true", help="ignore the skip list")
     add("--write-skips", type=Path, metavar="FILE",
         help="write a skip list covering every corpus case that did not pass (toml-test -script)")
+    add("--contract", metavar="FILE",
+        help="judge the readers under test by this contract (contract.json) instead of "
+             "the one they declare")
+    add("--fields", choices=("uuids", "types", "messages"), default=None,
+        help="how strict the comparison is: which rows in which order (uuids), also each "
+             "row's type (types), also the messages as declared (messages, the default)")
+    add("--invariant-every", type=int, default=4, metavar="K",
+        help="run the reader again on one case in K (an appended invalid line, reformatted "
+             "rows) to check its answer does not change; 0 turns it off (default 4)")
     add("--validate", action="store_true",
         help="check every answer against the protocol and result schemas (a break is a crash)")
     add("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -132,21 +143,27 @@ class _Plan:
         self.default_against = (None if args.against else _default_against(
             self.impl_specs, self.profile, self.view != "session-messages"))
         self.made: list[Connections] = []
+        self.contract = load_contract(args.contract) if args.contract else None
+        self.level: str | None = args.fields
+        self.every: int = args.invariant_every
 
     def connections(self) -> Connections:
         """A fresh set of connections (one per worker)."""
         implementations = [_connect(s, self.limits, self.validate) for s in self.impl_specs]
+        judged = contract_targets(implementations, self.contract, self.level, self.profile,
+                                  self.every)
         targets: list[Target] = []
         if self.against_spec is not None:
             targets.append(Against(_connect(self.against_spec, self.limits, self.validate)))
-        else:
+        elif len(judged) < len(implementations):  # else each has its contract's answer only
             targets.append(Recorded(self.profile, views=self.views))
             if self.view == "session-messages":
                 targets.append(Intended())
             if self.default_against is not None:
                 other = _connect(self.default_against, self.limits, self.validate)
                 targets.append(Against(other, GENERATED))
-        made = Connections(implementations, targets)
+        targets += judged
+        made = Connections(implementations, targets, level=self.level)
         self.made.append(made)
         return made
 

@@ -1,0 +1,212 @@
+"""The exact answer a contract asks of a transcript, from the chosen profile's graph.
+
+Pure: bytes in, an ``Answer`` out. ``chain`` is the conversation the profile resumes
+(its walked and recovered chain, showing what the profile shows plus the row kinds
+the contract turns on, minus those it turns off); ``archive`` every row in scope
+once (the last copy of a uuid, at its first place), parents before children;
+``file-order`` every row in scope once, in file order; ``usage`` the token totals
+of the assistant rows, each API response once.
+
+Which rows count once for usage (``docs/protocol.md``): Claude Code writes one
+assistant row per content block of a streamed response, each carrying the same
+``message.id`` and ``requestId`` and the response's usage; those rows are one
+response and count once (the last-written copy, which holds the final usage).
+A row without ``message.id`` or ``requestId`` cannot be matched with others and
+counts on its own; rows of every branch and of sidechains count (they were billed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rechain.conformance.contracts.model import USAGE_FIELDS, Contract
+from rechain.reference.model import Json, Options
+
+UNSHOWN_TYPES = frozenset({"user", "assistant", "system", "progress", "summary"})
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of the file a contract puts in scope."""
+
+    uuid: str
+    kind: str  # message | meta | system | summary | compact-summary | progress | sidechain
+    role: str  # the entry's type (user, assistant, system, …)
+    line: int
+    parent: str | None  # nearest ancestor in scope (None: a root)
+    fragments: tuple[str, ...] = ()  # texts, tool calls and results the row holds
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a contract's reader must show: rows in order, or usage totals."""
+
+    rows: tuple[Row, ...] = ()
+    usage: dict[str, int] = field(default_factory=dict)
+    live: frozenset[str] = frozenset()  # uuids on the resumed chain (for wrong-branch)
+    sidechain: frozenset[str] = frozenset()
+    entries: dict[str, Json] = field(default_factory=dict)  # every indexed uuid -> entry
+
+    @property
+    def uuids(self) -> list[str]:
+        return [row.uuid for row in self.rows]
+
+
+def row_kind(entry: Json) -> str:
+    """Which kind of row an entry is, for ``Rows.shown`` (``other``: never shown)."""
+    kind = entry.get("type")
+    attachment = entry.get("attachment")
+    if entry.get("isSidechain") is True:
+        return "sidechain"
+    if kind == "attachment" and isinstance(attachment, dict) and (
+            attachment.get("type") == "queued_command"):
+        return "message"
+    if kind not in UNSHOWN_TYPES:
+        return "other"
+    if kind in ("system", "summary", "progress"):
+        return str(kind)
+    if entry.get("isCompactSummary") is True:
+        return "compact-summary"
+    if entry.get("isMeta") is True:
+        return "meta"
+    return "message"
+
+
+def fragments(entry: Json) -> tuple[str, ...]:
+    """The texts, tool calls (``tool_use:ID``) and results (``tool_result:ID``) of a row."""
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return (content,) if content.strip() else ()
+    found: list[str] = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+            found.append(block["text"])
+        elif kind == "tool_use":
+            found.append(f"tool_use:{block.get('id')}")
+        elif kind == "tool_result":
+            found.append(f"tool_result:{block.get('tool_use_id')}")
+    return tuple(found)
+
+
+def answer(data: bytes, contract: Contract, profile: str = "sdk",
+           options: Options | None = None) -> Answer:
+    """The answer ``contract`` asks of ``data`` under ``profile``."""
+    from rechain.reference.walked import walked
+
+    options = options or Options()
+    seen = walked(data, profile, options)
+    entries = dict(seen.graph.nodes)
+    live = frozenset(e["uuid"] for e in seen.chain)
+    side = frozenset(u for u, e in entries.items() if row_kind(e) == "sidechain")
+    if contract.scope == "usage":
+        return Answer(usage=usage_totals(seen.entries, contract), live=live, sidechain=side,
+                      entries=entries)
+    line_of = dict(seen.graph.line)
+    in_scope = {u for u, e in entries.items() if contract.rows.shown(row_kind(e))}
+    if contract.scope == "chain":
+        order = _chain_order(data, profile, options, seen.chain, contract)
+    else:
+        first = sorted(seen.graph.position, key=seen.graph.position.__getitem__)
+        order = [u for u in first if u in in_scope]
+        if contract.scope == "archive":
+            order = parents_first(order, {u: _parent_in(u, entries, in_scope) for u in order})
+    rows = tuple(Row(u, row_kind(entries[u]), str(entries[u].get("type")), line_of.get(u, 0),
+                     _parent_in(u, entries, in_scope), fragments(entries[u])) for u in order)
+    return Answer(rows=rows, live=live, sidechain=side, entries=entries)
+
+
+def _chain_order(data: bytes, profile: str, options: Options, chain: tuple[Json, ...],
+                 contract: Contract) -> list[str]:
+    """The chain as the profile presents it, plus rows the contract turns on, minus those off."""
+    from rechain.reference import rebuild
+
+    presented = {m["uuid"] for m in rebuild(data, profile, options).messages}
+    order: list[str] = []
+    for entry in chain:
+        uuid, kind = entry["uuid"], row_kind(entry)
+        if uuid in order or kind == "other" or not contract.rows.shown(kind):
+            continue
+        if uuid in presented or kind != "message":
+            order.append(uuid)
+    return order
+
+
+def _parent_in(uuid: str, entries: dict[str, Json], in_scope: set[str]) -> str | None:
+    """The nearest ancestor of ``uuid`` that is in scope (rows out of scope are bridged)."""
+    seen = {uuid}
+    parent = entries[uuid].get("parentUuid")
+    while isinstance(parent, str) and parent in entries and parent not in seen:
+        if parent in in_scope:
+            return parent
+        seen.add(parent)
+        parent = entries[parent].get("parentUuid")
+    return None
+
+
+def parents_first(order: list[str], parent: dict[str, str | None]) -> list[str]:
+    """``order`` rearranged so each row follows its parent (stable; cycles kept in order)."""
+    placed: set[str] = set()
+    out: list[str] = []
+    waiting: dict[str, list[str]] = {}
+
+    def place(uuid: str) -> None:
+        stack = [uuid]
+        while stack:
+            current = stack.pop()
+            if current in placed:
+                continue
+            placed.add(current)
+            out.append(current)
+            stack.extend(reversed(waiting.pop(current, [])))
+
+    positions = {u: i for i, u in enumerate(order)}
+    for uuid in order:
+        up = parent.get(uuid)
+        if up is not None and up not in placed and positions.get(up, -1) > positions[uuid] \
+                and not _descends(up, uuid, parent):
+            waiting.setdefault(up, []).append(uuid)
+            continue
+        place(uuid)
+    for rest in list(waiting.values()):
+        for uuid in rest:
+            place(uuid)
+    return out
+
+
+def _descends(child: str, ancestor: str, parent: dict[str, str | None]) -> bool:
+    """Whether ``ancestor`` is above ``child`` (a cycle when the edge points back)."""
+    seen: set[str] = set()
+    current = parent.get(child)
+    while current is not None and current not in seen:
+        if current == ancestor:
+            return True
+        seen.add(current)
+        current = parent.get(current)
+    return False
+
+
+def usage_totals(entries: tuple[Json, ...], contract: Contract) -> dict[str, int]:
+    """Token totals over assistant rows, each response (``message.id``+``requestId``) once."""
+    last: dict[Any, Json] = {}
+    for at, entry in enumerate(entries):
+        if entry.get("type") != "assistant":
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("usage"), dict):
+            continue
+        mid, rid = message.get("id"), entry.get("requestId")
+        key = (mid, rid) if isinstance(mid, str) and isinstance(rid, str) else ("row", at)
+        last[key] = message["usage"]
+    wanted = contract.fields or frozenset(USAGE_FIELDS)
+    totals = {name: 0 for name in USAGE_FIELDS if name in wanted}
+    for usage in last.values():
+        for name in totals:
+            value = usage.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                totals[name] += value
+    return totals

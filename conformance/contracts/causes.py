@@ -1,0 +1,37 @@
+"""Causes for the plain comparison (no contract): which kind of difference a failure is."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rechain.conformance.compare import Verdict
+from rechain.conformance.contracts.judge import ordered
+from rechain.conformance.protocol import Answered, Raised
+
+
+def plain_causes(verdict: Verdict, got: Any, wanted: Any) -> tuple[str, ...]:
+    """``raised``, ``duplicate-row``, ``lost-row``, ``extra-row``, ``order``, ``wrong-branch``
+    (continues from another entry) or ``field``, most harmful first."""
+    if isinstance(got, Raised) or isinstance(wanted, Raised):
+        return ("raised",) if isinstance(got, Raised) else ("lost-row",)
+    difference = verdict.difference
+    if difference is not None and difference.path == "/leaf":
+        return ("wrong-branch",)
+    if not isinstance(got, Answered) or not isinstance(wanted, Answered):
+        return ("field",)
+    mine = [m.get("uuid") for m in got.messages]
+    theirs = [m.get("uuid") for m in wanted.messages]
+    if mine == theirs:
+        return ("field",)
+    causes = []
+    if any(n > 1 for n in Counter(mine).values()):
+        causes.append("duplicate-row")
+    lost, extra = set(theirs) - set(mine), set(mine) - set(theirs)
+    if lost:
+        causes.append("lost-row")
+    if extra:
+        causes.append("extra-row")
+    if not causes:
+        causes.append("order")
+    return ordered(causes)

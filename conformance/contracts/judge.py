@@ -1,0 +1,219 @@
+"""A reader's answer judged against its contract's answer: a verdict with its causes.
+
+Every difference that remains after the contract is applied gets a cause, the one
+a report shows first: ``crash``, ``timeout``, ``raised``, ``duplicate-row``,
+``lost-row``, ``wrong-branch``, ``extra-row``, ``order``, ``field``, ``usage``.
+Causes are listed most harmful first, so data loss is what a person (and the
+shrinker) sees before a cosmetic difference in the same case.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rechain.conformance.compare import MISSING, Difference, Verdict, first_difference, normalise
+from rechain.conformance.contracts.answers import Answer, Row
+from rechain.conformance.contracts.model import Contract
+from rechain.conformance.protocol import Answered, Crashed, Raised, Skipped, TimedOut
+
+Json = dict[str, Any]
+#: most harmful first: the order causes are listed (and shrunk) in
+CAUSE_ORDER = ("crash", "timeout", "raised", "invariant:contained-error", "lost-row",
+               "duplicate-row", "wrong-branch", "order", "invariant:parents-first",
+               "invariant:sidechains-apart", "invariant:unchanged-by-invalid-line",
+               "invariant:unchanged-by-formatting", "usage", "extra-row", "field")
+
+
+def rank(cause: str) -> int:
+    """Where a cause stands in ``CAUSE_ORDER`` (unknown causes last)."""
+    return CAUSE_ORDER.index(cause) if cause in CAUSE_ORDER else len(CAUSE_ORDER)
+
+
+def ordered(causes: Sequence[str]) -> tuple[str, ...]:
+    """Causes without repeats, most harmful first."""
+    return tuple(sorted(dict.fromkeys(causes), key=rank))
+
+
+def judge_contract(got: Any, want: Answer, contract: Contract) -> Verdict:
+    """The verdict on ``got`` (an ``Outcome``) against the contract's answer."""
+    if isinstance(got, Skipped):
+        return Verdict("skip", got.message)
+    if isinstance(got, Crashed):
+        return Verdict("crash", got.message, causes=("crash",))
+    if isinstance(got, TimedOut):
+        return Verdict("timeout", f"no answer within {got.seconds:g} s", causes=("timeout",))
+    if isinstance(got, Raised):
+        return Verdict("fail", f"raised {got.type}: {got.message[:200]}",
+                       Difference("/", f"raised {got.type}", _size(want)), ("raised",))
+    assert isinstance(got, Answered)
+    if contract.scope == "usage":
+        return _judge_usage(got.usage or {}, want.usage)
+    if contract.identity == "uuid":
+        return _judge_by_uuid(got.messages, want, contract)
+    return _judge_by_position(got.messages, want, contract)
+
+
+def _size(want: Answer) -> str:
+    return f"usage {want.usage}" if want.usage else f"{len(want.rows)} rows"
+
+
+def _judge_usage(got: Mapping[str, Any], want: Mapping[str, int]) -> Verdict:
+    for name, expected in want.items():
+        value = got.get(name, MISSING)
+        if value != expected:
+            cause = ("lost-row" if isinstance(value, int) and value < expected else
+                     "duplicate-row" if isinstance(value, int) else "usage")
+            return Verdict("fail", f"{name}: counted {value!r}, the responses hold {expected}",
+                           Difference(f"/usage/{name}", value, expected), (cause,))
+    return Verdict("pass")
+
+
+def _judge_by_uuid(messages: Sequence[Json], want: Answer, contract: Contract) -> Verdict:
+    got = [_ident(m.get("uuid")) for m in messages]
+    expected = want.uuids
+    causes: list[str] = []
+    first: tuple[str, Difference] | None = None
+    counts = Counter(got)
+    twice = [u for u in got if counts[u] > 1]
+    if twice:
+        causes.append("duplicate-row")
+        first = first or ("row shown twice", Difference(f"/messages/{got.index(twice[0]) + 1}"
+                                                        "/uuid", twice[0], MISSING))
+    lost = [u for u in expected if u not in counts]
+    extra = [u for u in dict.fromkeys(got) if u not in set(expected)]
+    if lost and extra and contract.scope == "chain" and all(
+            u in want.entries and u not in want.live and u not in want.sidechain
+            for u in extra):
+        causes.append("wrong-branch")
+        first = first or ("shows another branch", _where(got, expected))
+    else:
+        if lost:
+            causes.append("lost-row")
+            first = first or (f"{len(lost)} row(s) in scope missing, first on line "
+                              f"{_line(want, lost[0])}", _where(got, expected))
+        if extra:
+            causes.append("extra-row")
+            first = first or (f"{len(extra)} row(s) not in scope shown",
+                              _where(got, expected))
+    if not causes and _out_of_order(got, want, contract):
+        causes.append("order")
+        first = first or ("rows in another order", _where(got, expected))
+    if contract.strictness != "uuids":
+        by_uuid = {_ident(m.get("uuid")): (i, m) for i, m in enumerate(messages)}
+        for row in want.rows:
+            if row.uuid not in by_uuid:
+                continue
+            index, message = by_uuid[row.uuid]
+            found = _row_difference(index, message, row, want, contract)
+            if found is not None:
+                causes.append("field")
+                first = first or ("a shown row differs", found)
+                break
+    if not causes:
+        return Verdict("pass")
+    assert first is not None
+    return Verdict("fail", first[0], first[1], ordered(causes))
+
+
+def _ident(uuid: Any) -> str:
+    """A shown row's uuid as a key (a reader may echo a non-string uuid it read)."""
+    return uuid if isinstance(uuid, str) else repr(uuid)
+
+
+def _line(want: Answer, uuid: str) -> int:
+    return next((row.line for row in want.rows if row.uuid == uuid), 0)
+
+
+def _where(got: Sequence[Any], expected: Sequence[str]) -> Difference:
+    at = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b),
+              min(len(got), len(expected)))
+    return Difference(f"/messages/{at}/uuid", got[at] if at < len(got) else MISSING,
+                      expected[at] if at < len(expected) else MISSING)
+
+
+def _out_of_order(got: Sequence[Any], want: Answer, contract: Contract) -> bool:
+    """Same rows, but not in the order the scope asks (archive: only parents first)."""
+    if contract.scope != "archive":
+        return list(dict.fromkeys(got)) != want.uuids
+    position = {u: i for i, u in enumerate(got)}
+    return any(row.parent is not None and row.parent in position
+               and position[row.parent] > position[row.uuid]
+               and _acyclic(row, want) for row in want.rows)
+
+
+def _acyclic(row: Row, want: Answer) -> bool:
+    parents = {r.uuid: r.parent for r in want.rows}
+    seen: set[str] = set()
+    current = row.parent
+    while current is not None and current not in seen:
+        if current == row.uuid:
+            return False
+        seen.add(current)
+        current = parents.get(current)
+    return True
+
+
+def _row_difference(index: int, message: Json, row: Row, want: Answer,
+                    contract: Contract) -> Difference | None:
+    kind = message.get("type", message.get("role"))
+    if kind != row.role and not (row.role == "attachment" and kind == "user"):
+        return Difference(f"/messages/{index}/type", kind, row.role)
+    if contract.strictness == "types" or contract.content == "ignored":
+        return None
+    if contract.content == "text-equivalent":
+        return _fragments_missing(index, message, row)
+    entry = want.entries.get(row.uuid, {})
+    mine = {k: v for k, v in message.items() if contract.fields is None or k in contract.fields}
+    theirs = {"type": entry.get("type"), "uuid": row.uuid, "message": entry.get("message")}
+    shared = {k: theirs[k] for k in theirs if k in mine}
+    return first_difference(normalise({k: mine[k] for k in shared}), normalise(shared),
+                            f"/messages/{index}")
+
+
+def _fragments_missing(index: int, message: Json, row: Row) -> Difference | None:
+    """The first text, tool call or tool result of ``row`` that the shown row lacks."""
+    import orjson
+
+    blob = " ".join(orjson.dumps(message).decode("utf-8", "replace").split())
+    plain = " ".join(str(message.get("text", "")).split())
+    for fragment in row.fragments:
+        kind, _, ident = fragment.partition(":")
+        needle = ident if kind in ("tool_use", "tool_result") and ident else fragment
+        words = " ".join(needle.split())
+        escaped = " ".join(orjson.dumps(needle).decode()[1:-1].split())
+        if words not in plain and words not in blob and escaped not in blob:
+            return Difference(f"/messages/{index}/content", MISSING, fragment[:200])
+    return None
+
+
+def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contract) -> Verdict:
+    """Readers without uuids: rows matched by role in order (a diff of the role sequences)."""
+    got = [str(m.get("type", m.get("role"))) for m in messages]
+    expected = [row.role if row.role != "attachment" else "user" for row in want.rows]
+    causes: list[str] = []
+    first: tuple[str, Difference] | None = None
+    matcher = difflib.SequenceMatcher(a=got, b=expected, autojunk=False)
+    pairs: list[tuple[int, int]] = []
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            pairs += list(zip(range(a0, a1), range(b0, b1), strict=True))
+            continue
+        cause = {"delete": "extra-row", "insert": "lost-row"}.get(op, "field")
+        causes.append(cause)
+        first = first or (f"rows {op}d at position {b0}", Difference(
+            f"/messages/{a0}/type", got[a0] if a0 < len(got) else MISSING,
+            expected[b0] if b0 < len(expected) else MISSING))
+    if contract.strictness == "messages" and contract.content == "text-equivalent":
+        for index, at in pairs:
+            found = _fragments_missing(index, messages[index], want.rows[at])
+            if found is not None:
+                causes.append("field")
+                first = first or ("a shown row lacks a fragment", found)
+                break
+    if not causes:
+        return Verdict("pass")
+    assert first is not None
+    return Verdict("fail", first[0], first[1], ordered(causes))

@@ -1,0 +1,125 @@
+"""The runner's target for a reader that declares a contract, with the invariants.
+
+It computes the contract's answer from the chosen profile's graph, judges the
+reader's answer against it (causes from ``judge``), and checks the properties
+every reader must have (``reader_invariants``). The two properties that need the
+reader to run again (an appended invalid line, the rows reformatted) run on one
+item in ``every``, so a slow reader's run costs at most twice as many calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rechain.conformance import reader_invariants as inv
+from rechain.conformance.compare import Difference, Verdict
+from rechain.conformance.contracts.answers import Answer, answer
+from rechain.conformance.contracts.judge import judge_contract, ordered
+from rechain.conformance.contracts.model import Contract
+from rechain.conformance.protocol import Answered, CaseInput, Outcome, Raised
+from rechain.reference.model import Options
+from rechain.strategies.formatting import STYLES
+
+METAMORPHIC = ("unchanged-by-invalid-line", "unchanged-by-formatting")
+
+
+@dataclass
+class ContractTarget:
+    """The answer ``contract`` asks of each item under ``profile``, for one reader only."""
+
+    owner: Any  # the Implementation this target judges
+    contract: Contract
+    profile: str = "agent-sdk@0.3.332"
+    every: int = 4
+    fields: frozenset[str] | None = None
+    views: tuple[str, ...] = ("session-messages",)
+    _answers: dict[str, Answer] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """One label for one answer: the profile and the scope it is read in."""
+        return f"{self.profile} {self.contract.scope}"
+
+    def expect(self, item: Any) -> Outcome | None:
+        case: CaseInput = item.case
+        options = Options(include_system_messages=bool(case.option("include_system_messages")),
+                          limit=case.option("limit"), offset=int(case.option("offset") or 0))
+        found = answer(case.data, self.contract, self.profile, options)
+        self._answers[case.id] = found
+        shown = tuple({"uuid": r.uuid, "type": r.role, "line": r.line} for r in found.rows)
+        return Answered(shown, usage=found.usage or None)
+
+    def judge(self, item: Any, got: Outcome, seq: int) -> Verdict:
+        """The contract's verdict, then every invariant's, causes merged most harmful first."""
+        want = self._answers.pop(item.case.id)
+        verdict = judge_contract(got, want, self.contract)
+        found = self._invariants(item, got, want, seq)
+        if not found:
+            return verdict
+        causes = ordered([*verdict.causes, *(name for name, _ in found)])
+        if verdict.status == "fail":
+            return replace(verdict, causes=causes)
+        if verdict.status != "pass":
+            return verdict
+        name, text = found[0]
+        return Verdict("fail", text, Difference("/", name, "unchanged"), causes)
+
+    def _invariants(self, item: Any, got: Outcome, want: Answer, seq: int
+                    ) -> list[tuple[str, str]]:
+        data: bytes = item.case.data
+        found: list[tuple[str, str]] = []
+        if isinstance(got, Raised):
+            try:
+                inv.contains_errors(lambda _: _raise(got), data)
+            except AssertionError as error:
+                found.append(("invariant:contained-error", str(error)))
+        if isinstance(got, Answered) and self.contract.scope != "usage":
+            messages = list(got.messages)
+            checks = [("invariant:parents-first",
+                       lambda: inv.parents_before_children(data, messages))]
+            if not self.contract.rows.sidechain:
+                checks.append(("invariant:sidechains-apart",
+                               lambda: inv.sidechains_apart(data, messages)))
+            for name, check in checks:
+                if self.contract.scope == "file-order" and name == "invariant:parents-first":
+                    continue
+                try:
+                    check()
+                except AssertionError as error:
+                    found.append((name, str(error)))
+        if self.every > 0 and seq % self.every == 0 and not isinstance(got, Raised):
+            found += self._metamorphic(item, seq)
+        return found
+
+    def _metamorphic(self, item: Any, seq: int) -> list[tuple[str, str]]:
+        from rechain.conformance.runner import run_one
+
+        def read(data: bytes) -> Any:
+            outcome = run_one(self.owner, replace(item.case, data=data))
+            if isinstance(outcome, Answered):
+                return ({"usage": dict(outcome.usage)} if self.contract.scope == "usage"
+                        else list(outcome.messages))
+            return _raise(outcome)
+
+        style = STYLES[(seq // max(self.every, 1)) % len(STYLES)]
+        found = []
+        for name, check in (
+                ("invariant:unchanged-by-invalid-line",
+                 lambda: inv.unchanged_by_invalid_line(read, item.case.data)),
+                ("invariant:unchanged-by-formatting",
+                 lambda: inv.unchanged_by_formatting(read, item.case.data, (style,)))):
+            try:
+                check()
+            except AssertionError as error:
+                found.append((name, str(error)))
+        return found
+
+
+class ReaderError(Exception):
+    """A reader's non-answer (raised, crashed, timed out) as an exception for a property."""
+
+
+def _raise(outcome: Any) -> Any:
+    kind = getattr(outcome, "type", None) or getattr(outcome, "status", "failed")
+    raise ReaderError(f"{kind}: {getattr(outcome, 'message', '')}")

@@ -1,0 +1,151 @@
+"""Contracts: each declared scope has an exact answer, and each difference a cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from rechain.conformance.compare import Verdict
+from rechain.conformance.contracts import Contract, Rows, answer, judge_contract
+from rechain.conformance.contracts.model import from_json, from_spec
+from rechain.conformance.impls import connect
+from rechain.conformance.protocol import Answered, Raised
+from rechain.conformance.skips import parse
+from rechain.errors import UsageError
+from rechain.strategies.formatting import reformat
+
+U = "00000000-0000-4000-8000-{:012d}"
+
+
+def row(n: int, kind: str, parent: int | None, content: object, **extra: object) -> bytes:
+    entry = {"type": kind, "uuid": U.format(n), "parentUuid": U.format(parent) if parent else None,
+             "sessionId": "s", "timestamp": f"2026-01-01T00:00:{n:02d}.000Z",
+             "message": {"role": kind, "content": content}, **extra}
+    return orjson.dumps(entry) + b"\n"
+
+
+def assistant(n: int, parent: int, block: dict[str, object], mid: str,
+              usage: dict[str, int]) -> bytes:
+    entry = {"type": "assistant", "uuid": U.format(n), "parentUuid": U.format(parent),
+             "sessionId": "s", "requestId": f"req-{mid}", "timestamp": f"2026-01-01T00:00:{n:02d}Z",
+             "message": {"id": mid, "role": "assistant", "content": [block], "usage": usage}}
+    return orjson.dumps(entry) + b"\n"
+
+
+# U1 → A2 (tool t1) → A3 (tool t2, same response) → R4 (t2) ; R5 (t1, parent A2) → A6
+USAGE = {"input_tokens": 4, "output_tokens": 10}
+PARALLEL = b"".join([
+    row(1, "user", None, "go"),
+    assistant(2, 1, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}, "m1", USAGE),
+    assistant(3, 2, {"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}, "m1", USAGE),
+    row(4, "user", 3, [{"type": "tool_result", "tool_use_id": "t2", "content": "out 2"}]),
+    row(5, "user", 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "out 1"}]),
+    assistant(6, 5, {"type": "text", "text": "done"}, "m2", USAGE),
+    row(7, "user", 6, "aside", isMeta=True),
+])
+
+
+def contract(**kwargs: object) -> Contract:
+    return Contract("r", "1", **kwargs)  # type: ignore[arg-type]
+
+
+def shown(*numbers: int) -> Answered:
+    return Answered(tuple({"uuid": U.format(n), "type": "assistant" if n in (2, 3, 6) else "user"}
+                          for n in numbers))
+
+
+def test_archive_has_every_row_once_and_rows_decide_meta() -> None:
+    plain = answer(PARALLEL, contract(scope="archive"))
+    assert plain.uuids == [U.format(n) for n in range(1, 7)]
+    with_meta = answer(PARALLEL, contract(scope="archive", rows=Rows(meta=True)))
+    assert with_meta.uuids[-1] == U.format(7)
+
+
+def test_usage_counts_a_split_response_once() -> None:
+    totals = answer(PARALLEL, contract(scope="usage")).usage
+    assert totals["input_tokens"] == 8 and totals["output_tokens"] == 20
+
+
+def test_a_lost_tool_result_is_lost_row_and_shown_twice_is_duplicate() -> None:
+    want = answer(PARALLEL, contract(scope="archive"))
+    lost = judge_contract(shown(1, 2, 3, 4, 6), want, contract(scope="archive", content="ignored"))
+    assert lost.status == "fail" and lost.cause == "lost-row" and "line 5" in lost.message
+    twice = judge_contract(shown(1, 2, 3, 4, 5, 5, 6), want,
+                           contract(scope="archive", content="ignored"))
+    assert twice.causes[0] == "duplicate-row"
+
+
+def test_archive_accepts_any_order_with_parents_first_but_not_a_child_first() -> None:
+    want = answer(PARALLEL, contract(scope="archive"))
+    terms = contract(scope="archive", content="ignored")
+    assert judge_contract(shown(1, 2, 5, 6, 3, 4), want, terms).status == "pass"
+    assert judge_contract(shown(1, 3, 2, 4, 5, 6), want, terms).cause == "order"
+
+
+def test_usage_that_counts_nothing_is_lost_row() -> None:
+    want = answer(PARALLEL, contract(scope="usage"))
+    verdict = judge_contract(Answered((), usage={"input_tokens": 0, "output_tokens": 0}), want,
+                             contract(scope="usage"))
+    assert verdict.cause == "lost-row" and verdict.difference is not None
+    assert verdict.difference.path == "/usage/input_tokens"
+
+
+def test_raising_is_its_own_cause() -> None:
+    want = answer(PARALLEL, contract())
+    assert judge_contract(Raised("AttributeError", "x"), want, contract()).cause == "raised"
+
+
+def test_text_equivalent_finds_a_missing_fragment() -> None:
+    want = answer(PARALLEL, contract(scope="file-order"))
+    terms = contract(scope="file-order", content="text-equivalent")
+    rows = [{"uuid": U.format(n), "type": t, "text": text} for n, t, text in (
+        (1, "user", "go"), (2, "assistant", "t1"), (3, "assistant", "t2"), (4, "user", "t2"),
+        (5, "user", "t1"), (6, "assistant", "done"))]
+    assert judge_contract(Answered(tuple(rows)), want, terms).status == "pass"
+    rows[5] = {**rows[5], "text": ""}
+    verdict = judge_contract(Answered(tuple(rows)), want, terms)
+    assert verdict.cause == "field" and verdict.difference.right == "done"  # type: ignore[union-attr]
+
+
+def test_position_and_role_identity_for_readers_without_uuids() -> None:
+    want = answer(PARALLEL, contract(scope="file-order"))
+    terms = contract(scope="file-order", identity="position+role", content="ignored")
+    roles = ["user", "assistant", "assistant", "user", "user", "assistant"]
+    assert judge_contract(Answered(tuple({"role": r} for r in roles)), want,
+                          terms).status == "pass"
+    del roles[3]
+    assert judge_contract(Answered(tuple({"role": r} for r in roles)), want,
+                          terms).cause == "lost-row"
+
+
+def test_a_cmd_spec_declares_name_version_and_contract(tmp_path: Path) -> None:
+    reader = connect("cmd[name=viewer,version=1.2,scope=archive,rows=meta+sidechain]:"
+                     "python3 -c pass")
+    assert reader.info.slug == "viewer@1.2"
+    declared = from_json(dict(reader.info.contract or {}))
+    assert declared.scope == "archive" and declared.rows.meta and declared.rows.sidechain
+    assert not declared.rows.system
+    with pytest.raises(UsageError, match="unknown rows"):
+        from_spec("rows=metta")
+    with pytest.raises(UsageError, match="scope"):
+        from_json({"name": "x", "version": "1", "scope": "everything"})
+
+
+def test_a_skip_names_one_cause_and_hides_no_other() -> None:
+    skips = parse({"version": 1, "skips": [{"implementation": "r@*", "cases": ["c1"],
+                                            "cause": "extra-row", "reason": "shows meta",
+                                            "link": "x"}]})
+    both = Verdict("fail", "m", None, ("lost-row", "extra-row"))
+    assert skips.apply(both, "r@1", "t", "c1").causes == ("lost-row",)
+    only = Verdict("fail", "m", None, ("extra-row",))
+    assert skips.apply(only, "r@1", "t", "c1").status == "skip"
+
+
+def test_reformatting_keeps_rows_and_broken_lines() -> None:
+    data = PARALLEL + b"{broken\n"
+    spaced = reformat(data, "spaced")
+    assert b'"type": "user"' in spaced and spaced.endswith(b"{broken\n")
+    assert [orjson.loads(x) for x in spaced.splitlines()[:-1]] == [
+        orjson.loads(x) for x in data.splitlines()[:-1]]
