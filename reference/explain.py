@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rechain.reference.facts import KIND
 from rechain.reference.graph import Graph
 from rechain.reference.model import Diagnostic, Json, Options
+from rechain.schema_files import load_schema
+
+# kinds that remark on a line accounted for otherwise (rebuild.json's ``noteKind``)
+NOTE_KINDS = frozenset(load_schema("rebuild")["$defs"]["noteKind"]["enum"])
 
 
 def left_out(
@@ -16,25 +19,19 @@ def left_out(
     hidden_reason: Callable[[Json, bool], str | None],
     options: Options,
 ) -> list[Diagnostic]:
-    """Why each user/assistant entry is not among the messages shown.
-
-    An entry's type comes from its ``Facts`` when the parser gathered them (no
-    need to touch every entry of a large file again), else from the entry.
-    """
+    """Why each entry is not among the messages shown: every type, progress and system rows
+    too, so that each line of the file is accounted for once."""
     on_chain = {row["uuid"]: row for row in chain}
     shown = set(shown_lines)
     out: list[Diagnostic] = []
     lines = graph.line
-    known = graph.known
-    for uuid, entry in graph.nodes.items():
+    for uuid in graph.nodes:
         line = lines[uuid]
         if line in shown:
             continue
         row = on_chain.get(uuid)
         if row is None:
-            kind = known[uuid][KIND] if known is not None else entry.get("type")
-            if kind == "user" or kind == "assistant":
-                out.append(Diagnostic(line, "off-chain", "not on the chain from the leaf"))
+            out.append(Diagnostic(line, "off-chain", "not on the chain from the leaf"))
             continue
         reason = hidden_reason(row, options.include_system_messages)
         if reason is not None:
@@ -42,3 +39,18 @@ def left_out(
         else:
             out.append(Diagnostic(line, "paged-out", "outside --limit/--offset"))
     return out
+
+
+def accounted_lines(diagnostics: list[Diagnostic]) -> set[int]:
+    """Lines the diagnostics already account for (ranges expanded, notes left out)."""
+    lines: set[int] = set()
+    for d in diagnostics:
+        if d.line is not None and d.kind not in NOTE_KINDS:
+            lines.update(range(d.line, (d.through or d.line) + 1))
+    return lines
+
+
+def unshown_on_error(graph: Graph, reason: str) -> list[Diagnostic]:
+    """When the real reader throws nothing is shown: each entry's line says so."""
+    detail = f"not shown: {reason}"
+    return [Diagnostic(line, "reader-error", detail) for line in graph.line.values()]

@@ -13,16 +13,21 @@ class Diagnostic:
     """Why a line or entry did not make it into the rebuilt conversation.
 
     ``line`` is 1-based in the original file (``None`` when the finding is not
-    tied to one line); ``kind`` is a short stable token from
-    ``rechain/schemas/rebuild.json``; ``detail`` is for people.
+    tied to one line); ``through``, when set, makes it a range ``line..through``
+    (a skipped stretch is one finding, not one per line); ``kind`` is a short
+    stable token from ``rechain/schemas/rebuild.json``; ``detail`` is for people.
     """
 
     line: int | None
     kind: str
     detail: str
+    through: int | None = None
 
     def to_json(self) -> Json:
-        return {"line": self.line, "kind": self.kind, "detail": self.detail}
+        out: Json = {"line": self.line, "kind": self.kind, "detail": self.detail}
+        if self.through is not None:
+            out["through"] = self.through
+        return out
 
 
 @dataclass(frozen=True, slots=True)

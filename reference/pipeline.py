@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from operator import attrgetter
 
-from rechain.reference.explain import left_out
+from rechain.reference.explain import left_out, unshown_on_error
 from rechain.reference.graph import ReaderError, index
 from rechain.reference.model import Diagnostic, Options, Rebuild
 from rechain.reference.profiles import DEFAULT_PROFILE, Profile, get_profile
@@ -50,8 +50,10 @@ def _rebuild(
         shown = chosen.present(parsed, graph, chain, leaf, options)
     except ReaderError as error:
         diagnostics.extend(graph.diagnostics)
+        diagnostics.extend(unshown_on_error(graph, str(error)))
         diagnostics.append(Diagnostic(None, "reader-error", str(error)))
-        return Rebuild(chosen.name, session_id, None, (), tuple(diagnostics), error=str(error))
+        return Rebuild(chosen.name, session_id, None, (), in_line_order(diagnostics),
+                       error=str(error))
     diagnostics.extend(graph.diagnostics)
     diagnostics.extend(left_out(graph, chain, shown.lines, chosen.hidden_reason, options))
     for message, line in zip(shown.messages, shown.lines, strict=True):

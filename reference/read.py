@@ -185,6 +185,7 @@ def read_after(data: bytes, begin: int) -> Source:
                 "before-compact-boundary",
                 f"lines 1-{first_line - 1} not read: the file is over 5 MiB and they precede "
                 f"the last compact boundary (line {first_line})",
+                first_line - 1,
             )
         )
     if data.find(b"\n" + SNAPSHOT_PREFIX, begin) == -1 and not data.startswith(

@@ -24,18 +24,20 @@ _JSON_WS = " \t\r\n"
 
 @dataclass(frozen=True, slots=True)
 class Value:
-    """One parsed JSON value and the 1-based line it starts on."""
+    """One parsed JSON value, the 1-based line it starts on and the line it ends on."""
 
     line: int
     value: Any
+    last: int = 0  # 0: the value ends on ``line``
 
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """Text the reader skipped after a syntax error (1-based first line)."""
+    """Text the reader skipped: after a syntax error, or after a value on its line."""
 
     line: int
     reason: str
+    after_value: bool = False
 
 
 def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes, list[int]]:
@@ -94,12 +96,12 @@ def read_values(data: bytes, numbers: list[int]) -> Iterator[Value | Skipped]:
             yield Skipped(number, str(error))
             pos = _next_line(text, pos)  # the line feed after the value's start
             continue
-        yield Value(number, value)
+        yield Value(number, value, line_of(max(after - 1, pos)))
         rest = after
         while rest < end and text[rest] in " \t\r":
             rest += 1
         if rest < end and text[rest] != "\n":
-            yield Skipped(line_of(rest), "text after the value on its line")
+            yield Skipped(line_of(rest), "text after the value on its line", after_value=True)
             pos = _next_line(text, rest)
         else:
             pos = rest

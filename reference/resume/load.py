@@ -120,11 +120,22 @@ def parse_cli(lines: Iterable[tuple[int, bytes]]) -> Parsed:
         return parsed
     seen: set[str] = set()
     bridge: dict[str, Any] = {}
+    read: set[int] = set()
     for item in read_values(data, numbers):
         if isinstance(item, Skipped):
-            parsed.diagnostics.append(Diagnostic(item.line, "invalid-json", item.reason))
+            kind = "text-after-value" if item.after_value else "invalid-json"
+            parsed.diagnostics.append(Diagnostic(item.line, kind, item.reason))
+            read.add(item.line)
             continue
         _dispatch(parsed, state, seen, bridge, item.line, item.value)
+        read.add(item.line)
+        if item.last > item.line:
+            parsed.diagnostics.append(Diagnostic(
+                item.line + 1, "continued", f"the rest of the value that starts on line "
+                f"{item.line}", item.last))
+            read.update(range(item.line + 1, item.last + 1))
+    parsed.diagnostics.extend(Diagnostic(n, "blank", "only whitespace: no value starts here")
+                              for n in numbers if n not in read)
     return parsed
 
 
@@ -157,6 +168,8 @@ def _dispatch(
         _add_row(parsed, state, seen, bridge, number, row)
     elif kind == "last-prompt":
         _checkpoint(state, row)
+        parsed.diagnostics.append(Diagnostic(
+            number, "metadata", "a last-prompt checkpoint: the tip may come from it"))
     else:
         detail = f"type {kind!r} is not a conversation row" if type(kind) is str else "no type"
         parsed.diagnostics.append(Diagnostic(number, "ignored-type", detail))

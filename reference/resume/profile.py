@@ -166,6 +166,9 @@ def resume(data: bytes, options: Options | None = None) -> Resumed:
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
     if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         diagnostics.append(Diagnostic(None, "first-prompt", FIRST_PROMPT_ERROR))
+        diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {FIRST_PROMPT_ERROR}")
+                        for n in shown]
+        diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
         return Resumed(leaf, [], [], diagnostics, recovered, options.resume_interrupted_turn,
                        FIRST_PROMPT_ERROR)
     return Resumed(leaf, chain, shown, diagnostics, recovered, options.resume_interrupted_turn)

@@ -14,18 +14,20 @@ from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed, parse_sdk
 from rechain.reference.profiles import Profile
 from rechain.reference.read import Source
+from rechain.reference.seed.account import off_chain_reasons
 from rechain.reference.seed.parse import numbered_lines
 from rechain.reference.seed.pipeline import run
 from rechain.reference.seed.views import PROFILE_NAME, VIEWS
 
 
 def read_chain(data: bytes, options: Options) -> Source:
-    """The resumed chain's lines (root first) for ``Options.entry``."""
+    """The resumed chain's lines (root first) for ``Options.entry``, and why every other
+    line is not on it."""
     outcome = run(data, options)
     by_number = dict(numbered_lines(data))
     ordered = [outcome.loaded.line_of(e) for e in outcome.chain]
     lines = tuple((n, by_number[n]) for n in ordered if n is not None and n in by_number)
-    return Source(lines, data)
+    return Source(lines, data, tuple(off_chain_reasons(data, outcome)))
 
 
 def no_relink(graph: Graph) -> None:

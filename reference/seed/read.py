@@ -47,11 +47,21 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     lines = tuple(source.numbered_lines())
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
     has_segment = _has_live_segment_marker(lines)
+    diagnostics = source.diagnostics
     if not keep_all_leaves and not has_segment:
-        lines = excise_dead_branches(lines)
+        kept = excise_dead_branches(lines)
+        if len(kept) != len(lines):
+            survivors = {number for number, _ in kept}
+            diagnostics += tuple(_dead(number) for number, _ in lines if number not in survivors)
+        lines = kept
     if lines and lines[0][0] == 1 and lines[0][1].startswith(b"\xef\xbb\xbf"):
         lines = ((1, lines[0][1][3:]), *lines[1:])
-    return SeedSource(lines, metadata, source.diagnostics)
+    return SeedSource(lines, metadata, diagnostics)
+
+
+def _dead(number: int) -> Diagnostic:
+    return Diagnostic(number, "dead-branch", "off the chain of a large, mostly dead buffer: "
+                      "removed before parsing")
 
 
 def _has_live_segment_marker(lines: tuple[tuple[int, bytes], ...]) -> bool:
