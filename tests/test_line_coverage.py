@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 from rechain.corpus import Case, load_cases
 from rechain.reference import PROFILES, Diagnostic, Options, rebuild
@@ -118,7 +118,7 @@ def test_every_line_of_a_corpus_case_is_accounted_for_once(case: Case) -> None:
         assert_chain_view_once(data, options)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(transcripts())
 def test_every_line_of_a_generated_transcript_is_accounted_for_once(t: Transcript) -> None:
     data = t.to_bytes()
@@ -128,7 +128,7 @@ def test_every_line_of_a_generated_transcript_is_accounted_for_once(t: Transcrip
         assert_chain_view_once(data, options)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(corrupted(transcripts()))
 def test_every_line_of_a_damaged_transcript_is_accounted_for_once(
     c: CorruptedTranscript,
