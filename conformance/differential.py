@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -396,15 +397,20 @@ def tags_for(tokens: Iterable[str]) -> list[str]:
     return found or ["basic"]
 
 
-def replay_command(impl_spec: str, against_spec: str | None, corpus: str, case: str) -> str:
-    """The one line that re-runs a frozen case."""
-    import shlex
+def replay_command(impl_spec: str, against_spec: str | None, corpus: str, case: str,
+                   cwd: Path) -> str:
+    """The one line that re-runs a frozen case, from any directory (specs given in ``cwd``)."""
+    from rechain import portable
 
-    parts = ["rechain", "check", "--impl", impl_spec]
+    impl = portable.spec(impl_spec, cwd)
+    parts = ["rechain", "check", "--impl", impl.text]
+    env = dict(impl.env)
     if against_spec:
-        parts += ["--against", against_spec]
-    parts += ["--corpus", corpus, "--case", case]
-    return " ".join(shlex.quote(p) for p in parts)
+        against = portable.spec(against_spec, cwd)
+        parts += ["--against", against.text]
+        env.update(against.env)
+    parts += ["--corpus", portable.path(corpus, cwd), "--case", case]
+    return portable.command(parts, env)
 
 
 def case_document(

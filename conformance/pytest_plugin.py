@@ -86,14 +86,19 @@ class Suite(pytest.Collector):
 
 
 def _replay(config: pytest.Config, case_id: str) -> str:
-    parts = ["rechain", "check", "--impl", config.getoption("rechain_impl")]
-    if config.getoption("rechain_against"):
-        parts += ["--against", config.getoption("rechain_against")]
-    if config.getoption("rechain_corpus"):
-        parts += ["--corpus", config.getoption("rechain_corpus")]
-    import shlex
+    """``rechain check`` on this case; paths and specs made absolute (pytest's invocation dir)."""
+    from rechain import portable
 
-    return " ".join(shlex.quote(p) for p in [*parts, "--case", case_id.split("[")[0]])
+    cwd = Path(config.invocation_params.dir)
+    impl = portable.spec(config.getoption("rechain_impl"), cwd)
+    parts, env = ["rechain", "check", "--impl", impl.text], dict(impl.env)
+    if config.getoption("rechain_against"):
+        against = portable.spec(config.getoption("rechain_against"), cwd)
+        parts += ["--against", against.text]
+        env.update(against.env)
+    if config.getoption("rechain_corpus"):
+        parts += ["--corpus", portable.path(config.getoption("rechain_corpus"), cwd)]
+    return portable.command([*parts, "--case", case_id.split("[")[0]], env)
 
 
 def _items(suite: Suite) -> Iterator[CaseItem]:

@@ -41,6 +41,15 @@ def writable_root(root: Path | None) -> Path:
     return root if root is not None else Path(str(default_root()))
 
 
+def command(argv: Sequence[str], root: Path) -> str:
+    """A ``rechain corpus`` command to print: ``--root`` (absolute) unless the packaged one."""
+    from rechain.portable import command as shell_line
+
+    chosen = root.expanduser().absolute()
+    default = Path(str(default_root())).absolute()
+    return shell_line([*argv, *([] if chosen == default else ["--root", str(chosen)])])
+
+
 def _existing(directory: Path) -> tuple[Case | None, bytes | None]:
     if not (directory / CASE_FILE).is_file():
         return None, None
@@ -72,7 +81,8 @@ def new_cases(root: Path, ids: Sequence[str] | None, *, check: bool) -> tuple[li
         drift = True
         state = "new" if old is None else "changed"
         if check:
-            lines.append(f"{scenario.id}: {state} (run `rechain corpus new --case {scenario.id}`)")
+            again = command(["rechain", "corpus", "new", "--case", scenario.id], root)
+            lines.append(f"{scenario.id}: {state} (run `{again}`)")
             continue
         write_case(directory, case.to_json(), scenario.data)
         note = " (unrecorded)" if UNRECORDED in case.tags else ""

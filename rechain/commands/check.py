@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from rechain import __version__, helptext
+from rechain.cache import cache_dir
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_html, report_text, skips
 from rechain.conformance.contracts.model import load as load_contract
@@ -75,8 +76,9 @@ def register(subparsers: Any) -> None:
     add("--timeout", type=float, default=30.0, metavar="S", help="per-case limit (default 30)")
     add("--memory-mb", type=int, default=2048, metavar="MB",
         help="resident memory limit of tier 1/2 processes (default 2048)")
-    add("--save-cases", type=Path, default=Path("rechain-cases"), metavar="DIR",
-        help="where shrunk disagreements are written as cases (default ./rechain-cases)")
+    add("--save-cases", type=Path, default=None, metavar="DIR",
+        help="where shrunk disagreements are written as cases (default: a directory for the "
+             "run under the rechain cache, <cache>/cases/<run>)")
     add("--no-shrink", action="store_true", help="report disagreements without shrinking them")
     add("--max-shrink", type=int, default=12, metavar="K",
         help="kinds of disagreement to shrink per pair of readers (default 12)")
@@ -267,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
             "without --against (e.g. --against claude-code); checking the corpus only")
         examples = 0
     seed = args.seed if args.seed is not None else random.randrange(2**31)
+    args.save_cases = saved_cases_dir(args.save_cases, started_at, seed)
     items = _corpus(args, plan.profile, plan.view)
     first = plan.connections()
     generated = _generated(examples, seed, plan.profile, say, plan.view)
@@ -307,6 +310,17 @@ def run(args: argparse.Namespace) -> int:
         if interrupted:
             raise KeyboardInterrupt
         return int(writer.lines[-1]["exit"])
+
+
+def saved_cases_dir(chosen: Path | None, started: dt.datetime, seed: int) -> Path:
+    """Where shrunk cases go, absolute: ``--save-cases``, else a run dir under the cache.
+
+    Never the current directory: a check run inside a repository leaves nothing there.
+    """
+    if chosen is not None:
+        return chosen.expanduser().absolute()
+    run = f"{started.strftime('%Y%m%d-%H%M%S')}-seed{seed}"
+    return (cache_dir() / "cases" / run).absolute()
 
 
 def _say(args: argparse.Namespace) -> Callable[[str], None]:
@@ -384,7 +398,7 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
         written.add(identifier)
         impl_spec = plan.impl_specs[first.implementations.index(implementation)]
         replay = diff.replay_command(impl_spec, plan.against_spec_for(target_label),
-                                     str(args.save_cases), identifier)
+                                     str(args.save_cases), identifier, Path.cwd())
         path = _freeze(args, plan, first, disagreement, item, identifier, seeds[kind], kind,
                        replay)
         verdict = judge_pair(implementation.info, target, disagreement.got, disagreement.expected)

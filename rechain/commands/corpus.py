@@ -219,7 +219,7 @@ def _record_seed(args: argparse.Namespace) -> int:
 
 
 def run_anonymise(args: argparse.Namespace) -> int:
-    from rechain.corpus.actions import anonymise_case
+    from rechain.corpus.actions import anonymise_case, command
 
     provenance = {"source": args.source}
     for name in ("repo", "path", "commit", "blob", "licence", "claude_code_version", "notes"):
@@ -237,5 +237,6 @@ def run_anonymise(args: argparse.Namespace) -> int:
         session_id=args.session_id,
         force=args.force,
     )
-    print(f"wrote {directory} (run `rechain corpus record --case {args.case_id}`)")
+    record = command(["rechain", "corpus", "record", "--case", args.case_id], args.out_dir)
+    print(f"wrote {directory.absolute()} (run `{record}`)")
     return 0

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from rechain import portable
 from rechain.conformance.compare import leaf_of
 from rechain.conformance.impls import Validating, connect
 from rechain.conformance.outcome_text import sentence
@@ -129,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
             print("every smoke case failed: this is a broken harness or host, not a "
                   "conformance problem (check the output shape and the session file)")
         elif not failed:
-            print(f"the harness works: run `rechain check --impl {shlex.quote(args.impl)}` next")
+            spec = portable.spec(args.impl, Path.cwd())
+            print("the harness works: run "
+                  f"`{portable.command(['rechain', 'check', '--impl', spec.text], spec.env)}` next")
     sys.stdout.flush()
     return 1 if failed else 0
