@@ -1,0 +1,150 @@
+"""Every command rechain prints works as printed from another directory.
+
+A run starts in a project directory with relative paths (a reader file, a cases
+dir); each command it prints (``check``'s replay lines, ``corpus anonymise``'s
+record step, ``corpus new --check``'s fix, ``smoke``'s next step) is then run by
+a shell from an unrelated directory and must do its job, not fail to find a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_run import run
+from transcript_rows import assistant, jsonl, user
+
+from rechain.conformance import report
+from rechain.conformance.oracles.ts_sdk import TsSdkOracle
+
+READERS = textwrap.dedent('''
+    from rechain.reference import Options, rebuild
+
+    def right(data, session_id, options):
+        result = rebuild(data, "sdk", Options(**options))
+        if result.error is not None:
+            raise TypeError(result.error)
+        return [{k: v for k, v in m.items() if k != "line"} for m in result.messages]
+
+    def drops_last(data, session_id, options):
+        messages = right(data, session_id, options)
+        return messages[:-1] if len(messages) >= 3 else messages
+''')
+SID = "0b0e4b1c-7f4e-4d53-9a43-8f1f5c4b3c2a"
+BACKQUOTED = re.compile(r"`(rechain [^`]+)`")
+# the user's own cache (the installed oracles); a test's run writes to a throwaway one
+USER_CACHE = os.environ.get("RECHAIN_CACHE")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The directory the user runs rechain in; the cache is a throwaway one."""
+    where = tmp_path / "project"
+    where.mkdir()
+    (where / "readers.py").write_text(READERS)
+    monkeypatch.chdir(where)
+    monkeypatch.setenv("RECHAIN_CACHE", str(tmp_path / "cache"))
+    return where
+
+
+def from_elsewhere(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run a printed line with a shell in a fresh directory, ``rechain`` on the PATH."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECHAIN_CACHE")}
+    if USER_CACHE is not None:
+        env["RECHAIN_CACHE"] = USER_CACHE
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run(command, shell=True, cwd=elsewhere, env=env, capture_output=True,
+                          text=True, check=False, timeout=600)
+
+
+def test_check_replays_run_elsewhere_and_leave_nothing_behind(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "check", "--impl", "python:readers.py:drops_last", "--against",
+                       "reference", "--no-corpus", "--examples", "30", "--seed", "2",
+                       "--max-shrink", "1", "--report", "run.jsonl", "--no-progress")
+    assert code == 1
+    assert sorted(p.name for p in project.iterdir()) == ["readers.py", "run.jsonl"]
+    findings = [line for line in report.read(project / "run.jsonl") if line["kind"] == "finding"]
+    assert findings
+    for finding in findings:
+        assert Path(finding["path"]).is_relative_to(tmp_path / "cache" / "cases")
+        assert f"replay: {finding['replay']}" in out
+        done = from_elsewhere(finding["replay"] + " --no-progress", tmp_path)
+        assert done.returncode == 1, done.stderr
+        assert finding["case_id"] in done.stdout and "FAIL" in done.stdout
+
+
+def test_anonymise_suggests_a_record_command_that_runs_elsewhere(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path
+) -> None:
+    (project / "cases").mkdir()
+    (project / "real.jsonl").write_bytes(jsonl(
+        user("u1", None, "hello", sessionId=SID), assistant("a1", "u1", sessionId=SID)))
+    code, out, _ = run(capsys, "corpus", "anonymise", "real.jsonl", "cases", "--id", "real-one")
+    assert code == 0
+    (printed,) = BACKQUOTED.findall(out)
+    assert str(project / "cases") in printed
+    with pytest.MonkeyPatch.context() as patch:
+        if USER_CACHE is None:
+            patch.delenv("RECHAIN_CACHE")
+        else:
+            patch.setenv("RECHAIN_CACHE", USER_CACHE)
+        missing = TsSdkOracle.available()
+    if missing is not None:
+        pytest.skip("the TS SDK oracle is not installed: the record step cannot run")
+    done = from_elsewhere(printed, tmp_path)
+    assert done.returncode == 0, done.stderr
+    case = json.loads((project / "cases" / "real-one" / "case.json").read_text())
+    assert case["expectations"], "the printed record command recorded nothing"
+
+
+def test_corpus_new_check_prints_a_fix_that_runs_elsewhere(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path
+) -> None:
+    (project / "cases").mkdir()
+    code, out, _ = run(capsys, "corpus", "new", "--check", "--root", "cases")
+    assert code == 1
+    printed = BACKQUOTED.findall(out)[0]
+    done = from_elsewhere(printed, tmp_path)
+    assert done.returncode == 0, done.stderr
+    case_id = printed.split("--case ")[1].split()[0]
+    assert (project / "cases" / case_id / "case.json").is_file()
+
+
+def test_smoke_suggests_a_check_that_runs_elsewhere(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "smoke", "--impl", "python:readers.py:right")
+    assert code == 0
+    (printed,) = BACKQUOTED.findall(out)
+    assert str(project / "readers.py") in printed
+    # as printed, kept small: two generated transcripts against the reference, no corpus
+    done = from_elsewhere(printed + " --examples 2 --no-corpus --against reference", tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_module_found_in_the_run_directory_is_reached_through_pythonpath(
+    tmp_path: Path,
+) -> None:
+    from rechain import portable
+
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "tool.py").write_text("")
+    assert portable.spec("python:mine.read:fn", tmp_path) == portable.Portable(
+        "python:mine.read:fn", {"PYTHONPATH": str(tmp_path)})
+    assert portable.spec("python:json:loads", tmp_path) == portable.Portable("python:json:loads")
+    assert portable.spec("cmd:python3 tool.py --x", tmp_path).text == \
+        f"cmd:python3 {tmp_path / 'tool.py'} --x"
+    assert portable.spec("harness:python3 -m mine", tmp_path).env == {"PYTHONPATH": str(tmp_path)}
+    assert portable.spec("cmd[api,chain]:./tool.py", tmp_path).text == \
+        f"cmd[api,chain]:{tmp_path / 'tool.py'}"
+    assert portable.spec("reference:cli", tmp_path).text == "reference:cli"
