@@ -54,8 +54,10 @@ def header(
     }
 
 
-def case_line(record: Record) -> Json:
-    """One case line from a runner record."""
+def case_line(record: Record, *, tags: Sequence[str] = (),
+              explanation: Json | None = None) -> Json:
+    """One case line from a runner record; ``tags`` the case's features, ``explanation``
+    why it did not pass (``explain.explain``), computed once and rendered by every report."""
     difference = record.difference
     return {
         "kind": "case",
@@ -73,6 +75,8 @@ def case_line(record: Record) -> Json:
         "outcome": outcome_to_json(record.outcome),
         "expected": outcome_to_json(record.expected) if record.expected is not None else None,
         "seconds": round(record.seconds, 6),
+        "tags": list(tags),
+        "explanation": explanation,
     }
 
 

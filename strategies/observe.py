@@ -67,6 +67,35 @@ def features(transcript: Transcript) -> list[str]:
     return sorted(set(labels))
 
 
+#: feature label (its first words) -> the corpus tag naming the same behaviour
+_TAGS = (("split message", "split-message"), ("parallel tool calls", "parallel-tools"),
+         ("results out of order", "out-of-order"), ("eager result", "parallel-tools"),
+         ("unanswered tool_use", "interrupt"), ("hook progress", "progress"),
+         ("queued command", "queued-command"), ("prompt meta", "meta"),
+         ("prompt command", "local-command"), ("prompt interrupt", "interrupt"),
+         ("timestamp skew", "timestamps"), ("timestamp tie", "timestamps"), ("rewind", "rewind"),
+         ("compaction", "compaction"), ("compaction keep=1 segment", "preserved-segment"),
+         ("compaction keep=1 messages", "preserved-messages"), ("sidechain", "sidechain"),
+         ("note", "system"), ("reader order differs", "orphan-recovery"),
+         ("live conversation empty", "leaf-choice"))
+
+
+def tags(value: object) -> list[str]:
+    """The corpus tags (``case.json`` vocabulary) of a generated transcript, corrupted or not.
+
+    A corrupted one adds ``corrupted`` and each mutation's kind in kebab-case
+    (``invalid-utf8``, ``dangling-parent``), the words the corpus tags damage with.
+    """
+    clean = getattr(value, "clean", value)
+    found: list[str] = []
+    if isinstance(clean, Transcript):
+        for name in features(clean):
+            found += [tag for prefix, tag in _TAGS if name.startswith(prefix)]
+    for mutation in getattr(value, "mutations", ()):
+        found += ["corrupted", str(mutation.kind).replace("_", "-")]
+    return list(dict.fromkeys(found)) or ["basic"]
+
+
 def label(transcript: Transcript) -> None:
     """Record one ``event()`` per exercised feature (called by :func:`transcripts`)."""
     for name in features(transcript):

@@ -93,8 +93,67 @@ def test_markdown_is_a_table_with_a_verdict():
     text = report_text.markdown(lines_for([record(1, "a", "pass")]))
     assert text.startswith("### rechain check: ✅")
     assert "| `faux@1` | `other@2` | 1 | 0 | 0 | 0 | 0 |" in text
-    failing = report_text.markdown(lines_for([record(1, "a", "crash")]))
-    assert "❌" in failing and "<details>" in failing
+    failing = report_text.markdown(lines_for([record(1, "a", "crash"), record(2, "b", "crash")]))
+    assert "❌" in failing and "<details><summary>1 other cases</summary>" in failing
+
+
+EXPLANATION = {
+    "behaviour": "leaf-choice", "title": "leaf choice",
+    "sentence": "the real reader continued from the last-written row (line 9); yours from the "
+                "newest timestamp (line 7)",
+    "also": [], "input_lines": 2,
+    "input": [{"line": 7, "text": "7 · user · prompt · hello"},
+              {"line": 9, "text": "9 · assistant · text · hi (parent: line 7)"}],
+    "rows": [{"mark": "=", "got": "7 · user · prompt · hello",
+              "expected": "7 · user · prompt · hello"},
+             {"mark": "-", "got": "", "expected": "9 · assistant · text · hi", "first": True}],
+}
+
+
+def explained_lines(count: int, *, tags: tuple[str, ...] = ("rewind",)) -> list[dict]:
+    """A run of ``count`` failures of one behaviour plus one pass, with tags."""
+    head = report.header([("faux@1", INFO)], ["other@2"], seed=5, examples=count)
+    cases = [report.case_line(record(n, f"case-{n:06d}", "fail"), tags=tags,
+                              explanation=EXPLANATION) for n in range(1, count + 1)]
+    cases.append(report.case_line(record(count + 1, "ok", "pass"), tags=("basic",)))
+    return [head, *cases, report.footer(cases, {}, 1.0)]
+
+
+def test_case_lines_with_an_explanation_and_tags_are_valid():
+    assert report.problems(explained_lines(2)) == []
+    broken = explained_lines(1)
+    broken[1]["explanation"] = {"behaviour": "leaf-choice"}
+    assert report.problems(broken)
+
+
+def test_the_terminal_explains_each_kind_once_and_ends_with_feature_counts():
+    text = report_text.terminal(explained_lines(3))
+    assert text.count("why: leaf choice: the real reader continued from the last-written row "
+                      "(line 9); yours from the newest timestamp (line 7)") == 1
+    assert "  9 · assistant · text · hi (parent: line 7)" in text
+    assert ">- 9 · assistant · text · hi" in text
+    assert "also: case-000002, case-000003" in text
+    tail = text.splitlines()[-4:]
+    assert tail[0].split() == ["FEATURE", "faux@1"]
+    assert tail[1].split() == ["rewind", "0/3"] and tail[2].split() == ["basic", "1/1"]
+
+
+@pytest.mark.parametrize("count", [1, 20_000])
+def test_the_markdown_fits_a_step_summary_at_any_size(count):
+    text = report_text.markdown(explained_lines(count))
+    assert len(text.encode("utf-8")) < 1024 * 1024
+    assert "#### leaf choice: " + str(count) in text and "why: leaf choice:" in text
+    assert "| rewind | 0/" + str(count) + " |" in text
+    assert text.rstrip().endswith("to keep every case.")
+
+
+def test_the_markdown_keeps_to_its_budget_by_leaving_out_whole_kinds():
+    lines = explained_lines(3)
+    other = dict(EXPLANATION, behaviour="hidden-row", title="row the real reader hides")
+    lines.insert(2, report.case_line(record(99, "z", "fail"), explanation=other))
+    small = report_text.markdown(lines, budget=len(report_text.markdown(lines).encode()) - 10)
+    assert "more kinds of failure are in the full report" in small
+    assert small.count("why: ") == 1
 
 
 def test_html_groups_identical_result_vectors_and_escapes():

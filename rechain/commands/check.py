@@ -26,6 +26,7 @@ from rechain import __version__, helptext
 from rechain.cache import cache_dir
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_html, report_text, skips
+from rechain.conformance.annotate import annotations
 from rechain.conformance.contracts.model import load as load_contract
 from rechain.conformance.contracts.setup import contract_targets
 from rechain.conformance.impls import Implementation, Validating, connect, label
@@ -286,12 +287,13 @@ def run(args: argparse.Namespace) -> int:
         interrupted = False
         bar = _Progress(len(items), sys.stderr if _show_progress(args) else None)
         try:
-            for _item, found in run_items(items, plan.connections, jobs=args.jobs,
-                                          skips=skip_list, signature=_signer, first=first):
+            for item, found in run_items(items, plan.connections, jobs=args.jobs,
+                                         skips=skip_list, signature=_signer, first=first):
                 bar.step(found)
-                for record in found:
+                for record, extra in zip(found, annotations(item, found, plan.profile),
+                                         strict=True):
                     records.append(record)
-                    writer.write(report.case_line(record))
+                    writer.write(report.case_line(record, **extra))
             bar.end()
             if not args.no_shrink:
                 by_id = {item.case.id: item for item in generated}

@@ -1,0 +1,45 @@
+"""What a run report adds to a runner record: the case's tags and, when it failed, why.
+
+Kept apart from the runner so that workers stay fast: this runs once per case, in the
+process that writes the report, and only failing records cost a rebuild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rechain.conformance.explain import explain, profile_for
+from rechain.conformance.runner import Item, Record
+
+Json = dict[str, Any]
+NOT_PASSING = frozenset({"fail", "crash", "timeout"})
+
+
+def tags_of(item: Item) -> list[str]:
+    """A corpus case's own tags; a generated transcript's from the strategy that wrote it."""
+    own = getattr(item.source, "tags", None)
+    if isinstance(own, (tuple, list)):
+        return [str(tag) for tag in own]
+    if item.source is None:
+        return []
+    from rechain.strategies.observe import tags
+
+    return tags(item.source)
+
+
+def explanation_of(item: Item, record: Record, profile: str, tags: Sequence[str]) -> Json | None:
+    """The explanation of a record that did not pass (None for a pass or skip)."""
+    if record.status not in NOT_PASSING:
+        return None
+    difference = record.difference.to_json() if record.difference is not None else None
+    return explain(item.case.data, record.outcome, record.expected, difference,
+                   target=record.against, profile=profile_for(record.against, profile),
+                   tags=tags, message=record.verdict.message)
+
+
+def annotations(item: Item, records: Sequence[Record], profile: str) -> list[Json]:
+    """Per record, the keyword arguments ``report.case_line`` takes besides the record."""
+    tags = tags_of(item)
+    return [{"tags": tags, "explanation": explanation_of(item, record, profile, tags)}
+            for record in records]

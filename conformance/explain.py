@@ -1,0 +1,627 @@
+"""Why a case failed, in words: one explanation per failing record, rendered by every report.
+
+An explanation is plain JSON (stored in the run report's case line), computed
+once from the input bytes, both answers, the first difference, the case's tags
+and the reference's diagnostics for the same bytes. It holds
+
+- ``input``: the lines that matter (all of a small case, else the lines the
+  difference names), each ``line · type · label · short text``;
+- ``rows``: both answers aligned message by message, the first difference marked;
+- ``behaviour`` and ``sentence``: what went wrong, named from the diagnostic the
+  reference gives the lines involved (``recovered``, ``hidden``, ``relinked``,
+  ``invalid-json``...), from the shape of the two chains (which leaf each side
+  continued from) and from the tags (a leaf on another branch after a rewind).
+
+Nothing here knows a case by name: the words come from the diagnostics' kinds and
+details, and from facts read off the input lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
+
+Json = dict[str, Any]
+#: a small case is shown whole; a larger one by the lines the difference names
+SHOWN_WHOLE = 24
+TEXT_WIDTH = 44
+_LEADING = b" \t\r\n\x0b\x0c\xef\xbb\xbf"
+#: diagnostic kinds meaning "this line is no entry to the reader" (its parse reason follows)
+_SKIPPED = frozenset({"blank", "invalid-json", "not-an-object", "missing-uuid", "ignored-type",
+                      "unusable-message", "before-compact-boundary", "attribution-snapshot",
+                      "load-aborted", "snipped"})
+#: behaviour token -> the words a report titles it with
+TITLES = {
+    "crash": "crash", "timeout": "timeout", "raised": "yours raised",
+    "expected-raised": "the real reader raised", "field": "field difference",
+    "hidden-row": "row the real reader hides", "skipped-line": "skipped line",
+    "orphaned-parallel-result": "orphaned parallel result",
+    "compaction-relink": "compaction relink", "leaf-choice": "leaf choice",
+    "branch-after-rewind": "branch after a rewind", "walk-stopped": "walk stopped early",
+    "off-chain": "row off the chain", "order": "message order", "chain": "different chain",
+    "paging": "paging (--limit/--offset)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One input line as a report shows it."""
+
+    number: int
+    type: str
+    label: str
+    text: str
+    uuid: str | None = None
+    parent: str | None = None
+    timestamp: str | None = None
+    entry: bool = False  # parses as an object with a string uuid
+
+    def shown(self) -> str:
+        return " · ".join([str(self.number), self.type, self.label, self.text])
+
+
+# --- reading the input ------------------------------------------------------------------------
+
+
+def _parse(raw: bytes) -> tuple[Any, bool]:
+    """(value, strict): strict JSON first, then Python's lenient reading (NaN, bad UTF-8)."""
+    body = raw.strip(_LEADING)
+    try:
+        return orjson.loads(body), True
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(body.decode("utf-8", "replace")), False
+    except ValueError:
+        return None, False
+
+
+def _short(text: Any, width: int = TEXT_WIDTH) -> str:
+    """One line of at most ``width`` characters; a lone surrogate shows as ``\\udXXX`` (a
+    report line must stay strict JSON)."""
+    flat = " ".join(str(text).encode("utf-8", "backslashreplace").decode("utf-8").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            for key in ("text", "thinking", "content"):
+                if isinstance(block.get(key), str):
+                    return str(block[key])
+            if isinstance(block.get("input"), dict):
+                found = block["input"].get("description") or block["input"].get("command")
+                if found:
+                    return str(found)
+    return ""
+
+
+def _label(entry: Mapping[str, Any]) -> str:
+    """What a row is, in a word or two: ``prompt``, ``tool_result``, ``tool_use Bash``..."""
+    kind = entry.get("type")
+    message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+    content = message.get("content") if isinstance(message, dict) else None
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    if kind == "user":
+        if entry.get("isCompactSummary"):
+            word = "compact summary"
+        elif any(b.get("type") == "tool_result" for b in blocks):
+            word = "tool_result"
+        elif entry.get("isMeta"):
+            word = "meta"
+        else:
+            word = "prompt"
+    elif kind == "assistant":
+        names = [f"tool_use {b.get('name')}" if b.get("type") == "tool_use" else str(b.get("type"))
+                 for b in blocks]
+        word = ", ".join(names) or "message"
+    elif isinstance(entry.get("attachment"), dict):
+        word = str(entry["attachment"].get("type"))
+    elif isinstance(entry.get("subtype"), str):
+        word = entry["subtype"]
+    elif isinstance(entry.get("data"), dict) and isinstance(entry["data"].get("type"), str):
+        word = entry["data"]["type"]
+    else:
+        word = "-"
+    flags = [name for key, name in (("isSidechain", "sidechain"), ("isMeta", "meta"))
+             if entry.get(key) and name not in word]
+    return " ".join([word, *(f"+{f}" for f in flags)])
+
+
+def _text(entry: Mapping[str, Any]) -> str:
+    message = entry.get("message")
+    if isinstance(message, dict):
+        return _content_text(message.get("content"))
+    for key in ("content", "summary", "customTitle"):
+        if isinstance(entry.get(key), str):
+            return str(entry[key])
+    attachment = entry.get("attachment")
+    if isinstance(attachment, dict):
+        return _content_text(attachment.get("prompt") or attachment.get("content"))
+    return ""
+
+
+def read_lines(data: bytes, diagnostics: Sequence[Json] = ()) -> list[Line]:
+    """Every line of the input as a report shows it; non-entries say why (the diagnostic)."""
+    why = {d["line"]: d for d in diagnostics if d.get("line") is not None
+           and d.get("kind") in _SKIPPED}
+    out = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if number > 1 and not raw and number == data.count(b"\n") + 1:
+            break  # the empty piece after the final newline is no line
+        value, strict = _parse(raw)
+        diagnostic = why.get(number)
+        if isinstance(value, dict):
+            uuid = value.get("uuid") if isinstance(value.get("uuid"), str) else None
+            parent = value.get("parentUuid") if isinstance(value.get("parentUuid"), str) else None
+            stamp = value.get("timestamp") if isinstance(value.get("timestamp"), str) else None
+            label = _label(value)
+            if not strict:
+                label += " +lenient"
+            if diagnostic is not None:
+                label = diagnostic["kind"] if label == "-" else f"{label} [{diagnostic['kind']}]"
+            out.append(Line(number, str(value.get("type", "?")), label, _short(_text(value)),
+                            uuid, parent, stamp, uuid is not None))
+        else:
+            kind = diagnostic["kind"] if diagnostic else ("not JSON" if value is None
+                                                          else f"JSON {type(value).__name__}")
+            detail = diagnostic["detail"] if diagnostic else raw[:TEXT_WIDTH].decode(
+                "utf-8", "replace")
+            out.append(Line(number, "-", kind, _short(detail)))
+    return out
+
+
+# --- the explanation ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Sides:
+    """Both answers' uuids, the input lines and the reference's diagnostics for them."""
+
+    got: list[str]
+    expected: list[str]
+    lines: list[Line]
+    diagnostics: list[Json]
+    tags: frozenset[str]
+    who: str
+
+    def line_of(self, uuid: str) -> Line | None:
+        found = None
+        for line in self.lines:
+            if line.uuid == uuid and line.entry:
+                found = line
+        return found
+
+    def number(self, uuid: str) -> int | None:
+        line = self.line_of(uuid)
+        return line.number if line else None
+
+    def diagnosed(self, uuid: str, kinds: Iterable[str]) -> Json | None:
+        number = self.number(uuid)
+        wanted = set(kinds)
+        return next((d for d in self.diagnostics if d.get("line") == number
+                     and number is not None and d.get("kind") in wanted), None)
+
+    def describe(self, uuid: str) -> str:
+        line = self.line_of(uuid)
+        return f"line {line.number} ({line.type}, {line.label})" if line else f"uuid {uuid}"
+
+    def lined(self, text: str) -> str:
+        """A diagnostic's words with every uuid of the file replaced by its line number."""
+        for line in self.lines:
+            if line.uuid and line.entry and line.uuid in text:
+                text = text.replace(f"'{line.uuid}'", line.uuid).replace(
+                    line.uuid, f"line {line.number}")
+                text = text.replace(f"line {line.number} at line {line.number}",
+                                    f"line {line.number}").replace(
+                    f"line {line.number} (line {line.number})", f"line {line.number}")
+        return text
+
+
+def _lines_list(numbers: Sequence[int | None]) -> str:
+    shown = [str(n) for n in numbers if n is not None]
+    if not shown:
+        return "rows not in the file"
+    return ("line " if len(shown) == 1 else "lines ") + ", ".join(shown)
+
+
+def _ancestors(sides: Sides, uuid: str) -> list[str]:
+    by_uuid = {line.uuid: line for line in sides.lines if line.entry}
+    chain, seen = [], set()
+    current = by_uuid.get(uuid)
+    while current is not None and current.uuid not in seen:
+        seen.add(current.uuid)
+        chain.append(str(current.uuid))
+        current = by_uuid.get(current.parent) if current.parent else None
+    return chain
+
+
+def _traits(sides: Sides, uuid: str) -> list[str]:
+    """Facts about a row a leaf rule may rest on, most specific first."""
+    line = sides.line_of(uuid)
+    if line is None:
+        return []
+    entries = [x for x in sides.lines if x.entry]
+    messages = [x for x in entries if x.type in ("user", "assistant")]
+    continued = {x.parent for x in entries if x.parent}
+    found = []
+    terminals = [x for x in entries if x.uuid not in continued]
+    if terminals and terminals[-1].number == line.number:
+        found.append("the last-written row that nothing continues")
+    if messages and messages[-1].number == line.number:
+        found.append("the last-written message")
+    stamps = [x.timestamp for x in messages if x.timestamp]
+    if line.timestamp and stamps and line.timestamp == max(stamps):
+        found.append("the newest timestamp")
+    if uuid in continued:
+        found.append("a row that something continues")
+    if "sidechain" in line.label:
+        found.append("a sidechain row")
+    if "meta" in line.label:
+        found.append("a meta row")
+    return found
+
+
+def _which(sides: Sides, uuid: str, other: str) -> str:
+    """The first trait of ``uuid`` that ``other`` lacks: why one side chose it."""
+    theirs = set(_traits(sides, other))
+    mine = _traits(sides, uuid)
+    trait = next((t for t in mine if t not in theirs), mine[0] if mine else "the row")
+    number = sides.number(uuid)
+    return f"{trait} (line {number})" if number is not None else trait
+
+
+def _clauses(sides: Sides) -> list[tuple[str, str]]:
+    """(behaviour, sentence) for every rule the two chains break, the root cause first."""
+    got, expected, who = sides.got, sides.expected, sides.who
+    only_got = [u for u in got if u not in set(expected)]
+    only_expected = [u for u in expected if u not in set(got)]
+    found: list[tuple[str, str]] = []
+    for uuid in only_got:
+        hidden = sides.diagnosed(uuid, ("hidden",))
+        if hidden:
+            reason = str(hidden["detail"]).split(": ", 1)[-1]
+            found.append(("hidden-row", f"{sides.describe(uuid)} is on the chain but {who} does "
+                          f"not show it ({reason}); yours shows it"))
+        paged = sides.diagnosed(uuid, ("paged-out",))
+        if paged:
+            found.append(("paging", f"{who} leaves {sides.describe(uuid)} out of the page "
+                          f"({paged['detail']}); yours shows it"))
+    for uuid in only_got:
+        skipped = sides.diagnosed(uuid, _SKIPPED | {"duplicate-uuid"})
+        if skipped:
+            found.append(("skipped-line", f"{who} skips {sides.describe(uuid)}: "
+                          f"{skipped['kind']}, {skipped['detail']}; yours kept it"))
+    recovered = [u for u in only_expected if sides.diagnosed(u, ("recovered",))]
+    if recovered:
+        detail = sides.lined(str(sides.diagnosed(recovered[0], ("recovered",))["detail"]))  # type: ignore[index]
+        anchor = (detail.split(" after ", 1)[1].split(" by ", 1)[0] if " after " in detail
+                  else "its anchor")
+        found.append(("orphaned-parallel-result",
+                      f"{who} puts back {_lines_list([sides.number(u) for u in recovered])} "
+                      f"(off the walked path: results and calls of a parallel tool use) after "
+                      f"{anchor} by orphan recovery; yours leaves "
+                      f"{'it' if len(recovered) == 1 else 'them'} out"))
+    relinked = [d for d in sides.diagnostics if d.get("kind") == "relinked"
+                and d.get("line") in {sides.number(u) for u in [*only_got, *only_expected]}
+                | {sides.number(u) for u in expected}]
+    if relinked and (only_got or only_expected):
+        first = relinked[0]
+        found.append(("compaction-relink", f"{who} re-parents line {first['line']}: "
+                      f"{sides.lined(str(first['detail']))}; yours follows the parentUuid as "
+                      f"written"))
+    for uuid in only_expected:
+        number = sides.number(uuid)
+        read = next((d for d in sides.diagnostics if d.get("line") == number
+                     and d.get("kind") in ("invalid-utf8",)), None)
+        line = sides.line_of(uuid)
+        if read or (line is not None and "+lenient" in line.label):
+            reason = read["detail"] if read else "a line strict JSON reads differently"
+            found.append(("skipped-line", f"yours skipped {sides.describe(uuid)}, which {who} "
+                          f"reads ({reason})"))
+    leaf_got, leaf_expected = (got[-1] if got else None), (expected[-1] if expected else None)
+    if leaf_got != leaf_expected and leaf_got is not None and leaf_expected is not None:
+        apart = (leaf_got not in _ancestors(sides, leaf_expected)
+                 and leaf_expected not in _ancestors(sides, leaf_got))
+        behaviour = "branch-after-rewind" if apart and "rewind" in sides.tags else "leaf-choice"
+        found.append((behaviour, f"{who} continued from {_which(sides, leaf_expected, leaf_got)}; "
+                      f"yours from {_which(sides, leaf_got, leaf_expected)}"))
+    elif (leaf_got is None) != (leaf_expected is None):
+        found.append(("leaf-choice", f"{who} continued from {sides.describe(leaf_expected)}"
+                      if leaf_expected else f"{who} found no conversation; yours continued "
+                      f"from {sides.describe(str(leaf_got))}"))
+    if got and expected and got[0] != expected[0] and got[0] in expected:
+        first = sides.line_of(got[0])
+        parent = sides.line_of(first.parent) if first and first.parent else None
+        if parent is not None:
+            found.append(("walk-stopped", f"yours stops at line {first.number}: its parent, "  # type: ignore[union-attr]
+                          f"line {parent.number} ({parent.type}, {parent.label}), is a row "
+                          f"{who} walks through"))
+    for uuid in only_got:
+        if sides.diagnosed(uuid, ("off-chain",)):
+            found.append(("off-chain", f"{sides.describe(uuid)} is not on the chain {who} "
+                          f"walks from its leaf; yours includes it"))
+    if not found and sorted(got) == sorted(expected):
+        found.append(("order", f"both have the same rows in another order; {who} puts "
+                      f"{sides.describe(expected[_first(got, expected)])} first where yours "
+                      f"has {sides.describe(got[_first(got, expected)])}"))
+    if not found:
+        where = _first(got, expected)
+        mine = sides.describe(got[where]) if where < len(got) else "nothing"
+        theirs = sides.describe(expected[where]) if where < len(expected) else "nothing"
+        found.append(("chain", f"message {where + 1}: {who} has {theirs}, yours {mine}"))
+    return found
+
+
+def _first(got: Sequence[str], expected: Sequence[str]) -> int:
+    return next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b),
+                min(len(got), len(expected)))
+
+
+def _value(value: Any, width: int = 60) -> str:
+    if isinstance(value, dict) and value.get("$missing"):
+        return "nothing"
+    return _short(json.dumps(value, ensure_ascii=False, default=str), width)
+
+
+def _field_clause(difference: Mapping[str, Any], sides: Sides) -> tuple[str, str]:
+    parts = str(difference.get("path", "")).strip("/").split("/")
+    index = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    field = "/".join(parts[2:]) or parts[0] or "/"
+    where = ""
+    if index is not None and index < len(sides.expected):
+        where = f" of message {index + 1}, {sides.describe(sides.expected[index])}"
+    return ("field", f"field `{field}`{where}: {sides.who} has {_value(difference.get('right'))}, "
+                     f"yours {_value(difference.get('left'))}")
+
+
+def _outcome_clause(got: Outcome, expected: Outcome | None, who: str,
+                    diagnostics: Sequence[Json]) -> tuple[str, str] | None:
+    count = f"{len(expected.messages)} messages" if isinstance(expected, Answered) else "an answer"
+    if isinstance(got, Crashed):
+        return "crash", f"yours crashed: {_short(got.message, 120)} ({who} returned {count})"
+    if isinstance(got, TimedOut):
+        return "timeout", f"yours did not answer within {got.seconds:g} s ({who} returned {count})"
+    if isinstance(got, Raised) and not isinstance(expected, Raised):
+        return "raised", (f"yours raised {got.type}: {_short(got.message, 100)}; "
+                          f"{who} returned {count}")
+    if isinstance(expected, Raised) and not isinstance(got, Raised):
+        why = next((d for d in diagnostics if d.get("kind") in ("reader-error", "first-prompt",
+                                                                "load-aborted")), None)
+        reason = f" ({why['kind']}: {_short(why['detail'], 100)})" if why else ""
+        mine = f"{len(got.messages)} messages" if isinstance(got, Answered) else "no answer"
+        return ("expected-raised", f"{who} raised {expected.type}: "
+                f"{_short(expected.message, 100)}{reason}; yours returned {mine}")
+    return None
+
+
+def _uuids(outcome: Outcome | None) -> list[str] | None:
+    if not isinstance(outcome, Answered):
+        return None
+    found = [m.get("uuid") for m in outcome.messages]
+    return [str(u) for u in found] if all(isinstance(u, str) for u in found) else None
+
+
+def _message_line(message: Mapping[str, Any], sides: Sides) -> str:
+    uuid = message.get("uuid")
+    line = sides.line_of(uuid) if isinstance(uuid, str) else None
+    if line is not None:
+        return line.shown()
+    role = str(message.get("type") or message.get("role") or "?")
+    return " · ".join(["-", role, _label({"type": role, **message}),
+                       _short(_content_text(message.get("content") or (
+                           message.get("message") or {}).get("content")))])
+
+
+def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, Any]],
+            sides: Sides, field_at: int | None = None) -> list[Json]:
+    """Both answers row by row: ``=`` same, ``≠`` differ, ``+`` only yours, ``-`` only theirs.
+
+    Rows pair by uuid (difflib's alignment) when both sides have uuids, else by position;
+    ``field_at`` marks the message whose fields differ. The first differing row gets
+    ``first: true``.
+    """
+    key_got = [str(m.get("uuid", i)) for i, m in enumerate(got)]
+    key_expected = [str(m.get("uuid", i)) for i, m in enumerate(expected)]
+    rows: list[Json] = []
+    matcher = difflib.SequenceMatcher(None, key_got, key_expected, autojunk=False)
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag == "equal":
+            for i, j in zip(range(a0, a1), range(b0, b1), strict=True):
+                mark = "≠" if field_at == j else "="
+                rows.append({"mark": mark, "got": _message_line(got[i], sides),
+                             "expected": _message_line(expected[j], sides)})
+            continue
+        left = [_message_line(got[i], sides) for i in range(a0, a1)]
+        right = [_message_line(expected[j], sides) for j in range(b0, b1)]
+        for n in range(max(len(left), len(right))):
+            mine = left[n] if n < len(left) else ""
+            theirs = right[n] if n < len(right) else ""
+            mark = "≠" if mine and theirs else ("+" if mine else "-")
+            rows.append({"mark": mark, "got": mine, "expected": theirs})
+    first = next((i for i, row in enumerate(rows) if row["mark"] != "="), None)
+    if first is not None:
+        rows[first]["first"] = True
+    return rows
+
+
+def _shown_rows(rows: list[Json], keep: int = 3) -> list[Json]:
+    """Long runs of equal rows folded to ``… N equal …`` (a large case stays readable)."""
+    if len(rows) <= SHOWN_WHOLE:
+        return rows
+    near = {i for i, row in enumerate(rows) if row["mark"] != "="}
+    wanted = {i for n in near for i in range(n - keep, n + keep + 1)}
+    out: list[Json] = []
+    folded = 0
+    for i, row in enumerate(rows):
+        if i in wanted:
+            if folded:
+                out.append({"mark": "…", "got": f"… {folded} equal rows …", "expected": ""})
+                folded = 0
+            out.append(row)
+        else:
+            folded += 1
+    if folded:
+        out.append({"mark": "…", "got": f"… {folded} equal rows …", "expected": ""})
+    return out
+
+
+def _shown_input(lines: list[Line], sides: Sides, rows: Sequence[Json]) -> list[Json]:
+    """All lines of a small case; of a large one the lines the differing rows and the
+    leaves name, with their parents."""
+    if len(lines) <= SHOWN_WHOLE:
+        chosen = {line.number for line in lines}
+    else:
+        named: set[str] = set()
+        for uuid in [*sides.got[-1:], *sides.expected[-1:],
+                     *set(sides.got).symmetric_difference(sides.expected)]:
+            named.add(uuid)
+            line = sides.line_of(uuid)
+            if line is not None and line.parent:
+                named.add(line.parent)
+        chosen = {n for n in (sides.number(u) for u in named) if n is not None}
+        texts = {str(row.get("got", "")).split(" · ", 1)[0] for row in rows if row["mark"] != "="}
+        texts |= {str(row.get("expected", "")).split(" · ", 1)[0] for row in rows
+                  if row["mark"] != "="}
+        chosen |= {int(t) for t in texts if t.isdigit()}
+    by_number = {line.number: line for line in lines}
+    out = []
+    for number in sorted(chosen):
+        line = by_number.get(number)
+        if line is None:
+            continue
+        parent = sides.number(line.parent) if line.parent else None
+        out.append({"line": number, "text": line.shown()
+                    + (f" (parent: line {parent})" if parent is not None else
+                       " (parent: not in the file)" if line.parent else "")})
+    return out
+
+
+def who_for(target: str) -> str:
+    """How a sentence names the side a reader is compared with."""
+    if target == "intended":
+        return "the intended chain"
+    name = target.removeprefix("recorded:").split(" ", 1)[0]
+    return f"the real reader ({name})"
+
+
+def explain(data: bytes, got: Outcome, expected: Outcome | None,
+            difference: Mapping[str, Any] | None, *, target: str, profile: str = "sdk",
+            tags: Iterable[str] = (), message: str = "") -> Json:
+    """The explanation of one failing comparison (JSON, stored in the report's case line).
+
+    ``message`` is the verdict's own words, the sentence when the answers themselves agree
+    (a skipped case that now passes).
+    """
+    diagnostics = _diagnostics(data, profile)
+    who = who_for(target)
+    lines = read_lines(data, diagnostics)
+    got_uuids, expected_uuids = _uuids(got), _uuids(expected)
+    sides = Sides(got_uuids or [], expected_uuids or [], lines, diagnostics, frozenset(tags), who)
+    clauses: list[tuple[str, str]] = []
+    early = _outcome_clause(got, expected, who, diagnostics)
+    if early is not None:
+        clauses.append(early)
+    elif got_uuids is not None and expected_uuids is not None and got_uuids != expected_uuids:
+        clauses = _clauses(sides)
+    elif difference is not None:
+        clauses.append(_field_clause(difference, sides))
+    else:
+        words = message or f"the answers differ from {who}'s"
+        clauses.append(("-".join(words.lower().split()[:6]), words))
+    field_at = None
+    if clauses[0][0] == "field" and difference is not None:
+        parts = str(difference.get("path", "")).strip("/").split("/")
+        field_at = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    rows = aligned(got.messages if isinstance(got, Answered) else (),
+                   expected.messages if isinstance(expected, Answered) else (), sides, field_at)
+    behaviour, sentence = clauses[0]
+    seen = {sentence}
+    also = [text for _, text in clauses[1:] if not (text in seen or seen.add(text))][:2]
+    return _strict({
+        "behaviour": behaviour,
+        "title": TITLES.get(behaviour, sentence),
+        "sentence": sentence,
+        "also": also,
+        "input": _shown_input(lines, sides, rows),
+        "input_lines": len(lines),
+        "rows": _shown_rows(rows),
+        "profile": profile,
+    })
+
+
+def _strict(value: Any) -> Any:
+    """Every string made valid UTF-8 (a lone surrogate from a lenient parse shown escaped)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {key: _strict(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_strict(item) for item in value]
+    return value
+
+
+def profile_for(target: str, default: str) -> str:
+    """The reference profile whose diagnostics explain a comparison with ``target``: the
+    recorded profile, the profile an oracle is recorded under, else the run's."""
+    from rechain.conformance.differential import RECORDED_PROFILES
+    from rechain.errors import UsageError
+    from rechain.reference import get_profile
+
+    name = target.removeprefix("recorded:").split(" ", 1)[0]
+    for candidate in (name, RECORDED_PROFILES.get(name.split("@", 1)[0], ""), default):
+        try:
+            return get_profile(candidate).name
+        except UsageError:
+            continue
+    return "sdk"
+
+
+@lru_cache(maxsize=8)
+def _diagnostics(data: bytes, profile: str) -> list[Json]:
+    """The reference's diagnostics for the bytes (a case's comparisons share one rebuild)."""
+    from rechain.reference import rebuild
+
+    try:
+        return [d.to_json() for d in rebuild(data, profile).diagnostics]
+    except Exception:  # the reference never raises on bytes; an explanation must not either
+        return []
+
+
+# --- as text ------------------------------------------------------------------------------
+
+
+def as_text(explanation: Mapping[str, Any], *, got: str = "yours",
+            expected: str = "expected", width: int = 0) -> list[str]:
+    """The explanation as plain lines (terminal, Markdown code block, JUnit failure text)."""
+    out = [f"why: {explanation['title']}: {explanation['sentence']}"]
+    out += [f"     also: {text}" for text in explanation.get("also", ())]
+    shown = explanation.get("input", [])
+    total = explanation.get("input_lines", len(shown))
+    which = "all" if len(shown) == total else f"{len(shown)} that matter"
+    out.append(f"input ({total} lines, {which}):")
+    out += [f"  {item['text']}" for item in shown]
+    rows = explanation.get("rows", [])
+    if rows:
+        left = max([len(expected), *(len(r.get("expected", "")) for r in rows)])
+        left = min(left, width or left)
+        out.append(f"    {expected.ljust(left)} | {got}")
+        for row in rows:
+            pointer = ">" if row.get("first") else " "
+            theirs = str(row.get("expected", ""))
+            if width and len(theirs) > left:
+                theirs = theirs[: left - 1] + "…"
+            out.append(f"  {pointer}{row['mark']} {theirs.ljust(left)} | {row.get('got', '')}")
+    return out

@@ -1,0 +1,143 @@
+"""Explanations: the behaviour behind a failure named in words, from the reference's
+diagnostics and the input's lines, with both answers aligned."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from rechain.conformance.compare import judge
+from rechain.conformance.explain import SHOWN_WHOLE, as_text, explain
+from rechain.conformance.protocol import Answered, Crashed, Raised, TimedOut
+from rechain.conformance.runner import corpus_items
+from rechain.corpus.cases_io import load_cases
+
+TARGET = "recorded:agent-sdk@0.3.332"
+
+
+def naive(data: bytes) -> Answered:
+    """The example reader's rule: the last user/assistant line is the leaf, parents walked up."""
+    entries: dict[Any, dict[str, Any]] = {}
+    last = None
+    for raw in data.split(b"\n"):
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and entry.get("type") in ("user", "assistant") and isinstance(
+                entry.get("uuid"), str):
+            entries[entry.get("uuid")] = entry
+            last = entry.get("uuid")
+    chain, seen = [], set()
+    while last in entries and last not in seen:
+        seen.add(last)
+        chain.append({"uuid": last})
+        last = entries[last].get("parentUuid")
+    return Answered(tuple(reversed(chain)))
+
+
+@pytest.fixture(scope="module")
+def corpus() -> dict[str, Any]:
+    items = corpus_items(load_cases(None), "agent-sdk@0.3.332")
+    return {item.case.id: item for item in items}
+
+
+def explained(item: Any) -> dict[str, Any]:
+    got = naive(item.case.data)
+    verdict = judge(got, item.recorded, frozenset({"uuid"}))
+    assert verdict.status == "fail"
+    difference = verdict.difference.to_json() if verdict.difference else None
+    return explain(item.case.data, got, item.recorded, difference, target=TARGET,
+                   tags=item.source.tags)
+
+
+@pytest.mark.parametrize(("case", "behaviour", "words"), [
+    ("cli-calls-after-other-blocks", "orphaned-parallel-result",
+     ["puts back lines 7, 8, 9", "after line 6", "orphan recovery"]),
+    ("compaction-preserved-messages", "compaction-relink",
+     ["re-parents line 3", "parent line 2 replaced by line 6", "compact boundary line 5"]),
+    ("cli-meta-and-summary-sent", "hidden-row", ["line 2 (user, meta)", "isMeta"]),
+    ("cli-cycle-bridged", "leaf-choice",
+     ["continued from the last-written row that nothing continues (line 2)",
+      "yours from the last-written message (line 4)"]),
+    ("cli-parse-nbsp-prefix", "skipped-line", ["skips line 3", "invalid-json", "not JSON"]),
+    ("cli-hook-context-sent", "walk-stopped",
+     ["yours stops at line 6", "line 5 (attachment, hook_additional_context)"]),
+])
+def test_the_behaviour_is_named_from_the_diagnostics(corpus, case, behaviour, words):
+    explanation = explained(corpus[case])
+    assert explanation["behaviour"] == behaviour, explanation["sentence"]
+    for word in words:
+        assert word in explanation["sentence"], explanation["sentence"]
+
+
+def test_almost_every_naive_failure_on_the_corpus_gets_a_named_behaviour(corpus):
+    named = unnamed = 0
+    for item in corpus.values():
+        if not isinstance(item.recorded, Answered):
+            continue
+        if judge(naive(item.case.data), item.recorded, frozenset({"uuid"})).status != "fail":
+            continue
+        if explained(item)["behaviour"] in ("chain", "order"):
+            unnamed += 1
+        else:
+            named += 1
+    assert named >= 50 and unnamed <= named // 20, (named, unnamed)
+
+
+def test_both_sides_are_aligned_and_the_first_difference_marked(corpus):
+    explanation = explained(corpus["cli-calls-after-other-blocks"])
+    rows = explanation["rows"]
+    firsts = [i for i, row in enumerate(rows) if row.get("first")]
+    assert len(firsts) == 1
+    first = rows[firsts[0]]
+    assert first["mark"] == "-" and first["expected"].startswith("7 · ") and first["got"] == ""
+    assert all(row["mark"] == "=" for row in rows[:firsts[0]])
+    assert all(row["got"] == row["expected"] for row in rows if row["mark"] == "=")
+    text = "\n".join(as_text(explanation, got="naive", expected="real"))
+    assert ">- 7 · " in text and "why: orphaned parallel result:" in text
+
+
+def test_a_small_input_is_shown_whole_a_large_one_by_the_lines_that_matter():
+    lines = [{"type": "user", "uuid": f"u{i}", "parentUuid": f"u{i - 1}" if i else None,
+              "message": {"role": "user", "content": f"prompt {i}"}} for i in range(60)]
+    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    got = Answered(tuple({"uuid": f"u{i}"} for i in range(59)))
+    expected = Answered(tuple({"uuid": f"u{i}"} for i in range(60)))
+    explanation = explain(data, got, expected, None, target=TARGET)
+    assert explanation["input_lines"] == 60
+    shown = [item["line"] for item in explanation["input"]]
+    assert 60 in shown and 59 in shown and len(shown) < SHOWN_WHOLE
+    assert "60 · user · prompt · prompt 59 (parent: line 59)" in [
+        item["text"] for item in explanation["input"]]
+    assert any(row["mark"] == "…" for row in explanation["rows"])
+    small = explain(data[: data.index(b"u3") - 30], Answered(()), expected, None, target=TARGET)
+    assert [item["line"] for item in small["input"]] == list(range(1, small["input_lines"] + 1))
+
+
+def test_a_field_difference_names_the_field_and_both_values():
+    data = (b'{"type":"user","uuid":"a","parentUuid":null,"message":{"role":"user",'
+            b'"content":"hi"},"timestamp":"2026-01-01T00:00:00.000Z"}\n')
+    got = Answered(({"uuid": "a"},))
+    expected = Answered(({"uuid": "a", "timestamp": "2026-01-01T00:00:00.000Z"},))
+    difference = judge(got, expected).difference
+    assert difference is not None
+    explanation = explain(data, got, expected, difference.to_json(), target="intended")
+    assert explanation["behaviour"] == "field"
+    sentence = explanation["sentence"]
+    assert "`timestamp`" in sentence and "message 1, line 1 (user, prompt)" in sentence
+    assert '"2026-01-01T00:00:00.000Z"' in sentence and "yours nothing" in sentence
+    assert [row["mark"] for row in explanation["rows"]] == ["≠"]
+
+
+@pytest.mark.parametrize(("got", "behaviour", "word"), [
+    (Crashed("exit 3", "Traceback"), "crash", "yours crashed: exit 3"),
+    (TimedOut(2.0), "timeout", "within 2 s"),
+    (Raised("KeyError", "'uuid'"), "raised", "yours raised KeyError: 'uuid'"),
+])
+def test_a_reader_that_does_not_answer_is_named(got, behaviour, word):
+    explanation = explain(b"{}\n", got, Answered(({"uuid": "a"},)), None, target=TARGET)
+    assert explanation["behaviour"] == behaviour and word in explanation["sentence"]
+    assert "returned 1 messages" in explanation["sentence"]
