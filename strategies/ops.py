@@ -47,7 +47,10 @@ class Reply:
     of after the last block. ``unanswered`` leaves the last n calls without a result
     (an interrupted turn). ``hooks`` writes legacy ``hook_progress`` rows after each tool
     use (generations that persisted progress). ``queued`` attaches a queued command after
-    the results, answered by a one-block follow-up response.
+    the results, answered by a one-block follow-up response. ``skew_ms`` sets the clock
+    back before the response, so it carries timestamps older than what it answers (clock
+    skew inside a turn; only drawn when skew is enabled); within the response they still
+    increase.
     """
 
     blocks: tuple[BlockKind, ...] = ("text",)
@@ -56,6 +59,7 @@ class Reply:
     unanswered: int = 0
     hooks: bool = False
     queued: bool = False
+    skew_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)

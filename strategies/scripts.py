@@ -41,6 +41,13 @@ _NEEDS = {"note": "system_rows", "rewind": "rewinds", "compact": "compaction",
           "task": "sidechains", "metadata": "metadata"}
 
 
+#: How far the clock steps back inside a skewed turn: past the prompt it answers.
+SKEW_IN_TURN_MS = 5_000
+#: The newest generation's share of draws, out of ``len(generations) + NEWEST_EXTRA``:
+#: most files on disk come from recent releases, and only it writes preserved segments.
+NEWEST_EXTRA = 4
+
+
 def _digits(value: int, base: int, count: int) -> list[int]:
     out = []
     for _ in range(count):
@@ -79,11 +86,11 @@ class _Decoder:
             return Note(_NOTES[rest % len(_NOTES)])  # type: ignore[arg-type]
         if slot == "rewind":
             return Rewind(rest % 6)
-        if slot == "compact":
-            v = rest % 8
-            return Compact(keep=v % 3 if v < 6 else 0,
-                           style="segment" if v < 3 else "messages",
-                           trigger="manual" if v < 6 else "auto")
+        if slot == "compact":  # 0: a manual compaction keeping nothing
+            v = rest % 16
+            return Compact(keep=0 if v < 2 else 1 + v // 2 % 2,
+                           style="messages" if v % 2 else "segment",
+                           trigger="auto" if v >= 12 else "manual")
         if slot == "task":
             return Task(1 + rest % 3)
         return Metadata(_METADATA[rest % len(_METADATA)],  # type: ignore[arg-type]
@@ -110,7 +117,8 @@ class _Decoder:
         return blocks
 
     def reply(self, rest: int) -> Reply:
-        """Blocks (5 bits), then base-4 result delays, eager bits, unanswered, hooks, queue."""
+        """Blocks (5 bits), then base-4 result delays, eager bits, unanswered, hooks, queue,
+        skew."""
         blocks = self.blocks(rest & 31)
         extras = rest >> 5
         n = blocks.count("tool_use")
@@ -118,10 +126,12 @@ class _Decoder:
         bits = extras >> 6
         eager = [bool(bits >> i & 1) for i in range(n)]
         bits >>= 3
+        skew = bits >> 4 & 1 and "timestamp_skew" in self.features
         return Reply(tuple(blocks), tuple(delays), tuple(eager),  # type: ignore[arg-type]
                      unanswered=min(bits & 3, 2) if "interrupts" in self.features else 0,
                      hooks=bool(bits >> 2 & 1) and "progress" in self.features,
-                     queued=bool(bits >> 3 & 1) and "queued" in self.features)
+                     queued=bool(bits >> 3 & 1) and "queued" in self.features,
+                     skew_ms=SKEW_IN_TURN_MS if skew else 0)
 
 
 @cache
@@ -203,7 +213,7 @@ def transcripts(*, generations: Iterable[str] | None = None, min_ops: int = 1,
         live = enabled - disabled
         # one integer for the generation, exit re-append, salt and start time (all → 0)
         head = draw(st.integers(0, 2**64 - 1))
-        generation = chosen[head % len(chosen)]
+        generation = chosen[max(0, head % (len(chosen) + NEWEST_EXTRA) - NEWEST_EXTRA)]
         reappend = bool(head >> 3 & 1) if reappend_on_exit is None else reappend_on_exit
         salt = head >> 4 & 0xFFFF_FFFF
         start = EPOCH_MS + (head >> 36) % 10**8 * 100

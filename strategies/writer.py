@@ -43,6 +43,7 @@ class Writer:
         self.prompts: list[int] = []  # indices into ``live`` of rewindable prompts
         self.cursor: str | None = None
         self.pending_rewind: int | None = None
+        self.relinked: dict[str, str] = {}  # preserved uuid → its parent in the live chain
         self.line_of: dict[str, int] = {}
         self.written_parent: dict[str, str | None] = {}
         self.cache: dict[str, int] = {}
@@ -84,7 +85,8 @@ class Writer:
         if distance is None or not self.prompts:
             return
         index = self.prompts[max(0, len(self.prompts) - 1 - distance)]
-        self.cursor = self.written_parent[self.live[index]]
+        target = self.live[index]
+        self.cursor = self.relinked.get(target, self.written_parent[target])
         del self.live[index:]
         self.prompts = [i for i in self.prompts if i < index]
 
@@ -194,6 +196,7 @@ class Writer:
         eager_done: set[int] = set()
         answered = len([b for b in op.blocks if b == "tool_use"]) - op.unanswered
         self._tick(900 + self.n_msg % 700)
+        self.clock -= op.skew_ms  # the clock stepped back between the prompt and the response
         for kind in op.blocks:
             tool_id = None
             if kind == "tool_use":
@@ -312,8 +315,11 @@ class Writer:
         self.reappend()
         prompts = self.prompts
         keep: list[str] = []
+        kept_prompts: list[str] = []
         if op.keep > 0 and self.gen.preserved and prompts:
-            keep = self.live[prompts[max(0, len(prompts) - op.keep)]:]
+            start = prompts[max(0, len(prompts) - op.keep)]
+            keep = self.live[start:]
+            kept_prompts = [self.live[i] for i in prompts if i >= start]
         boundary_uuid, summary_uuid = self._uuid(), self._peek_uuid()
         metadata: Json = {"trigger": op.trigger, "preTokens": 1000 * (self.entries + 1)}
         if keep and op.style == "segment":
@@ -329,9 +335,10 @@ class Writer:
                                  isVisibleInTranscriptOnly=True, isCompactSummary=True),
                     parent=boundary_uuid, use_cursor=False)
         self.live = [boundary_uuid, summary_uuid]
-        self.prompts = []  # rewinds reach only prompts written after this compaction
+        self.prompts = []  # rewinds reach the preserved prompts and those written after
         if keep:
             self._preserve(keep, op.style, boundary_uuid, summary_uuid)
+            self.prompts = [self.live.index(uuid) for uuid in kept_prompts]
 
     def _preserve(self, keep: list[str], style: str, boundary: str, anchor: str) -> None:
         """Record how readers relink for this boundary; the kept turns rejoin the live
@@ -343,5 +350,6 @@ class Writer:
             heads, requires = ((keep[0], anchor),), ()
         index = self.line_of[boundary]
         self.records[index] = Record(boundary, Compaction(anchor, keep[-1], heads, requires))
+        self.relinked.update(heads)  # a rewind to a preserved prompt continues from here
         self.live.extend(keep)
         self.cursor = anchor
