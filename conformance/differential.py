@@ -378,13 +378,17 @@ _TAG_HINTS = (
 def short_name(label: str) -> str:
     """``agent-sdk-py@0.2.189 …`` -> ``py``: the part of a case id naming one side."""
     name = label.split("@", 1)[0].split(":", 1)[0].strip()
-    return _SHORT.get(name, "".join(c for c in name.lower() if c.isalnum())[:10] or "impl")
+    clean = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    return _SHORT.get(name, clean or "impl")
 
 
 def case_id(disagreement: Disagreement) -> str:
-    """``diff-<impl>-vs-<against>-<kind>-<sha8>``, kebab-case, at most 80 characters."""
+    """``diff-<impl>-vs-<against>-<kind>-<sha8>``, kebab-case: reader names whole (two
+    readers' cases never collide), the kind cut so the id stays near 80 characters."""
     head = f"diff-{short_name(disagreement.implementation)}-vs-{short_name(disagreement.against)}"
-    return f"{head}-{slug(disagreement.signature)}-{disagreement.digest}"[:80].strip("-")
+    room = max(80 - len(head) - 10, 8)
+    kind = slug(disagreement.signature)[:room].strip("-")
+    return f"{head}-{kind}-{disagreement.digest}"
 
 
 def tags_for(tokens: Iterable[str]) -> list[str]:

@@ -35,6 +35,7 @@ def header(
     examples: int = 0,
     profile: str = "",
     started: dt.datetime | None = None,
+    strictness: str | None = None,
 ) -> Json:
     """The first line: who ran what, with which versions."""
     moment = started or dt.datetime.now(dt.UTC)
@@ -48,6 +49,7 @@ def header(
         "seed": seed,
         "examples": examples,
         "profile": profile,
+        "fields": strictness,
         "implementations": [{"label": label, "info": info.to_json()}
                             for label, info in implementations],
         "targets": list(targets),

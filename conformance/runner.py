@@ -73,10 +73,22 @@ class Recorded:
 
     @property
     def label(self) -> str:
-        return f"recorded:{self.profile}"
+        """The real reader that recorded it (one label for one answer, whoever gives it)."""
+        return recorded_by(self.profile)
 
     def expect(self, item: Item) -> Outcome | None:
         return item.recorded
+
+
+def recorded_by(profile: str) -> str:
+    """``name@version`` of the real reader whose answers a profile's expectations are:
+    ``agent-sdk@0.3.332`` is what ``agent-sdk-ts@0.3.332`` answered."""
+    from rechain.conformance.differential import RECORDED_PROFILES
+
+    name, _, version = profile.partition("@")
+    oracle = next((o for o, p in RECORDED_PROFILES.items() if p.partition("@")[0] == name),
+                  name)
+    return f"{oracle}@{version}" if version else oracle
 
 
 @dataclass
@@ -234,8 +246,12 @@ class Connections:
                 verdict = (target.judge(item, outcome, seq) if target in owned  # type: ignore[attr-defined]
                            else with_causes(judge_pair(at_level(implementation.info, self.level),
                                                        target, outcome, wanted), outcome, wanted))
-                tokens = frozenset(signature(item, verdict, outcome, wanted)) if (
-                    signature is not None and verdict.status == "fail") else frozenset()
+                if target in owned:  # one kind per cause: what is shrunk, once per reader
+                    tokens = frozenset({f"cause:{verdict.cause}"} if verdict.status in (
+                        "fail", "crash", "timeout") else ())
+                else:
+                    tokens = frozenset(signature(item, verdict, outcome, wanted)) if (
+                        signature is not None and verdict.status == "fail") else frozenset()
                 if skips is not None:
                     verdict = skips.apply(verdict, name, target.label, item.case.id, tokens)
                 records.append(Record(seq, item.case.id, item.group, name, target.label,

@@ -57,7 +57,7 @@ def test_a_wrong_reader_fails_with_the_difference_and_replay(pytester: pytest.Py
                  f"--junitxml={junit}", "-k", "not own")
     assert result.ret == 1
     result.stdout.fnmatch_lines([
-        "*FAIL*cycle-*vs recorded:agent-sdk@0.3.332: different chain at /messages/0/uuid*",
+        "*FAIL*cycle-*vs agent-sdk-ts@0.3.332: different chain at /messages/0/uuid*",
         "*replay: rechain check --impl python:*:empty --case cycle-*",
     ])
     xml = junit.read_text()

@@ -149,3 +149,22 @@ def test_reformatting_keeps_rows_and_broken_lines() -> None:
     assert b'"type": "user"' in spaced and spaced.endswith(b"{broken\n")
     assert [orjson.loads(x) for x in spaced.splitlines()[:-1]] == [
         orjson.loads(x) for x in data.splitlines()[:-1]]
+
+
+def test_fields_level_narrows_a_plain_comparison_and_the_report_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from rechain.cli import main
+
+    reader = tmp_path / "typeless.py"
+    reader.write_text(
+        "from rechain.reference import rebuild\n"
+        "def read(data, session_id):\n"
+        "    return [{'uuid': m['uuid'], 'type': m['type']}\n"
+        "            for m in rebuild(data, 'sdk', session_id=session_id).messages]\n")
+    argv = ["check", "--no-progress", "--impl", f"python:{reader}:read", "--examples", "0",
+            "--case", "cycle-*", "--report", str(tmp_path / "r.jsonl")]
+    assert main([*argv, "--fields", "messages"]) == 1
+    assert main([*argv, "--fields", "types"]) == 0
+    assert "fields compared: types" in capsys.readouterr().out
+    head = orjson.loads((tmp_path / "r.jsonl").read_bytes().splitlines()[0])
+    assert head["fields"] == "types"

@@ -267,7 +267,7 @@ def cli_cases() -> list[Case]:
 
 
 REFERENCE = "reference@0.1.0 (claude-code@2.1.332)"
-RECORDED = f"recorded:{CLI_PROFILE}"
+RECORDED = CLI_PROFILE  # the label of the CLI's recorded answers
 
 
 def known_difference(case_id: str) -> str | None:

@@ -30,3 +30,35 @@ def contract_targets(implementations: Sequence[Any], override: Contract | None,
             targets.append(ContractTarget(implementation, with_strictness(contract, level),
                                           profile, every))
     return targets
+
+
+def shrink_order(records: Sequence[Any], generated: frozenset[str]
+                 ) -> list[tuple[tuple[str, str, str, frozenset[str]], list[int]]]:
+    """The kinds of failure to shrink, each once per reader against one answer.
+
+    A kind is a reader and a signature; of the targets and groups that saw it, the
+    one with most examples is shrunk. Crashes and data loss come first (their
+    cause's rank), then the frequent kinds, so the budget goes to the harmful.
+    """
+    from rechain.conformance.contracts.judge import rank
+
+    kinds: dict[tuple[str, str, str, frozenset[str]], list[int]] = {}
+    ranks: dict[tuple[str, str, str, frozenset[str]], int] = {}
+    for record in records:
+        if record.group in generated and record.status in ("fail", "crash", "timeout") \
+                and record.signature:
+            key = (record.implementation, record.against, record.group, record.signature)
+            kinds.setdefault(key, []).append(int(record.case_id.rsplit("-", 1)[1]))
+            ranks[key] = min(ranks.get(key, 99), rank(record.verdict.cause or ""))
+    best: dict[tuple[str, frozenset[str]], tuple[tuple[str, str, str, frozenset[str]],
+                                                  list[int]]] = {}
+    for key, indices in kinds.items():
+        seen = best.get((key[0], key[3]))
+        if seen is None or len(indices) > len(seen[1]):
+            best[(key[0], key[3])] = (key, indices)
+
+    def priority(entry: tuple[tuple[str, str, str, frozenset[str]], list[int]]
+                 ) -> tuple[int, int]:
+        return (ranks[entry[0]], -len(entry[1]))
+
+    return sorted(best.values(), key=priority)

@@ -102,7 +102,7 @@ class ContractTarget:
                         else list(outcome.messages))
             return _raise(outcome)
 
-        style = STYLES[(seq // max(self.every, 1)) % len(STYLES)]
+        style = STYLES[(seq // max(self.every, 1) - 1) % len(STYLES)]  # spaced first
         found = []
         for name, check in (
                 ("invariant:unchanged-by-invalid-line",

@@ -28,7 +28,7 @@ from rechain.conformance import differential as diff
 from rechain.conformance import report, report_html, report_text, skips
 from rechain.conformance.annotate import annotations
 from rechain.conformance.contracts.model import load as load_contract
-from rechain.conformance.contracts.setup import contract_targets
+from rechain.conformance.contracts.setup import contract_targets, shrink_order
 from rechain.conformance.impls import Implementation, Validating, connect, label
 from rechain.conformance.protocol import DEFAULT_OPTIONS, RESUME_VIEWS, Outcome
 from rechain.conformance.protocol_process import Limits
@@ -160,8 +160,8 @@ class _Plan:
             targets.append(Against(_connect(self.against_spec, self.limits, self.validate)))
         elif len(judged) < len(implementations):  # else each has its contract's answer only
             targets.append(Recorded(self.profile, views=self.views))
-            if self.view == "session-messages":
-                targets.append(Intended())
+            if self.view == "session-messages" and self.default_against != "agent-sdk-ts":
+                targets.append(Intended())  # the TS SDK's own answer, when it runs, is the one
             if self.default_against is not None:
                 other = _connect(self.default_against, self.limits, self.validate)
                 targets.append(Against(other, GENERATED))
@@ -170,11 +170,11 @@ class _Plan:
         self.made.append(made)
         return made
 
-    def against_spec_for(self, target_label: str) -> str | None:
+    def against_spec_for(self, target: Target) -> str | None:
         """The spec to put in a replay command for a target."""
         if self.against_spec is not None:
             return self.against_spec
-        if target_label.startswith(("recorded:", "intended")):
+        if isinstance(target, Recorded | Intended) or getattr(target, "owner", None):
             return None
         return self.default_against
 
@@ -282,7 +282,7 @@ def run(args: argparse.Namespace) -> int:
         infos += [(t.label, t.implementation.info) for t in first.targets if isinstance(t, Against)]
         writer.write(report.header(infos, [t.label for t in first.targets], argv=sys.argv[1:],
                                    seed=seed, examples=examples, profile=plan.profile,
-                                   started=started_at))
+                                   started=started_at, strictness=plan.level))
         records: list[Record] = []
         interrupted = False
         bar = _Progress(len(items), sys.stderr if _show_progress(args) else None)
@@ -361,21 +361,16 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
     """Shrink each kind of disagreement on generated input; yield one finding line each."""
     sizes = {"generated": examples - examples // 2, "corrupted": examples // 2}
     seeds = {"generated": seed, "corrupted": seed + 1}
-    kinds: dict[tuple[str, str, str, frozenset[str]], list[int]] = {}
-    for record in records:
-        if record.group in GENERATED and record.status == "fail" and record.signature:
-            key = (record.implementation, record.against, record.group, record.signature)
-            kinds.setdefault(key, []).append(int(record.case_id.rsplit("-", 1)[1]))
     per_pair: dict[tuple[str, str], int] = {}
     written: set[str] = set()
-    for (impl_label, target_label, kind, tokens), indices in sorted(
-            kinds.items(), key=lambda kv: -len(kv[1])):
+    for (impl_label, target_label, kind, tokens), indices in shrink_order(records, GENERATED):
         pair = (impl_label, target_label)
         if per_pair.get(pair, 0) >= args.max_shrink:
             continue
         per_pair[pair] = per_pair.get(pair, 0) + 1
         implementation = next(i for i in first.implementations if label("", i.info) == impl_label)
-        target = next(t for t in first.targets if t.label == target_label)
+        target = next(t for t in sorted(first.targets, key=lambda t: isinstance(t, Recorded))
+                      if t.label == target_label)  # generated input: not the corpus's record
         say(f"shrinking {impl_label} vs {target_label}: {' '.join(sorted(tokens))} "
             f"({len(indices)} examples)…")
         start = min(indices)
@@ -399,13 +394,17 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
             continue
         written.add(identifier)
         impl_spec = plan.impl_specs[first.implementations.index(implementation)]
-        replay = diff.replay_command(impl_spec, plan.against_spec_for(target_label),
+        replay = diff.replay_command(impl_spec, plan.against_spec_for(target),
                                      str(args.save_cases), identifier, Path.cwd())
         path = _freeze(args, plan, first, disagreement, item, identifier, seeds[kind], kind,
                        replay)
         verdict = judge_pair(implementation.info, target, disagreement.got, disagreement.expected)
+        if getattr(target, "owner", None) is implementation:
+            target.expect(item)
+            verdict = target.judge(item, disagreement.got, 0)  # type: ignore[attr-defined]
         yield {
             "kind": "finding", "implementation": impl_label, "against": target_label,
+            "cause": verdict.cause or next(iter(sorted(disagreement.signature)), ""),
             "signature": sorted(disagreement.signature), "seen": disagreement.seen,
             "case_id": identifier, "path": str(path) if path else None, "replay": replay,
             "lines": disagreement.data.count(b"\n"), "shrink_calls": disagreement.shrink_calls,
@@ -424,6 +423,9 @@ def _shrink_one(plan: _Plan, implementation: Implementation, target: Target, kin
         item, got, expected = outcomes(value)
         if expected is None:
             return False
+        if getattr(target, "owner", None) is implementation:
+            again = 0 if any("unchanged-by" in token for token in tokens) else 1
+            return f"cause:{target.judge(item, got, again).cause}" in tokens  # type: ignore[attr-defined]
         verdict = judge_pair(implementation.info, target, got, expected)
         return diff.signature(item.case.data, verdict, got, expected) == tokens
 

@@ -1,0 +1,1 @@
+"""The matrix of real readers: pinned adapters (``implementations/``), run and published."""

@@ -1,0 +1,103 @@
+"""The matrix as Markdown, a self-contained HTML page and a shields badge per reader.
+
+Pure: report lines in (one ``rechain check`` report per reader), text out.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One reader's line of the matrix."""
+
+    slug: str
+    contract: str
+    passed: int
+    total: int
+    causes: Mapping[str, int]
+    findings: tuple[Json, ...]
+    skipped: int
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.passed / self.total) if self.total else 0
+
+
+def row_of(slug: str, contract: str, lines: Sequence[Mapping[str, Any]]) -> Row:
+    """A reader's matrix row from its report lines."""
+    cases = [line for line in lines if line.get("kind") == "case"]
+    causes = Counter(str(line.get("cause") or line["status"]) for line in cases
+                     if line["status"] in ("fail", "crash", "timeout"))
+    findings = tuple(line for line in lines if line.get("kind") == "finding")
+    return Row(slug, contract, sum(line["status"] == "pass" for line in cases),
+               sum(line["status"] != "skip" for line in cases), dict(causes.most_common()),
+               findings, sum(line["status"] == "skip" for line in cases))
+
+
+def markdown(rows: Sequence[Row], command: str) -> str:
+    """``docs/matrix.md``."""
+    out = ["# Real readers, each judged by the contract it declares", "",
+           f"Produced by `{command}`. A reader's design choices are its contract (what it "
+           "declares it shows); a failure is what still differs, by cause. Each kind of "
+           "failure was shrunk by Hypothesis to the minimal transcript below; the replay "
+           "command re-runs it.", "",
+           "| reader | contract | passing | failures by cause | known (skipped) |",
+           "|---|---|---|---|---|"]
+    for row in rows:
+        causes = ", ".join(f"{c} {n}" for c, n in row.causes.items()) or "none"
+        out.append(f"| {row.slug} | {row.contract} | {row.passed}/{row.total} "
+                   f"({row.percent} %) | {causes} | {row.skipped} |")
+    for row in rows:
+        if not row.findings:
+            continue
+        out += ["", f"## {row.slug}", ""]
+        for finding in row.findings:
+            difference = finding.get("difference") or {}
+            out += [f"- **{finding.get('cause', '?')}** ({finding['seen']} generated cases), "
+                    f"minimal case `{finding['case_id']}` ({finding.get('lines', '?')} lines), "
+                    f"first difference at `{difference.get('path', '/')}`: "
+                    f"{_short(difference.get('left'))} vs {_short(difference.get('right'))}",
+                    f"  replay: `{finding['replay']}`"]
+    return "\n".join(out) + "\n"
+
+
+def page(rows: Sequence[Row], command: str) -> str:
+    """The matrix as one self-contained HTML page (no script, prints as it shows)."""
+    body = []
+    for row in rows:
+        causes = "".join(f"<li>{html.escape(c)}: {n}</li>" for c, n in row.causes.items())
+        found = "".join(
+            f"<li><b>{html.escape(str(f.get('cause', '?')))}</b> "
+            f"<code>{html.escape(f['case_id'])}</code><br><code>{html.escape(f['replay'])}"
+            "</code></li>" for f in row.findings)
+        body.append(f"<tr><td>{html.escape(row.slug)}</td><td>{html.escape(row.contract)}</td>"
+                    f"<td>{row.passed}/{row.total} ({row.percent} %)</td>"
+                    f"<td><ul>{causes or '<li>none</li>'}</ul></td><td><ul>{found}</ul></td></tr>")
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>rechain matrix</title>"
+            "<style>body{font:14px sans-serif;max-width:1400px;margin:1em auto}"
+            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;"
+            "vertical-align:top}code{font-size:12px;word-break:break-all}</style></head><body>"
+            f"<h1>Real readers by their declared contracts</h1><p><code>{html.escape(command)}"
+            "</code></p><table><tr><th>reader</th><th>contract</th><th>passing</th>"
+            "<th>failures by cause</th><th>minimal cases</th></tr>" + "".join(body)
+            + "</table></body></html>\n")
+
+
+def badge(row: Row) -> Json:
+    """A shields.io endpoint badge: ``NN% passing``."""
+    color = "brightgreen" if row.percent >= 95 else "yellow" if row.percent >= 70 else "red"
+    return {"schemaVersion": 1, "label": row.slug, "message": f"{row.percent}% passing",
+            "color": color}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return f"`{text[:80]}`" if len(text) <= 80 else f"`{text[:80]}…`"

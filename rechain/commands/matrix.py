@@ -1,0 +1,77 @@
+"""``rechain matrix``: run every shipped adapter of a real reader and publish the matrix.
+
+Each adapter in ``implementations/`` is installed at its pinned version in its own
+environment, run as a tier-1 reader declaring its contract, on generated transcripts
+(and the corpus with ``--corpus``); every kind of failure is shrunk to a minimal case.
+Writes ``docs/matrix.md``, ``docs/matrix.html`` and a shields badge per reader.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+def register(subparsers: Any) -> None:
+    """Add ``matrix``."""
+    parser = subparsers.add_parser(
+        "matrix", help="run every shipped adapter of a real reader and write the matrix",
+        description=__doc__.split("\n\n")[1].replace("\n", " ") if __doc__ else None)
+    add = parser.add_argument
+    add("--reader", action="append", metavar="NAME", help="only this adapter (repeatable)")
+    add("--examples", type=int, default=100, metavar="N", help="generated per reader (100)")
+    add("--seed", type=int, default=20261201, help="Hypothesis seed (the same for every reader)")
+    add("--corpus", action="store_true", help="also run the packaged corpus")
+    add("--out", type=Path, default=Path("docs"), metavar="DIR",
+        help="where matrix.md, matrix.html and badges/ go (default ./docs)")
+    add("--cases", type=Path, default=Path("rechain-cases/matrix"), metavar="DIR",
+        help="where minimal cases are written (default ./rechain-cases/matrix)")
+    add("--jobs", type=int, default=1, metavar="N", help="parallel workers per reader")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rechain.cli import build_parser
+    from rechain.commands import check
+    from rechain.conformance.matrix import adapters, render
+
+    rows = []
+    command = " ".join(["rechain", "matrix", "--examples", str(args.examples),
+                        "--seed", str(args.seed)])
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "badges").mkdir(exist_ok=True)
+    for adapter in adapters.shipped(names=args.reader):
+        adapters.install(adapter, lambda text: print(text, file=sys.stderr))
+        report = args.cases / f"{adapter.name}.report.jsonl"
+        report.parent.mkdir(parents=True, exist_ok=True)
+        argv = ["check", "--impl", adapter.spec(), "--examples", str(args.examples),
+                "--seed", str(args.seed), "--report", str(report), "--save-cases",
+                str(args.cases), "--jobs", str(args.jobs), "--no-progress", "--max-shrink", "6",
+                "--timeout", "120"]
+        skips = adapter.folder / "skips.json"
+        argv += ["--skips", str(skips)] if skips.is_file() else ["--no-skips"]
+        if not args.corpus:
+            argv.append("--no-corpus")
+        print(f"matrix: {adapter.slug}…", file=sys.stderr, flush=True)
+        with contextlib.redirect_stdout(io.StringIO()):
+            check.run(build_parser().parse_args(argv))
+        lines = [orjson.loads(line) for line in report.read_bytes().splitlines()]
+        from rechain.conformance.contracts.model import from_json
+
+        contract = from_json({"name": adapter.name, "version": adapter.version,
+                              **adapter.contract}).summary
+        row = render.row_of(adapter.slug, contract, lines)
+        rows.append(row)
+        (args.out / "badges" / f"{adapter.name}.json").write_text(
+            json.dumps(render.badge(row)) + "\n", encoding="utf-8")
+    (args.out / "matrix.md").write_text(render.markdown(rows, command), encoding="utf-8")
+    (args.out / "matrix.html").write_text(render.page(rows, command), encoding="utf-8")
+    sys.stdout.write(render.markdown(rows, command))
+    return 0

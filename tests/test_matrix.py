@@ -1,0 +1,54 @@
+"""The shipped adapters are well formed, and the matrix renders a reader's causes and cases."""
+
+from __future__ import annotations
+
+import json
+
+from rechain.conformance.contracts.model import from_json
+from rechain.conformance.impls import _cmd_info
+from rechain.conformance.matrix import adapters, render
+
+
+def test_every_shipped_adapter_declares_a_valid_contract_and_a_spec_that_says_it() -> None:
+    shipped = adapters.shipped()
+    assert {"claude-code-log", "claude-code-transcripts", "ccusage", "agent-sdk-py"} <= {
+        a.name for a in shipped}
+    for adapter in shipped:
+        declared = from_json({"name": adapter.name, "version": adapter.version,
+                              **adapter.contract})
+        assert (adapter.folder / "read.py").is_file()
+        bracket = adapter.spec().split("]:", 1)[0].removeprefix("cmd[")
+        info = _cmd_info(["python3", "read.py"], bracket)
+        assert info.slug == adapter.slug
+        assert from_json(dict(info.contract or {})) == declared
+
+
+def test_skip_lists_name_one_cause_and_a_minimal_case_that_exists() -> None:
+    for adapter in adapters.shipped():
+        path = adapter.folder / "skips.json"
+        if not path.exists():
+            continue
+        for entry in json.loads(path.read_text())["skips"]:
+            assert entry["cause"] and entry["cases"]
+            for case in entry["cases"]:
+                assert (adapters.ROOT / "found" / case / "transcript.jsonl").is_file(), case
+
+
+def test_a_row_counts_passes_causes_and_findings_and_the_badge_says_the_percentage() -> None:
+    lines = [{"kind": "case", "status": "pass"}] * 3 + [
+        {"kind": "case", "status": "fail", "cause": "lost-row"},
+        {"kind": "case", "status": "crash", "cause": "crash"},
+        {"kind": "case", "status": "skip"},
+        {"kind": "finding", "cause": "lost-row", "seen": 1, "case_id": "diff-x-lost-row",
+         "lines": 5, "replay": "rechain check --impl X --corpus C --case diff-x-lost-row",
+         "difference": {"path": "/messages/3/uuid", "left": None, "right": "u5"}}]
+    row = render.row_of("x@1", "archive", lines)
+    assert (row.passed, row.total, row.skipped) == (3, 5, 1)
+    assert row.causes == {"lost-row": 1, "crash": 1}
+    text = render.markdown([row], "rechain matrix")
+    assert "| x@1 | archive | 3/5 (60 %) | lost-row 1, crash 1 | 1 |" in text
+    assert "replay: `rechain check --impl X --corpus C --case diff-x-lost-row`" in text
+    assert render.badge(row) == {"schemaVersion": 1, "label": "x@1", "message": "60% passing",
+                                 "color": "red"}
+    page = render.page([row], "rechain matrix")
+    assert "diff-x-lost-row" in page and "lost-row: 1" in page
