@@ -8,16 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from rechain.conformance.invariants import (
-    contains_errors,
-    must_keep,
-    no_row_lost,
-    no_row_twice,
-    parents_before_children,
-    sidechains_apart,
-    unchanged_by_formatting,
-    unchanged_by_invalid_line,
-)
+from rechain.conformance import invariants as inv
 from rechain.strategies import transcripts
 from tests.test_contracts import PARALLEL, U
 
@@ -50,47 +41,47 @@ def byte_matcher(data: bytes) -> list[dict[str, Any]]:
 
 def test_contains_errors_names_the_bad_line() -> None:
     data = PARALLEL + b"[1, 2]\n"
-    contains_errors(careful, data)
+    inv.contains_errors(careful, data)
     with pytest.raises(AssertionError, match=r"line\(s\) \[8\] are not JSON objects"):
-        contains_errors(brittle, data)
+        inv.contains_errors(brittle, data)
 
 
 def test_formatting_and_an_appended_line_change_nothing_for_a_parser() -> None:
-    unchanged_by_formatting(careful, PARALLEL)
-    unchanged_by_invalid_line(careful, PARALLEL)
+    inv.unchanged_by_formatting(careful, PARALLEL)
+    inv.unchanged_by_invalid_line(careful, PARALLEL)
     with pytest.raises(AssertionError, match="written spaced gave another answer"):
-        unchanged_by_formatting(byte_matcher, PARALLEL)
+        inv.unchanged_by_formatting(byte_matcher, PARALLEL)
     with pytest.raises(AssertionError, match="appending one torn line changed the answer"):
-        unchanged_by_invalid_line(brittle, PARALLEL)
+        inv.unchanged_by_invalid_line(brittle, PARALLEL)
 
 
 def test_rows_twice_lost_or_before_their_parent() -> None:
     answer = careful(PARALLEL)
-    no_row_twice(answer)
+    inv.no_row_twice(answer)
     with pytest.raises(AssertionError, match="shown more than once"):
-        no_row_twice(answer + answer[:1])
-    keep = must_keep(PARALLEL, [U.format(n) for n in range(1, 7)])
+        inv.no_row_twice(answer + answer[:1])
+    keep = inv.must_keep(PARALLEL, [U.format(n) for n in range(1, 7)])
     assert keep == [U.format(n) for n in (2, 3, 4, 5)]  # the split response and both results
-    no_row_lost(PARALLEL, answer, keep)
+    inv.no_row_lost(PARALLEL, answer, keep)
     with pytest.raises(AssertionError, match="a tool result row"):
-        no_row_lost(PARALLEL, [m for m in answer if m["uuid"] != U.format(5)], keep)
-    parents_before_children(PARALLEL, answer)
+        inv.no_row_lost(PARALLEL, [m for m in answer if m["uuid"] != U.format(5)], keep)
+    inv.parents_before_children(PARALLEL, answer)
     with pytest.raises(AssertionError, match="before its parent"):
-        parents_before_children(PARALLEL, list(reversed(answer)))
+        inv.parents_before_children(PARALLEL, list(reversed(answer)))
 
 
 def test_sidechain_rows_are_not_the_conversation() -> None:
     side = json.dumps({"type": "user", "uuid": "side", "isSidechain": True, "parentUuid": None,
                        "message": {"role": "user", "content": "sub"}}).encode() + b"\n"
-    sidechains_apart(PARALLEL + side, careful(PARALLEL))
+    inv.sidechains_apart(PARALLEL + side, careful(PARALLEL))
     with pytest.raises(AssertionError, match="sidechain row"):
-        sidechains_apart(PARALLEL + side, careful(PARALLEL + side))
+        inv.sidechains_apart(PARALLEL + side, careful(PARALLEL + side))
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(transcripts())
 def test_a_careful_reader_keeps_every_invariant_on_generated_transcripts(t: Any) -> None:
     data = t.to_bytes()
-    unchanged_by_formatting(careful, data)
-    unchanged_by_invalid_line(careful, data)
-    no_row_twice(careful(data))
+    inv.unchanged_by_formatting(careful, data)
+    inv.unchanged_by_invalid_line(careful, data)
+    inv.no_row_twice(careful(data))
