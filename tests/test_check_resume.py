@@ -240,14 +240,29 @@ def test_the_answer_store_keys_on_everything_an_answer_depends_on(
     others = [cli_answers.answer_key(*base[:i], changed, *base[i + 1:]) for i, changed in
               enumerate(("2.1.333", "n", "go", b"{} \n", "sie", {"A": "1"}))]
     assert len({key, *others}) == 7
-    monkeypatch.delenv(cli_answers.ENV, raising=False)
-    cli_answers.save(key, {"ok": True})
-    assert cli_answers.load(key) is None  # no store unless asked for
     monkeypatch.setenv(cli_answers.ENV, str(tmp_path / "answers"))
     cli_answers.save(key, {"ok": True, "messages": [], "leaf": "u1"})
     assert cli_answers.load(key) == {"ok": True, "messages": [], "leaf": "u1"}
     (tmp_path / "answers" / f"{key}.json").write_text("{broken")
     assert cli_answers.load(key) is None
+
+
+def test_the_answer_store_is_on_by_default_in_the_cache_and_can_be_turned_off(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rechain.conformance.oracles import cli_answers
+
+    key = cli_answers.answer_key("2.1.332", "m", "next", b"{}\n", "sid", {})
+    monkeypatch.setenv("RECHAIN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(cli_answers.ENV, raising=False)
+    cli_answers.save(key, {"ok": True})
+    assert (tmp_path / "cache" / "cli-answers" / f"{key}.json").is_file()
+    assert cli_answers.load(key) == {"ok": True}
+    for off in ("off", "OFF", "0"):
+        monkeypatch.setenv(cli_answers.ENV, off)
+        assert cli_answers.store_dir() is None and cli_answers.load(key) is None
+    cli_answers.save(key, {"ok": False})
+    monkeypatch.delenv(cli_answers.ENV)
+    assert cli_answers.load(key) == {"ok": True}  # nothing was written while off
 
 
 LIVE = ("cli-bridge-within-5s", "cli-resume-interrupted-tool-result",

@@ -1,11 +1,12 @@
-"""An opt-in store of the real CLI's answers, so a re-check after a reference change is fast.
+"""A store of the real CLI's answers, so a re-check after a reference change is fast.
 
-A ``claude -p --resume`` costs seconds; a differential run of hundreds of
-transcripts costs many minutes. With ``RECHAIN_CLI_ANSWERS=DIR`` the
-``claude-code`` adapter files each answer under a key made of everything that
-decides it (the CLI's version, model, prompt, the exact bytes, the session id
-and the environment), and reuses it for the same key. Answers still come from
-the real CLI only; delete DIR to run it again.
+A ``claude -p --resume`` costs seconds of CPU; a differential run of hundreds of
+transcripts costs many minutes. The ``claude-code`` adapter files each answer
+under a key made of everything that decides it (the CLI's version, model,
+prompt, the exact bytes, the session id and the environment), and reuses it for
+the same key. The store is on by default, in ``<rechain cache>/cli-answers``;
+``RECHAIN_CLI_ANSWERS=DIR`` moves it, ``RECHAIN_CLI_ANSWERS=off`` turns it off.
+Answers still come from the real CLI only; delete the directory to run it again.
 """
 
 from __future__ import annotations
@@ -18,13 +19,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rechain.cache import cache_dir
+
 ENV = "RECHAIN_CLI_ANSWERS"
+OFF = frozenset({"off", "0", "no", "false", "none"})
 
 
 def store_dir() -> Path | None:
-    """The store's directory when the variable is set, else None (no store)."""
+    """The store's directory: the variable's, else ``<cache>/cli-answers``; None when off."""
     configured = os.environ.get(ENV, "").strip()
-    return Path(configured).expanduser() if configured else None
+    if configured.lower() in OFF:
+        return None
+    return Path(configured).expanduser() if configured else cache_dir() / "cli-answers"
 
 
 def answer_key(version: str, model: str, prompt: str, data: bytes, session_id: str,

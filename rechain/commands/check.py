@@ -20,9 +20,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from rechain import __version__, helptext
+from rechain import __version__, helptext, progress
 from rechain.cache import cache_dir
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_html, report_text, skips
@@ -99,7 +99,8 @@ def register(subparsers: Any) -> None:
     add("--validate", action="store_true",
         help="check every answer against the protocol and result schemas (a break is a crash)")
     add("--progress", action=argparse.BooleanOptionalAction, default=None,
-        help="progress bar on stderr (default: when stderr is a terminal)")
+        help="progress on stderr: a bar on a terminal, else a line every ~10 s with the rate "
+             "and ETA (default: on; --no-progress for none)")
     parser.set_defaults(handler=run)
 
 
@@ -228,32 +229,6 @@ def _signer(item: Item, verdict: Any, got: Outcome, expected: Outcome) -> frozen
     return diff.signature(item.case.data, verdict, got, expected)
 
 
-class _Progress:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
-
-    def __init__(self, total: int, stream: IO[str] | None) -> None:
-        self.total, self.stream, self.done, self.bad = total, stream, 0, 0
-        self._last = 0.0
-
-    def step(self, records: Sequence[Record]) -> None:
-        self.done += 1
-        self.bad += sum(r.status in ("fail", "crash", "timeout") for r in records)
-        now = time.monotonic()
-        if self.stream is None or (now - self._last < 0.1 and self.done < self.total):
-            return
-        self._last = now
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] "
-                          f"{self.done}/{self.total} cases, {self.bad} not passing ")
-        self.stream.flush()
-
-    def end(self) -> None:
-        if self.stream is not None:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the check; the exit code is the footer's."""
     if args.jobs < 1 or args.timeout <= 0 or (args.examples is not None and args.examples < 0):
@@ -285,11 +260,11 @@ def run(args: argparse.Namespace) -> int:
                                    started=started_at, strictness=plan.level))
         records: list[Record] = []
         interrupted = False
-        bar = _Progress(len(items), sys.stderr if _show_progress(args) else None)
+        bar = _progress(args, len(items))
         try:
             for item, found in run_items(items, plan.connections, jobs=args.jobs,
                                          skips=skip_list, signature=_signer, first=first):
-                bar.step(found)
+                bar.step(sum(r.status in ("fail", "crash", "timeout") for r in found))
                 for record, extra in zip(found, annotations(item, found, plan.profile),
                                          strict=True):
                     records.append(record)
@@ -332,8 +307,12 @@ def _say(args: argparse.Namespace) -> Callable[[str], None]:
     return say
 
 
-def _show_progress(args: argparse.Namespace) -> bool:
-    return bool(args.progress) if args.progress is not None else sys.stderr.isatty()
+def _progress(args: argparse.Namespace, total: int) -> progress.Progress:
+    """A bar on a terminal, a line every ~10 s elsewhere (CI logs), nothing with --no-progress."""
+    if args.progress is False:
+        return progress.Progress(total, None, progress.LINES)
+    style = progress.BAR if args.progress or sys.stderr.isatty() else progress.LINES
+    return progress.Progress(total, sys.stderr, style)
 
 
 def _render(args: argparse.Namespace, lines: list[dict[str, Any]]) -> None:
