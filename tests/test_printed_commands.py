@@ -148,3 +148,19 @@ def test_a_module_found_in_the_run_directory_is_reached_through_pythonpath(
     assert portable.spec("cmd[api,chain]:./tool.py", tmp_path).text == \
         f"cmd[api,chain]:{tmp_path / 'tool.py'}"
     assert portable.spec("reference:cli", tmp_path).text == "reference:cli"
+
+
+def test_the_pytest_plugins_replay_runs_elsewhere(project: Path, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from rechain.conformance.pytest_plugin import _replay
+
+    options = {"rechain_impl": "python:readers.py:right", "rechain_against": None,
+               "rechain_corpus": None}
+    config = SimpleNamespace(getoption=options.get,
+                             invocation_params=SimpleNamespace(dir=project))
+    printed = _replay(config, "linear-two-turns[limit=1]")  # type: ignore[arg-type]
+    assert str(project / "readers.py") in printed
+    done = from_elsewhere(printed + " --no-progress", tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"\b[1-9][0-9]* corpus cases?\b", done.stdout)
