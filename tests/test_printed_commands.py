@@ -164,3 +164,19 @@ def test_the_pytest_plugins_replay_runs_elsewhere(project: Path, tmp_path: Path)
     done = from_elsewhere(printed + " --no-progress", tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"\b[1-9][0-9]* corpus cases?\b", done.stdout)
+
+
+def test_fuzz_names_a_replay_for_each_filed_case_that_runs_elsewhere(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from rechain.commands.fuzz import _print_report
+    from rechain.fuzz.regressions import fuzz_cases
+
+    case = next(c for c in fuzz_cases() if c.name.startswith("fuzz-parse-line-"))
+    _print_report({"target": "parse-line", "executions": 10, "wall_s": 1, "exec_per_s": 10,
+                   "cpu_s": 1, "coverage": {"cov": 1, "ft": 1}, "findings": [],
+                   "new_findings": [], "cases": [str(case)]})
+    (printed,) = BACKQUOTED.findall(capsys.readouterr().out)
+    done = from_elsewhere(printed, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith(f"ok         {case.name} (parse-line")

@@ -133,7 +133,7 @@ def _print_report(report: dict[str, Any]) -> None:
     for finding in report["findings"]:
         print(f"  {finding['signature']} x{finding.get('count', 1)}: {finding['message'][:120]}")
     for case in report.get("cases", []):
-        print(f"  case {case}")
+        print(f"  case {case} (replay: `rechain fuzz --replay {Path(case).name}`)")
 
 
 def fuzz(args: argparse.Namespace) -> int:
