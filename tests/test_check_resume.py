@@ -248,7 +248,8 @@ def test_the_answer_store_keys_on_everything_an_answer_depends_on(
 
 
 def test_the_answer_store_is_on_by_default_in_the_cache_and_can_be_turned_off(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     from rechain.conformance.oracles import cli_answers
 
     key = cli_answers.answer_key("2.1.332", "m", "next", b"{}\n", "sid", {})
@@ -263,6 +264,12 @@ def test_the_answer_store_is_on_by_default_in_the_cache_and_can_be_turned_off(
     cli_answers.save(key, {"ok": False})
     monkeypatch.delenv(cli_answers.ENV)
     assert cli_answers.load(key) == {"ok": True}  # nothing was written while off
+    from rechain.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    check_help = " ".join(capsys.readouterr().out.split())
+    assert "<cache>/cli-answers" in check_help and "RECHAIN_CLI_ANSWERS=off" in check_help
 
 
 LIVE = ("cli-bridge-within-5s", "cli-resume-interrupted-tool-result",

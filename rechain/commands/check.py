@@ -7,6 +7,10 @@ the readers under test, ``--against`` another reader to compare with. Every
 disagreement on generated input is shrunk by Hypothesis and written as a
 corpus case with a one-line replay command. Exit 0 when everything agrees or
 is skipped, 1 on any disagreement, crash or timeout, 2 on usage errors.
+
+The real CLI's answers (``--against claude-code``, about a CPU-second each) are
+kept in ``<cache>/cli-answers`` and reused for the same input;
+``RECHAIN_CLI_ANSWERS=off`` runs the CLI every time.
 """
 
 from __future__ import annotations
