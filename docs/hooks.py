@@ -1,0 +1,76 @@
+"""MkDocs hooks: the README is the site's home page and the changelog a page; links from a page
+to repository files outside ``docs/`` are checked to exist and shown as the file's name; the API
+reference finds ``rechain.*`` as installed, although its folders sit side by side in the
+repository (``pyproject.toml``'s ``package-dir``).
+
+A link that names a missing file is a warning, so ``mkdocs build --strict`` fails on it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = {"index.md": "README.md", "changelog.md": "CHANGELOG.md"}
+REPO_LINK = re.compile(r"\[([^\]]+)\]\((\.\./[^)\s#]+)(#[^)\s]*)?\)")
+log = logging.getLogger("mkdocs.plugins.rechain")
+_tree: list[Path] = []
+
+
+def package_tree(into: Path) -> Path:
+    """``into/rechain``: the installed layout, as symlinks to the repository's folders."""
+    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    top = into / "rechain"
+    top.mkdir()
+    for entry in (ROOT / "rechain").iterdir():
+        (top / entry.name).symlink_to(entry)
+    for package, folder in mapping["package-dir"].items():
+        parts = package.split(".")
+        if len(parts) == 2:
+            (top / parts[1]).symlink_to(ROOT / folder)
+    return into
+
+
+@event_priority(100)  # before mkdocstrings reads its handler's search paths
+def on_config(config: Any) -> Any:
+    """Point the Python handler at a temporary installed-layout tree."""
+    tree = package_tree(Path(tempfile.mkdtemp(prefix="rechain-docs-")))
+    _tree.append(tree)
+    handlers = config.plugins["mkdocstrings"].config.handlers
+    handlers.setdefault("python", {})["paths"] = [str(tree)]
+    return config
+
+
+def on_shutdown() -> None:
+    """Remove the temporary tree."""
+    while _tree:
+        shutil.rmtree(_tree.pop(), ignore_errors=True)
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Add the pages whose source is a file at the repository's root."""
+    for page, source in GENERATED.items():
+        files.append(File.generated(config, page, content=(ROOT / source).read_text("utf-8")))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Links to ``../somewhere`` in the repository: checked, then rendered as the link text."""
+    folder = (ROOT / "docs" / page.file.src_uri).parent
+
+    def replace(match: re.Match[str]) -> str:
+        target = (folder / match[2]).resolve()
+        if not target.exists():
+            log.warning("%s links to %s, which does not exist", page.file.src_uri, match[2])
+        return match[1]
+
+    return REPO_LINK.sub(replace, markdown)
