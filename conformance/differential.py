@@ -402,8 +402,9 @@ def tags_for(tokens: Iterable[str]) -> list[str]:
 
 
 def replay_command(impl_spec: str, against_spec: str | None, corpus: str, case: str,
-                   cwd: Path) -> str:
-    """The one line that re-runs a frozen case, from any directory (specs given in ``cwd``)."""
+                   cwd: Path, venv: Path | None = None) -> str:
+    """The one line that re-runs a frozen case, from any directory (specs given in ``cwd``;
+    ``venv``, the interpreter of ``python:`` readers)."""
     from rechain import portable
 
     impl = portable.spec(impl_spec, cwd)
@@ -414,6 +415,8 @@ def replay_command(impl_spec: str, against_spec: str | None, corpus: str, case: 
         parts += ["--against", against.text]
         env.update(against.env)
     parts += ["--corpus", portable.path(corpus, cwd), "--case", case]
+    if venv is not None:
+        parts += ["--venv", portable.path(venv, cwd)]
     return portable.command(parts, env)
 
 

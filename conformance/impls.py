@@ -5,7 +5,8 @@ Spec grammar (Bowtie's connectables, for transcript readers)::
     reference[:PROFILE]        the embedded reference loader (tier 0, default profile sdk)
     agent-sdk-ts | agent-sdk-py | claude-code
                                the pinned real readers (``rechain oracle install``)
-    python:MODULE:FUNCTION     tier 0: FUNCTION(data: bytes[, session_id, options]) -> messages
+    python:MODULE:FUNCTION     tier 0: FUNCTION(data: bytes[, session_id, options]) -> messages,
+                               called in a worker process (``tier0``), never in rechain's
     cmd:COMMAND LINE           tier 1: one process per case, ``{path}`` or stdin, JSON on stdout
     cmd[VIEW,...]:COMMAND LINE the same, answering those views (e.g. ``cmd[api,chain]:...``)
     harness:COMMAND LINE       tier 2: one process speaking protocol v1 (JSON lines)
@@ -16,12 +17,7 @@ Outcome`` and ``close()``; nothing here raises for what a reader does.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import inspect
 import re
-import threading
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,9 +45,9 @@ from rechain.conformance.protocol import (
     Raised,
     TimedOut,
     View,
-    outcome_from_result,
 )
 from rechain.conformance.protocol_process import Harness, Limits, OneShot, split_command
+from rechain.conformance.tier0 import connect_python
 from rechain.errors import UsageError
 
 PY_SDK_FIELDS = frozenset(
@@ -130,89 +126,6 @@ class Reference:
 
     def close(self) -> None:
         """In-process: nothing to stop."""
-
-
-@dataclass
-class PythonCallable:
-    """Tier 0: a function in this interpreter; raising is the reader's answer.
-
-    The function's module may define ``RECHAIN_INFO`` (the ``implementation``
-    object of the protocol) to say who it is and what it claims. A call past the
-    per-case limit is reported as a timeout; its thread cannot be stopped and is
-    left to finish in the background (use tier 1 or 2 for hostile readers).
-    """
-
-    function: Callable[..., Any]
-    info: ImplementationInfo
-    limits: Limits = field(default_factory=Limits)
-
-    def run(self, case: CaseInput) -> Outcome:
-        box: dict[str, Any] = {}
-
-        def call() -> None:
-            try:
-                box["value"] = self._call(case)
-            except Exception as error:
-                box["error"] = error
-                box["trace"] = traceback.format_exc(limit=5)
-
-        worker = threading.Thread(target=call, daemon=True)
-        worker.start()
-        worker.join(self.limits.timeout)
-        if worker.is_alive():
-            return TimedOut(self.limits.timeout)
-        if "error" in box:
-            error = box["error"]
-            return Raised(type(error).__name__, str(error)[:500])
-        return outcome_from_result(box["value"])
-
-    def _call(self, case: CaseInput) -> Any:
-        wanted = len(inspect.signature(self.function).parameters)
-        if wanted >= 3:
-            return self.function(case.data, case.session_id, dict(case.options))
-        if wanted == 2:
-            return self.function(case.data, case.session_id)
-        return self.function(case.data)
-
-    def close(self) -> None:
-        """In-process: nothing to stop."""
-
-
-def _import(name: str) -> Any:
-    """A module by dotted name, or a ``.py`` file loaded afresh under its own name."""
-    if not name.endswith(".py"):
-        return importlib.import_module(name)
-    path = Path(name).resolve()
-    spec = importlib.util.spec_from_file_location(f"rechain_tier0_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def load_callable(target: str, limits: Limits) -> PythonCallable:
-    """``MODULE:FUNCTION`` (a file path works as MODULE too) as a tier-0 reader."""
-    module_name, _, function_name = target.rpartition(":")
-    if not module_name or not function_name:
-        raise UsageError(f"python:{target}: expected python:MODULE:FUNCTION")
-    try:
-        module = _import(module_name)
-    except (ImportError, OSError) as error:
-        raise UsageError(f"python:{target}: cannot import {module_name}: {error}") from None
-    module_name = module.__name__.rpartition(".")[2].removeprefix("rechain_tier0_")
-    function = getattr(module, function_name, None)
-    if not callable(function):
-        raise UsageError(f"python:{target}: {module_name} has no function {function_name}")
-    described = getattr(module, "RECHAIN_INFO", None)
-    if isinstance(described, Mapping):
-        defaults = {"name": module_name, "language": "python", "version": "0"}
-        info = ImplementationInfo.from_json({**defaults, **described})
-    else:
-        version = str(getattr(module, "__version__", "0"))
-        name = module_name.replace("_", "-")
-        info = ImplementationInfo(name=name, version=version, language="python")
-    return PythonCallable(function, info, limits)
 
 
 # --- the pinned oracles ---------------------------------------------------------------------
@@ -409,9 +322,10 @@ ORACLES: Mapping[str, Callable[[Limits, OracleSpec], Implementation]] = {
 }
 
 
-def connect(spec: str, limits: Limits | None = None, *, strict: bool = False) -> Implementation:
+def connect(spec: str, limits: Limits | None = None, *, strict: bool = False,
+            venv: Path | None = None) -> Implementation:
     """A running implementation for ``spec``; a bad spec or a harness that won't start is
-    the user's to fix (``UsageError``)."""
+    the user's to fix (``UsageError``). ``venv`` is the interpreter of ``python:`` readers."""
     limits = limits or Limits()
     kind, _, rest = spec.partition(":")
     if kind == "reference":
@@ -420,7 +334,7 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False) ->
         release = get_oracle(spec)
         return ORACLES[release.name](limits, release)
     if kind == "python":
-        return load_callable(rest, limits)
+        return connect_python(rest, limits, venv=venv, strict=strict)
     declared = _CMD_VIEWS.fullmatch(kind)
     if kind in ("cmd", "harness") or declared:
         try:

@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -193,6 +193,9 @@ class OneShot:
 # --- tier 2 -----------------------------------------------------------------------------
 
 
+Environment = Callable[[Path], dict[str, str]]  # a process's env, given its scratch directory
+
+
 class HarnessDiedError(Exception):
     """The process ended or went silent; carries what to record for the case."""
 
@@ -204,11 +207,12 @@ class HarnessDiedError(Exception):
 class _Process:
     """One running harness: request lines in, reply lines out, each read with a deadline."""
 
-    def __init__(self, argv: Sequence[str], limits: Limits) -> None:
+    def __init__(self, argv: Sequence[str], limits: Limits,
+                 environment: Environment = clean_env) -> None:
         self._scratch = Path(tempfile.mkdtemp(prefix="rechain-t2-"))
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=clean_env(self._scratch), start_new_session=True,
+            env=environment(self._scratch), start_new_session=True,
         )
         assert self.proc.stdout is not None and self.proc.stderr is not None
         self.limits = limits
@@ -280,22 +284,32 @@ class _Process:
 
 
 class Harness:
-    """Tier 2: ``start`` once, ``run`` per case, ``stop`` at the end; restarts after a crash."""
+    """Tier 2: ``start`` once, ``run`` per case, ``stop`` at the end; restarts after a crash.
+
+    A harness that cannot start may say why instead of answering ``start``:
+    ``{"error": "..."}`` becomes the ProtocolError's message. ``started`` keeps
+    the last ``start`` reply as it came. An ``errored`` reply whose context has
+    ``"restart": true`` (the harness ends itself, e.g. past its memory limit) gets
+    the process stopped before the next case, which starts a fresh one.
+    """
 
     def __init__(
-        self, argv: Sequence[str], limits: Limits | None = None, *, strict: bool = False
+        self, argv: Sequence[str], limits: Limits | None = None, *, strict: bool = False,
+        environment: Environment = clean_env,
     ) -> None:
         self.argv = list(argv)
         self.limits = limits or Limits()
         self.strict = strict
+        self.environment = environment
         self.restarts = 0
+        self.started: dict[str, Any] = {}
         self._process: _Process | None = None
         self._seq = 0
         self.info = self._start()
 
     def _start(self) -> ImplementationInfo:
         try:
-            self._process = _Process(self.argv, self.limits)
+            self._process = _Process(self.argv, self.limits, self.environment)
         except OSError as error:
             raise ProtocolError(f"cannot start {self.argv[0]}: {error.strerror or error}") from None
         try:
@@ -306,11 +320,16 @@ class Harness:
             raise ProtocolError(
                 f"the harness did not answer start: {outcome_text.sentence(died.outcome)}"
             ) from None
+        if isinstance(reply, dict) and isinstance(reply.get("error"), str):
+            self._process.kill()
+            raise ProtocolError(reply["error"])
         try:
-            return parse_start_reply(reply)
+            info = parse_start_reply(reply)
         except ProtocolError:
             self._process.kill()
             raise
+        self.started = reply
+        return info
 
     def run(self, case: CaseInput) -> Outcome:
         if self._process is None or not self._process.alive():
@@ -330,6 +349,8 @@ class Harness:
         if isinstance(outcome, Crashed) and not outcome.caught:
             self._process.kill()  # out of step: start afresh for the next case
             return Crashed(outcome.message, self._process.tail())
+        if _asks_restart(reply):
+            self._process.kill()  # it is ending itself: never send the next case to it
         return outcome
 
     def close(self) -> None:
@@ -340,6 +361,12 @@ class Harness:
                 self._process.send(stop_request())
         self._process.close()
         self._process = None
+
+
+def _asks_restart(reply: Any) -> bool:
+    """An ``errored`` reply whose context says the harness is ending (``"restart": true``)."""
+    context = reply.get("context") if isinstance(reply, dict) else None
+    return isinstance(context, dict) and context.get("restart") is True
 
 
 def split_command(text: str) -> list[str]:

@@ -34,6 +34,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="only cases whose id matches (repeatable)")
     group.addoption("--rechain-timeout", type=float, default=30.0, metavar="S",
                     help="per-case time limit")
+    group.addoption("--rechain-memory-mb", type=int, default=2048, metavar="MB",
+                    help="memory limit of each reader process (default 2048)")
+    group.addoption("--rechain-venv", metavar="DIR", default=None,
+                    help="run python:MOD:FN readers with this venv's interpreter")
 
 
 class CaseFailedError(Exception):
@@ -98,6 +102,8 @@ def _replay(config: pytest.Config, case_id: str) -> str:
         env.update(against.env)
     if config.getoption("rechain_corpus"):
         parts += ["--corpus", portable.path(config.getoption("rechain_corpus"), cwd)]
+    if config.getoption("rechain_venv"):
+        parts += ["--venv", portable.path(config.getoption("rechain_venv"), cwd)]
     return portable.command([*parts, "--case", case_id.split("[")[0]], env)
 
 
@@ -111,13 +117,15 @@ def _items(suite: Suite) -> Iterator[CaseItem]:
 
     config = suite.config
     profile = get_profile(config.getoption("rechain_profile")).name
-    limits = Limits(timeout=config.getoption("rechain_timeout"))
+    limits = Limits(timeout=config.getoption("rechain_timeout"),
+                    memory_mb=config.getoption("rechain_memory_mb"))
+    venv = Path(config.getoption("rechain_venv")) if config.getoption("rechain_venv") else None
     root = config.getoption("rechain_corpus")
     items = corpus_items(load_cases(Path(root) if root else None), profile,
                          selected=config.getoption("rechain_case"))
-    implementation = connect(config.getoption("rechain_impl"), limits)
+    implementation = connect(config.getoption("rechain_impl"), limits, venv=venv)
     against = config.getoption("rechain_against")
-    target = Against(connect(against, limits)) if against else Recorded(profile)
+    target = Against(connect(against, limits, venv=venv)) if against else Recorded(profile)
     config.stash[_CONNECTIONS] = (Connections([implementation], [target]), skips.load())
     for item in items:
         yield CaseItem.from_parent(suite, name=item.case.id, case=item)

@@ -22,6 +22,15 @@ READERS = textwrap.dedent('''
 
     def empty(data):
         return []
+
+    def hangs(data):
+        while True:
+            pass
+
+    def hoards(data):
+        hoard = []
+        while True:
+            hoard.append(b"x" * (1 << 20))
 ''')
 
 
@@ -62,3 +71,14 @@ def test_a_wrong_reader_fails_with_the_difference_and_replay(pytester: pytest.Py
     ])
     xml = junit.read_text()
     assert 'classname="rechain" name="cycle-' in xml and "<failure" in xml
+
+
+@pytest.mark.parametrize(("reader", "why"), [("hangs", "*no answer within 2 s*"),
+                                             ("hoards", "*memory limit of 200 MiB*")])
+def test_a_runaway_reader_fails_its_cases_and_the_run_ends(pytester: pytest.Pytester,
+                                                           readers: str, reader: str, why: str):
+    result = run(pytester, f"--rechain-impl=python:{readers}:{reader}",
+                 "--rechain-case=cycle-full", "--rechain-case=cycle-self-loop",
+                 "--rechain-timeout=2", "--rechain-memory-mb=200")
+    result.assert_outcomes(passed=1, failed=2)  # the suite's own test still passes
+    result.stdout.fnmatch_lines([why])

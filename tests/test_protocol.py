@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rechain.cli import main
-from rechain.conformance.impls import Validating, connect, load_callable, nearest_message
+from rechain.conformance.impls import Validating, connect, nearest_message
 from rechain.conformance.protocol import (
     Answered,
     CaseInput,
@@ -297,13 +297,19 @@ def test_python_callable_raising_is_an_answer(tmp_path):
             time.sleep(5)
             return []
     """))
-    reader = load_callable(f"{module}:read", Limits())
-    assert reader.info.slug == "tier0@2"
-    assert reader.info.options == frozenset({"limit", "offset"})
-    assert reader.run(CASE) == Answered(({"type": "user", "uuid": SID},))
-    assert reader.run(CaseInput("c", b"boom", SID)) == Raised("ValueError", "boom")
-    slow = load_callable(f"{module}:slow", Limits(timeout=0.2))
-    assert isinstance(slow.run(CASE), TimedOut)
+    reader = connect(f"python:{module}:read", Limits())
+    try:
+        assert reader.info.slug == "tier0@2"
+        assert reader.info.options == frozenset({"limit", "offset"})
+        assert reader.run(CASE) == Answered(({"type": "user", "uuid": SID},))
+        assert reader.run(CaseInput("c", b"boom", SID)) == Raised("ValueError", "boom")
+    finally:
+        reader.close()
+    slow = connect(f"python:{module}:slow", Limits(timeout=0.2))
+    try:
+        assert isinstance(slow.run(CASE), TimedOut)
+    finally:
+        slow.close()
 
 
 def test_unknown_specs_are_usage_errors():

@@ -80,7 +80,10 @@ def register(subparsers: Any) -> None:
     add("--jobs", type=int, default=1, metavar="N", help="parallel workers (each connects anew)")
     add("--timeout", type=float, default=30.0, metavar="S", help="per-case limit (default 30)")
     add("--memory-mb", type=int, default=2048, metavar="MB",
-        help="resident memory limit of tier 1/2 processes (default 2048)")
+        help="memory limit of each reader process, python: workers included (default 2048)")
+    add("--venv", type=Path, metavar="DIR",
+        help="run python:MOD:FN readers with this virtual environment's interpreter "
+             "(default: rechain's)")
     add("--save-cases", type=Path, default=None, metavar="DIR",
         help="where shrunk disagreements are written as cases (default: a directory for the "
              "run under the rechain cache, <cache>/cases/<run>)")
@@ -111,8 +114,9 @@ def register(subparsers: Any) -> None:
 # --- setup --------------------------------------------------------------------------------
 
 
-def _connect(spec: str, limits: Limits, validate: bool) -> Implementation:
-    implementation = connect(spec, limits, strict=validate)
+def _connect(spec: str, limits: Limits, validate: bool, venv: Path | None = None
+             ) -> Implementation:
+    implementation = connect(spec, limits, strict=validate, venv=venv)
     return Validating(implementation) if validate else implementation
 
 
@@ -146,6 +150,7 @@ class _Plan:
         self.view = self.views[0]
         self.limits = Limits(timeout=args.timeout, memory_mb=args.memory_mb)
         self.validate = bool(args.validate)
+        self.venv: Path | None = args.venv
         self.impl_specs: list[str] = args.impl or ["reference"]
         self.against_spec: str | None = args.against
         self.default_against = (None if args.against else _default_against(
@@ -157,12 +162,14 @@ class _Plan:
 
     def connections(self) -> Connections:
         """A fresh set of connections (one per worker)."""
-        implementations = [_connect(s, self.limits, self.validate) for s in self.impl_specs]
+        implementations = [_connect(s, self.limits, self.validate, self.venv)
+                           for s in self.impl_specs]
         judged = contract_targets(implementations, self.contract, self.level, self.profile,
                                   self.every)
         targets: list[Target] = []
         if self.against_spec is not None:
-            targets.append(Against(_connect(self.against_spec, self.limits, self.validate)))
+            targets.append(Against(_connect(self.against_spec, self.limits, self.validate,
+                                            self.venv)))
         elif len(judged) < len(implementations):  # else each has its contract's answer only
             targets.append(Recorded(self.profile, views=self.views))
             if self.view == "session-messages" and self.default_against != "agent-sdk-ts":
@@ -378,7 +385,8 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
         written.add(identifier)
         impl_spec = plan.impl_specs[first.implementations.index(implementation)]
         replay = diff.replay_command(impl_spec, plan.against_spec_for(target),
-                                     str(args.save_cases), identifier, Path.cwd())
+                                     str(args.save_cases), identifier, Path.cwd(),
+                                     plan.venv)
         path = _freeze(args, plan, first, disagreement, item, identifier, seeds[kind], kind,
                        replay)
         verdict = judge_pair(implementation.info, target, disagreement.got, disagreement.expected)

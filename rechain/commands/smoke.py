@@ -40,6 +40,11 @@ def register(subparsers: Any) -> None:
                         help="the reader (same specs as `rechain check --impl`)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="S",
                         help="per-case limit in seconds (default 30)")
+    parser.add_argument("--memory-mb", type=int, default=2048, metavar="MB",
+                        help="memory limit of the reader's process (default 2048)")
+    parser.add_argument("--venv", type=Path, metavar="DIR",
+                        help="run a python:MOD:FN reader with this virtual environment's "
+                             "interpreter (default: rechain's)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text (default): a line per case; json: one document")
     parser.set_defaults(handler=run)
@@ -100,7 +105,8 @@ def check_one(outcome: Outcome, case: SmokeCase, resume_view: bool) -> str | Non
 
 def run(args: argparse.Namespace) -> int:
     """Connect, run every smoke case, say what is wrong; exit 1 when anything is."""
-    implementation = Validating(connect(args.impl, Limits(timeout=args.timeout), strict=True))
+    limits = Limits(timeout=args.timeout, memory_mb=args.memory_mb)
+    implementation = Validating(connect(args.impl, limits, strict=True, venv=args.venv))
     results = []
     try:
         info = implementation.info
