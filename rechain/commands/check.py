@@ -64,7 +64,8 @@ def register(subparsers: Any) -> None:
     add = parser.add_argument
     add("--impl", action="append", metavar="SPEC",
         help="reader under test (repeatable): reference[:PROFILE], agent-sdk-ts, agent-sdk-py, "
-             "claude-code, python:MOD:FN, cmd:COMMAND, harness:COMMAND (default: reference)")
+             "claude-code, python:MOD:FN, cmd:COMMAND, harness:COMMAND (default: the reference "
+             "in the --profile chosen)")
     add("--against", metavar="SPEC", help="compare with this reader instead of the expectations")
     add("--profile", default="sdk", help="expectation profile (default: sdk = agent-sdk@0.3.332)")
     add("--examples", type=int, default=None, metavar="N",
@@ -151,7 +152,7 @@ class _Plan:
         self.limits = Limits(timeout=args.timeout, memory_mb=args.memory_mb)
         self.validate = bool(args.validate)
         self.venv: Path | None = args.venv
-        self.impl_specs: list[str] = args.impl or ["reference"]
+        self.impl_specs: list[str] = args.impl or [f"reference:{args.profile}"]
         self.against_spec: str | None = args.against
         self.default_against = (None if args.against else _default_against(
             self.impl_specs, self.profile, self.view != "session-messages"))
