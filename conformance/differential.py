@@ -402,9 +402,10 @@ def tags_for(tokens: Iterable[str]) -> list[str]:
 
 
 def replay_command(impl_spec: str, against_spec: str | None, corpus: str, case: str,
-                   cwd: Path, venv: Path | None = None) -> str:
+                   cwd: Path, venv: Path | None = None, judged_as: Sequence[str] = ()) -> str:
     """The one line that re-runs a frozen case, from any directory (specs given in ``cwd``;
-    ``venv``, the interpreter of ``python:`` readers)."""
+    ``venv``, the interpreter of ``python:`` readers; ``judged_as``, the run's options that
+    decide the verdict: profile, contract...)."""
     from rechain import portable
 
     impl = portable.spec(impl_spec, cwd)
@@ -414,7 +415,7 @@ def replay_command(impl_spec: str, against_spec: str | None, corpus: str, case: 
         against = portable.spec(against_spec, cwd)
         parts += ["--against", against.text]
         env.update(against.env)
-    parts += ["--corpus", portable.path(corpus, cwd), "--case", case]
+    parts += [*judged_as, "--corpus", portable.path(corpus, cwd), "--case", case]
     if venv is not None:
         parts += ["--venv", portable.path(venv, cwd)]
     return portable.command(parts, env)

@@ -70,7 +70,8 @@ def test_check_replays_run_elsewhere_and_leave_nothing_behind(
 ) -> None:
     code, out, _ = run(capsys, "check", "--impl", "python:readers.py:drops_last", "--against",
                        "reference", "--no-corpus", "--examples", "30", "--seed", "2",
-                       "--max-shrink", "1", "--report", "run.jsonl", "--no-progress")
+                       "--max-shrink", "1", "--report", "run.jsonl", "--no-progress",
+                       "--fields", "uuids", "--validate")
     assert code == 1
     assert sorted(p.name for p in project.iterdir()) == ["readers.py", "run.jsonl"]
     findings = [line for line in report.read(project / "run.jsonl") if line["kind"] == "finding"]
@@ -78,6 +79,7 @@ def test_check_replays_run_elsewhere_and_leave_nothing_behind(
     for finding in findings:
         assert Path(finding["path"]).is_relative_to(tmp_path / "cache" / "cases")
         assert f"replay: {finding['replay']}" in out
+        assert " --fields uuids --validate " in finding["replay"]  # judged as the run judged
         done = from_elsewhere(finding["replay"] + " --no-progress", tmp_path)
         assert done.returncode == 1, done.stderr
         assert finding["case_id"] in done.stdout and "FAIL" in done.stdout

@@ -301,6 +301,16 @@ def run(args: argparse.Namespace) -> int:
         return int(writer.lines[-1]["exit"])
 
 
+def _judged_as(args: argparse.Namespace) -> list[str]:
+    """The options of this run that decide a verdict, for a replay to judge the same way."""
+    flags = ["--profile", args.profile] if args.profile != "sdk" else []
+    if args.contract:
+        flags += ["--contract", str(Path(args.contract).expanduser().absolute())]
+    if args.fields:
+        flags += ["--fields", args.fields]
+    return flags + (["--validate"] if args.validate else [])
+
+
 def saved_cases_dir(chosen: Path | None, started: dt.datetime, seed: int) -> Path:
     """Where shrunk cases go, absolute: ``--save-cases``, else a run dir under the cache.
 
@@ -387,7 +397,7 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
         impl_spec = plan.impl_specs[first.implementations.index(implementation)]
         replay = diff.replay_command(impl_spec, plan.against_spec_for(target),
                                      str(args.save_cases), identifier, Path.cwd(),
-                                     plan.venv)
+                                     plan.venv, _judged_as(args))
         path = _freeze(args, plan, first, disagreement, item, identifier, seeds[kind], kind,
                        replay)
         verdict = judge_pair(implementation.info, target, disagreement.got, disagreement.expected)
