@@ -184,9 +184,9 @@ def _drop_unsandwiched(rows: list[Json], answered: set[Any], final: Json | None)
 
     Only the last turn (after the last user row that is not a tool result) keeps any.
     Ending on a tool result or an attachment, every call before the turn's last result
-    stays. Ending on an assistant whose call is unanswered, its message's fragments stay,
-    and so does a call the turn went on after with tools: a later result answers another
-    call of its message, or it lies in the trailing run of messages made only of calls.
+    stays. Ending on an assistant whose call is unanswered, its message's fragments stay;
+    every other call of the turn stays only when the turn has a tool result and no
+    assistant row after the last one says anything without a call (a text row).
     """
     def dropped(row: Json) -> bool:
         calls = _tool_ids(row, "tool_use", "id") if row.get("type") == "assistant" else []
@@ -197,77 +197,28 @@ def _drop_unsandwiched(rows: list[Json], answered: set[Any], final: Json | None)
         return rows
     start = max((at for at, r in enumerate(rows) if r.get("type") == "user"
                  and not _tool_ids(r, "tool_result", "tool_use_id")), default=-1)
-    last_result = max((at for at, r in enumerate(rows) if at > start and r.get("type") == "user"
-                       and _tool_ids(r, "tool_result", "tool_use_id")), default=start + 1)
+    results = [at for at, r in enumerate(rows) if at > start and r.get("type") == "user"
+               and _tool_ids(r, "tool_result", "tool_use_id")]
+    last_result = results[-1] if results else start + 1
     spared: set[int] = set()
     if final is None or final.get("type") != "assistant":
         spared = {at for at in candidates if start < at < last_result}
     else:
-        turn = _Turn(rows, answered)
         final_id = _key(_message_id(final))
-        run = turn.trailing_calls(start)
+        whole_turn = bool(results) and not any(_says_without_call(r) for r in rows[last_result:])
         spared = {at for at in candidates if at > start and (
-            rows[at] is final or (_message_id(final) is not None
-                                  and _key(_message_id(rows[at])) == final_id)
-            or turn.answered_later(at) or at >= run)}
+            whole_turn or rows[at] is final
+            or (_message_id(final) is not None and _key(_message_id(rows[at])) == final_id))}
     return [row for at, row in enumerate(rows) if at in spared or not dropped(row)]
 
 
-class _Turn:
-    """Per-message facts for ``_drop_unsandwiched``, gathered in one pass over the rows."""
-
-    def __init__(self, rows: list[Json], answered: set[Any]) -> None:
-        self.rows = rows
-        self.answered = answered
-        self.calls: dict[Any, set[Any]] = {}
-        self.last_fragment: dict[Any, int] = {}
-        self.result_at: dict[Any, int] = {}
-        for at, row in enumerate(rows):
-            if row.get("type") == "assistant" and _message_id(row) is not None:
-                key = _key(_message_id(row))
-                self.calls.setdefault(key, set()).update(_tool_ids(row, "tool_use", "id"))
-                self.last_fragment[key] = at
-            elif row.get("type") == "user":
-                for call in _tool_ids(row, "tool_result", "tool_use_id"):
-                    self.result_at[call] = at
-
-    def _calls_of(self, at: int) -> set[Any]:
-        row = self.rows[at]
-        mid = _message_id(row)
-        own = set(_tool_ids(row, "tool_use", "id"))
-        return own if mid is None else self.calls.get(_key(mid), own)
-
-    def answered_later(self, at: int) -> bool:
-        """A result after row ``at`` answers a call of its message."""
-        return any(self.result_at.get(call, -1) > at for call in self._calls_of(at))
-
-    def trailing_calls(self, start: int) -> int:
-        """Where the turn's trailing run of tool traffic begins: walking back from the end
-        over tool results and assistant messages made only of calls (and thinking), up to
-        a message that says something else or the turn's start."""
-        talky: set[Any] = set()
-        for row in self.rows:
-            if row.get("type") == "assistant" and not _calls_only(row):
-                talky.add(_key(_message_id(row)) if _message_id(row) is not None else id(row))
-        at = len(self.rows)
-        while at - 1 > start:
-            row = self.rows[at - 1]
-            kind = row.get("type")
-            if kind == "assistant":
-                mid = _message_id(row)
-                if (_key(mid) if mid is not None else id(row)) in talky:
-                    break
-            elif kind == "user" and not _tool_ids(row, "tool_result", "tool_use_id"):
-                break
-            at -= 1
-        return at
-
-
-def _calls_only(row: Json) -> bool:
-    """An assistant row whose blocks are all tool_use or thinking."""
+def _says_without_call(row: Json) -> bool:
+    """An assistant row with no tool_use block that is not thinking only (a text row)."""
+    if row.get("type") != "assistant" or _only(row, THINKING):
+        return False
     content = _content(row)
-    return type(content) is list and all(
-        type(b) is dict and b.get("type") in ("tool_use", *THINKING) for b in content)
+    return not (type(content) is list
+                and any(type(b) is dict and b.get("type") == "tool_use" for b in content))
 
 
 def deserialise(rows: list[Json], resume_interrupted: bool = False) -> list[Json]:
@@ -540,8 +491,11 @@ def _with_voice_records(rows: list[Json]) -> list[Json]:
     return out
 
 
-def _merge_users(earlier: Json, later: Json) -> None:
-    """``mergeUserMessages``: reminders fold into a trailing tool_result, text joins with LF."""
+def _merge_users(earlier: Json, later: Json, attached: bool = False) -> None:
+    """``mergeUserMessages``: reminders fold into a trailing tool_result, text joins with LF
+    unless the later message opens with a result or comes from an attachment (``attached``:
+    a queued command or hook context; a written row that reads like a reminder still gets
+    the LF)."""
     left = _as_blocks(earlier["content"])
     right = _as_blocks(later["content"])
     if left and _is_reminder(right) and not _voice_talk(right) and type(left[-1]) is dict \
@@ -552,10 +506,11 @@ def _merge_users(earlier: Json, later: Json) -> None:
         return
     left_rest = [b for b in left if not _is_result(b)]
     right_rest = [b for b in right if not _is_result(b)]
-    if left_rest and right_rest and type(left_rest[-1]) is dict \
-            and left_rest[-1].get("type") == "text" and type(right_rest[0]) is dict \
-            and right_rest[0].get("type") == "text" \
-            and not (_is_reminder(left_rest[-1:]) and _is_reminder(right_rest[:1])):
+    # the seam is the left's last block that is not a result and the right's first block
+    # as written: a result there gets no LF (probed)
+    if left_rest and right and not attached and type(left_rest[-1]) is dict \
+            and left_rest[-1].get("type") == "text" and type(right[0]) is dict \
+            and right[0].get("type") == "text":
         # JavaScript's `+`: a missing or non-string text is stringified ("undefined\n")
         left_rest[-1] = {**left_rest[-1], "text": to_string(prop(left_rest[-1], "text")) + "\n"}
     earlier["content"] = [b for b in left + right if _is_result(b)] + left_rest + right_rest
@@ -570,7 +525,7 @@ JS_SPACE = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u
             "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
 
 
-def _hoist_reminders(rows: list[Json], model: str) -> list[tuple[Json, Any]]:
+def _hoist_reminders(rows: list[Json], model: str) -> list[tuple[Json, Any, bool]]:
     """Attachment reminders move up past plain user messages, to the last assistant or result."""
     items: list[tuple[Json, Any, bool]] = []
     for row in rows:
@@ -584,7 +539,7 @@ def _hoist_reminders(rows: list[Json], model: str) -> list[tuple[Json, Any]]:
                     and not _has_results(items[at - 1][0]):
                 at -= 1
         items.insert(at, (item[0], item[1], reminder))
-    return [(message, mid) for message, mid, _ in items]
+    return items
 
 
 def _has_results(message: Json) -> bool:
@@ -606,7 +561,7 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False) -> li
         rows = _with_synthetic_rows(rows)
     out: list[Json] = []
     ids: list[Any] = []
-    for message, mid in _hoist_reminders(rows, model):
+    for message, mid, attached in _hoist_reminders(rows, model):
         if message["role"] == "assistant" and mid is not None and mid != SENTINEL:
             target = _fragment_target(out, ids, mid)
             if target is not None:
@@ -614,7 +569,7 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False) -> li
                     message["content"])
                 continue
         if out and out[-1]["role"] == "user" and message["role"] == "user":
-            _merge_users(out[-1], message)
+            _merge_users(out[-1], message, attached)
             continue
         out.append(message)
         ids.append(mid)
@@ -705,8 +660,9 @@ def _with_synthetic_rows(rows: list[Json]) -> list[Json]:
 def _pair_results(out: list[Json]) -> list[Json]:
     """``ensureToolResultPairing``: results must answer the assistant message just before.
 
-    Orphan results are removed (a first message left empty says so); calls of an
-    earlier assistant message without a result get the "missing" error result first.
+    Orphan results are removed (a first message left empty says so), and so is a second
+    result for the same call; calls of an earlier assistant message without a result get
+    the "missing" error result first.
     """
     paired: list[Json] = []
     at = 0
@@ -739,7 +695,7 @@ def _pair_results(out: list[Json]) -> list[Json]:
         answered = {_result_key(b) for b in blocks if _is_result(b)} - {None}
         call_keys = {_call_key(c) for c in calls}
         missing = [_missing(c) for c in calls if _call_key(c) not in answered]
-        kept = [_unmarked(b) for b in blocks if not _is_result(b) or _result_key(b) in call_keys]
+        kept = _first_results(blocks, call_keys)
         if missing or any(_is_result(b) and _SAME in b for b in blocks) \
                 or len(kept) != len(blocks):
             paired.append({**following, "content": missing + kept or NO_CONTENT})
@@ -747,6 +703,21 @@ def _pair_results(out: list[Json]) -> list[Json]:
             paired.append(following)
         at += 2
     return paired
+
+
+def _first_results(blocks: list[Any], call_keys: set[Any]) -> list[Any]:
+    """The blocks with only the first result for each call (a repeated one is removed, as
+    is one for a call the message before did not make; probed)."""
+    seen: set[Any] = set()
+    kept: list[Any] = []
+    for block in blocks:
+        if _is_result(block):
+            key = _result_key(block)
+            if key not in call_keys or key in seen:
+                continue
+            seen.add(key)
+        kept.append(_unmarked(block))
+    return kept
 
 
 _SAME = "\x00same"  # marks a synthetic result holding its call's own (object) id
