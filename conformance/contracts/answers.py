@@ -24,6 +24,7 @@ from rechain.conformance.contracts.model import USAGE_FIELDS, Contract
 from rechain.reference.model import Json, Options
 
 UNSHOWN_TYPES = frozenset({"user", "assistant", "system", "progress", "summary"})
+COMMAND_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,7 @@ class Row:
 
     uuid: str
     kind: str  # message | meta | system | summary | compact-summary | progress | sidechain
+    #            | command-output
     role: str  # the entry's type (user, assistant, system, …)
     line: int
     parent: str | None  # nearest ancestor in scope (None: a root)
@@ -70,7 +72,15 @@ def row_kind(entry: Json) -> str:
         return "compact-summary"
     if entry.get("isMeta") is True:
         return "meta"
+    if kind == "user" and _command_output(entry):
+        return "command-output"
     return "message"
+
+
+def _command_output(entry: Json) -> bool:
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, str) and content.lstrip().startswith(COMMAND_OUTPUT)
 
 
 def fragments(entry: Json) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ class Rows:
     compact_summary: bool = True
     progress: bool = False
     sidechain: bool = False
+    command_output: bool = True  # user rows holding a local command's output
 
     def shown(self, kind: str) -> bool:
         """Whether a row of ``kind`` (see ``rows.row_kind``) is in scope."""
