@@ -51,10 +51,19 @@ def register(subparsers: Any) -> None:
 
 
 def _row(kind: str, uuid: str, parent: str | None, n: int, text: str) -> bytes:
-    content: Any = text if kind == "user" else [{"type": "text", "text": text}]
-    row = {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SESSION,
-           "timestamp": STAMP.format(n), "message": {"role": kind, "content": content}}
-    return json.dumps(row).encode() + b"\n"
+    """A row with the fields Claude Code writes (``format.md``), as ``JSON.stringify`` does."""
+    message: dict[str, Any] = {"role": kind, "content": text}
+    if kind == "assistant":
+        message = {"id": f"msg_smoke{n}", "type": "message", "role": kind,
+                   "model": "claude-sonnet-4-6", "content": [{"type": "text", "text": text}],
+                   "stop_reason": "end_turn", "stop_sequence": None,
+                   "usage": {"input_tokens": 1, "output_tokens": 1}}
+    row = {"parentUuid": parent, "isSidechain": False, "userType": "external",
+           "cwd": "/work/project", "sessionId": SESSION, "version": "2.1.332",
+           "gitBranch": "main", "type": kind, "message": message, "uuid": uuid,
+           "timestamp": STAMP.format(n),
+           **({"requestId": f"req_smoke{n}"} if kind == "assistant" else {})}
+    return json.dumps(row, separators=(",", ":")).encode() + b"\n"
 
 
 U1 = "00000000-0000-4000-8000-000000000001"
