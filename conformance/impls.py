@@ -10,6 +10,8 @@ Spec grammar (Bowtie's connectables, for transcript readers)::
     cmd:COMMAND LINE           tier 1: one process per case, ``{path}`` or stdin, JSON on stdout
     cmd[VIEW,...]:COMMAND LINE the same, answering those views (e.g. ``cmd[api,chain]:...``)
     harness:COMMAND LINE       tier 2: one process speaking protocol v1 (JSON lines)
+    adapter:NAME               a shipped adapter of a real reader (``implementations/NAME``),
+                               installed in its own environment on first use
 
 Every implementation has ``info`` (an ``ImplementationInfo``), ``run(case) ->
 Outcome`` and ``close()``; nothing here raises for what a reader does.
@@ -335,6 +337,10 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False,
         return ORACLES[release.name](limits, release)
     if kind == "python":
         return connect_python(rest, limits, venv=venv, strict=strict)
+    if kind == "adapter":  # a shipped adapter of a real reader (implementations/NAME)
+        from rechain.conformance.matrix.adapters import installed_spec
+
+        return connect(installed_spec(rest), limits, strict=strict)
     declared = _CMD_VIEWS.fullmatch(kind)
     if kind in ("cmd", "harness") or declared:
         try:
@@ -349,7 +355,7 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False,
         except ProtocolError as error:
             raise UsageError(f"{spec}: {error}") from None
     known = ", ".join(["reference[:PROFILE]", *ORACLES, "python:MOD:FN", "cmd[VIEWS]:CMD",
-                       "harness:CMD"])
+                       "harness:CMD", "adapter:NAME"])
     raise UsageError(f"unknown implementation {spec!r}; use one of: {known}")
 
 

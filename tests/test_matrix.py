@@ -52,3 +52,39 @@ def test_a_row_counts_passes_causes_and_findings_and_the_badge_says_the_percenta
                                  "color": "red"}
     page = render.page([row], "rechain matrix")
     assert "diff-x-lost-row" in page and "lost-row: 1" in page
+
+
+def test_an_adapter_spec_names_the_shipped_reader() -> None:
+    from rechain.conformance.impls import connect
+
+    ccusage = next(a for a in adapters.shipped() if a.name == "ccusage")
+    if not ccusage.installed():
+        import pytest
+
+        pytest.skip("ccusage is not installed (rechain matrix --reader ccusage installs it)")
+    reader = connect("adapter:ccusage")
+    assert reader.info.slug == "ccusage@20.0.24"
+    assert from_json(dict(reader.info.contract or {})).scope == "usage"
+
+
+def test_the_formatting_invariant_catches_ccusage_counting_spaced_rows_as_nothing() -> None:
+    import pytest
+
+    from rechain.conformance import invariants as inv
+    from rechain.conformance.impls import connect
+    from rechain.conformance.protocol import Answered, CaseInput
+    from tests.test_contracts import PARALLEL
+
+    ccusage = next(a for a in adapters.shipped() if a.name == "ccusage")
+    if not ccusage.installed():
+        pytest.skip("ccusage is not installed (rechain matrix --reader ccusage installs it)")
+    reader = connect("adapter:ccusage")
+
+    def read(data: bytes) -> dict[str, object]:
+        outcome = reader.run(CaseInput("x", data, "s"))
+        assert isinstance(outcome, Answered)
+        return {"usage": dict(outcome.usage or {})}
+
+    assert read(PARALLEL)["usage"]["output_tokens"] == 20  # type: ignore[index]
+    with pytest.raises(AssertionError, match="written spaced gave another answer"):
+        inv.unchanged_by_formatting(read, PARALLEL, ("spaced",))

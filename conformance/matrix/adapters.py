@@ -124,3 +124,10 @@ def install(adapter: Adapter, say: Any = print) -> None:
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["failed"])[-1]
         raise UsageError(f"installing {adapter.slug} failed: {tail}")
+
+
+def installed_spec(name: str) -> str:
+    """``adapter:NAME``: the shipped adapter's tier-1 spec, its reader installed if need be."""
+    found = shipped(names=[name])[0]
+    install(found, lambda text: print(text, file=sys.stderr))
+    return found.spec()

@@ -64,8 +64,8 @@ def register(subparsers: Any) -> None:
     add = parser.add_argument
     add("--impl", action="append", metavar="SPEC",
         help="reader under test (repeatable): reference[:PROFILE], agent-sdk-ts, agent-sdk-py, "
-             "claude-code, python:MOD:FN, cmd:COMMAND, harness:COMMAND (default: the reference "
-             "in the --profile chosen)")
+             "claude-code, python:MOD:FN, cmd:COMMAND, harness:COMMAND, adapter:NAME (default: "
+             "the reference in the --profile chosen)")
     add("--against", metavar="SPEC", help="compare with this reader instead of the expectations")
     add("--profile", default="sdk", help="expectation profile (default: sdk = agent-sdk@0.3.332)")
     add("--examples", type=int, default=None, metavar="N",

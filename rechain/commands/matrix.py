@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         adapters.install(adapter, lambda text: print(text, file=sys.stderr))
         report = args.cases / f"{adapter.name}.report.jsonl"
         report.parent.mkdir(parents=True, exist_ok=True)
-        argv = ["check", "--impl", adapter.spec(), "--examples", str(args.examples),
+        argv = ["check", "--impl", f"adapter:{adapter.name}", "--examples", str(args.examples),
                 "--seed", str(args.seed), "--report", str(report), "--save-cases",
                 str(args.cases), "--jobs", str(args.jobs), "--no-progress", "--max-shrink", "6",
                 "--timeout", "120"]
