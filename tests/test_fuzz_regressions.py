@@ -37,7 +37,7 @@ def test_regression_cases_carry_their_replay_data():
 
 
 @pytest.mark.parametrize("directory", CASES, ids=lambda p: p.name)
-def test_regression_replays_as_recorded(directory):
+def test_regression_replays_as_recorded(directory, tmp_path):
     meta = fuzz_meta(directory)
     target = TARGETS[meta["target"]]
     python, env = sys.executable, None
@@ -46,7 +46,7 @@ def test_regression_replays_as_recorded(directory):
         if not (venv / "bin" / "python").exists():
             pytest.skip(f"no venv for {target.name}: rechain fuzz --install {target.name}")
         python = str(venv / "bin" / "python")
-        env = environment(target, Settings(0, venv=venv, work=cache_dir() / "fuzz-work"))
+        env = environment(target, Settings(0, venv=venv, work=tmp_path))  # own shim and HOME
     outcome = replay_one(directory, python, env)
     if meta["status"] == "open" and not target.third_party:
         if outcome.verdict == "FIXED":

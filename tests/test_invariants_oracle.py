@@ -19,7 +19,8 @@ from rechain.reference import Options
 from rechain.strategies import CorruptedTranscript, Transcript, corrupted, transcripts
 
 UNAVAILABLE = TsSdkOracle.available()
-pytestmark = [pytest.mark.oracle,
+pytestmark = [pytest.mark.xdist_group("oracle-agent-sdk-ts-invariants"),
+              pytest.mark.oracle,
               pytest.mark.skipif(UNAVAILABLE is not None, reason=f"agent-sdk-ts: {UNAVAILABLE}")]
 FIXTURE = settings(suppress_health_check=[*settings.default.suppress_health_check,
                                           HealthCheck.function_scoped_fixture])

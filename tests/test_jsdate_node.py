@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from rechain.reference.seed import jsdate
 
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+pytestmark = [pytest.mark.xdist_group("node-jsdate"),
+              pytest.mark.skipif(NODE is None, reason="node is not installed")]
 SCRIPT = ("const rl=require('readline').createInterface({input:process.stdin});"
           "rl.on('line',l=>{const t=Date.parse(JSON.parse(l));"
           "process.stdout.write(JSON.stringify(Number.isNaN(t)?null:t)+'\\n')});")

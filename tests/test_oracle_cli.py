@@ -33,6 +33,9 @@ INTERRUPTED = (
     "[Tool call interrupted: the session ended before this call's result was recorded, so its "
     "outcome is unknown. Check whether it took effect before relying on it or running it again.]"
 )
+
+# the module's oracle fixture starts once, on one worker
+pytestmark = pytest.mark.xdist_group("oracle-claude-code")
 U1, A1, U2, A2 = (f"11111111-2222-4333-8444-00000000000{n}" for n in range(1, 5))
 
 
@@ -58,9 +61,13 @@ TWO = row("user", U1, None, "hello", 1) + row("assistant", A1, U1,
                                              [{"type": "text", "text": "hi there"}], 2)
 
 
-def lingering_cli_processes() -> list[int]:
-    """Processes still running the oracle's binary with one of our fake API keys."""
+def lingering_cli_processes(port: int) -> list[int]:
+    """Processes still running the oracle's binary against the fake API on ``port``.
+
+    Only this oracle's: other tests (another xdist worker, another user) may run the CLI now.
+    """
     binary = os.path.realpath(entry_path(CLAUDE_CODE))
+    marker = f"ANTHROPIC_BASE_URL=http://127.0.0.1:{port}\0".encode()
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -68,7 +75,7 @@ def lingering_cli_processes() -> list[int]:
         try:
             if os.path.realpath(proc / "exe") != binary:
                 continue
-            if b"ANTHROPIC_API_KEY=rechain-" in (proc / "environ").read_bytes():
+            if marker in (proc / "environ").read_bytes() + b"\0":
                 found.append(int(proc.name))
         except OSError:
             continue
@@ -179,9 +186,10 @@ def cli(tmp_path_factory):
         patch.setenv("CLAUDE_CONFIG_DIR", str(decoy / "claude-config"))
         patch.setenv("ANTHROPIC_BASE_URL", "http://192.0.2.1:9")  # must not leak in
         with ClaudeCliOracle(workers=2) as started:
+            port = started.port
             yield started
     assert list(decoy.iterdir()) == []
-    assert lingering_cli_processes() == []
+    assert port is not None and lingering_cli_processes(port) == []
 
 
 @needs_cli

@@ -34,6 +34,9 @@ from rechain.conformance.oracles.py_sdk_worker import (
 )
 from rechain.conformance.oracles.registry import AGENT_SDK_PY, REGISTRY, install_dir
 
+# the module's oracle fixture starts once, on one worker
+pytestmark = pytest.mark.xdist_group("oracle-agent-sdk-py")
+
 SID = "0b4f6f1e-3c2a-4d5e-9f00-123456789abc"
 UNAVAILABLE = PySdkOracle.available()
 

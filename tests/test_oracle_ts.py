@@ -29,6 +29,9 @@ from rechain.conformance.oracles.registry import (
 from rechain.conformance.oracles.ts_sdk import PROJECT_DIR, SessionFile, TsSdkOracle
 from rechain.errors import UsageError
 
+# the module's oracle fixture starts once, on one worker
+pytestmark = pytest.mark.xdist_group("oracle-agent-sdk-ts")
+
 SID = "0b4f6f1e-3c2a-4d5e-9f00-123456789abc"
 UNAVAILABLE = TsSdkOracle.available()
 
