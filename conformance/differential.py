@@ -11,11 +11,17 @@ Three steps, so the slow part can run in parallel and the shrink stays exact:
 3. ``shrink`` replays the same seed with a test that skips ahead to the first
    example of one signature, and fails only while that signature persists;
    Hypothesis shrinks it, and the minimal transcript comes back.
+
+With an example database, ``shrink`` saves the minimal example there (as any
+failing Hypothesis test does) and ``saved`` reads such examples back before the
+next sweep. All three build their test with ``_example_test``, so they share one
+Hypothesis database key.
 """
 
 from __future__ import annotations
 
 import hashlib
+import unittest
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +31,7 @@ import orjson
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.database import ExampleDatabase, ReadOnlyDatabase
 
 from rechain.conformance.compare import Verdict
 from rechain.conformance.protocol import (
@@ -51,10 +58,12 @@ class _FoundError(Exception):
         self.value = value
 
 
-def _settings(examples: int, *, shrink: bool) -> settings:
-    phases = (Phase.generate, Phase.shrink) if shrink else (Phase.generate,)
+def _settings(examples: int, *, shrink: bool, database: ExampleDatabase | None = None,
+              phases: Sequence[Phase] | None = None) -> settings:
+    if phases is None:
+        phases = (Phase.generate, Phase.shrink) if shrink else (Phase.generate,)
     return settings(
-        database=None,
+        database=database,
         max_examples=max(examples, 1),
         deadline=None,
         phases=phases,
@@ -66,18 +75,40 @@ def _settings(examples: int, *, shrink: bool) -> settings:
     )
 
 
+def _example_test(strategy: st.SearchStrategy[Any], chosen: settings, seed: int | None,
+                  body: Callable[[Any], None]) -> Callable[[], None]:
+    """A Hypothesis test running ``body`` on each value; every caller gets the same source,
+    hence the same database key (what ``shrink`` saves, ``saved`` finds)."""
+
+    def rechain_example(value: Any) -> None:
+        body(value)
+
+    test = given(strategy)(rechain_example)
+    if seed is not None:
+        test = hypothesis_seed(seed)(test)
+    return chosen(test)  # type: ignore[no-any-return]
+
+
 def generate(strategy: st.SearchStrategy[Any], examples: int, seed: int) -> list[Any]:
     """The first ``examples`` values Hypothesis draws from ``strategy`` with ``seed``."""
     drawn: list[Any] = []
-
-    @_settings(examples, shrink=False)
-    @hypothesis_seed(seed)
-    @given(strategy)
-    def collect(value: Any) -> None:
-        drawn.append(value)
-
-    collect()
+    _example_test(strategy, _settings(examples, shrink=False), seed, drawn.append)()
     return drawn[:examples]
+
+
+def saved(strategy: st.SearchStrategy[Any], database: ExampleDatabase) -> list[Any]:
+    """The values of the examples ``shrink`` saved in ``database``, smallest first.
+
+    Hypothesis' reuse phase replays them (the saved failure first, then earlier
+    failing examples); read-only, so replaying never deletes an entry."""
+    found: list[Any] = []
+    chosen = _settings(1, shrink=False, database=ReadOnlyDatabase(database),
+                       phases=(Phase.reuse,))
+    try:
+        _example_test(strategy, chosen, None, found.append)()
+    except unittest.SkipTest:  # nothing saved: Hypothesis ran no example at all
+        return []
+    return found
 
 
 def shrink(
@@ -87,19 +118,18 @@ def shrink(
     start: int,
     fails: Callable[[Any], bool],
     first: bytes | None = None,
+    database: ExampleDatabase | None = None,
 ) -> tuple[Any, int] | None:
     """The minimal value for which ``fails`` holds, and how many calls it took.
 
     Replays ``generate``'s sequence; values before index ``start`` are passed
     without running ``fails`` (they agreed in the sweep), so only the shrink
     costs reader calls. ``first`` (the bytes of value ``start``) guards the
-    replay: if generation diverged, every value is evaluated instead.
+    replay: if generation diverged, every value is evaluated instead. The
+    minimal example is saved in ``database`` when one is given.
     """
     state = {"calls": 0, "index": -1, "evaluate_all": False}
 
-    @_settings(examples, shrink=True)
-    @hypothesis_seed(seed)
-    @given(strategy)
     def check(value: Any) -> None:
         state["index"] += 1
         index = state["index"]
@@ -112,7 +142,8 @@ def shrink(
             raise _FoundError(value)
 
     try:
-        check()
+        _example_test(strategy, _settings(examples, shrink=True, database=database), seed,
+                      check)()
     except _FoundError as found:
         return found.value, int(state["calls"])
     return None

@@ -22,12 +22,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rechain.fuzz import dictionary, seeds
 from rechain.fuzz.contract import Contract
 from rechain.fuzz.findings import FindingStore, load_findings
 from rechain.fuzz.registry import Target
+
+if TYPE_CHECKING:
+    from rechain.shard import Shard
 
 _STATUS = re.compile(rb"^#(\d+)\s+(\w+)\s+cov: (\d+) ft: (\d+)")
 _FINAL = re.compile(rb"^stat::(\w+):\s+(\d+)")
@@ -51,6 +54,8 @@ class Settings:
     mutator: bool = True
     #: exceptions (``module.Name``) that are documented outcomes of a plain reader
     allow: tuple[str, ...] = ()
+    #: start from this slice of the seed corpus only (``--shard I/N`` on N machines)
+    shard: Shard | None = None
 
 
 @dataclass(slots=True)
@@ -180,10 +185,13 @@ def prepare(target: Target, settings: Settings, contract: Contract) -> dict[str,
     """The target's work directories, seed corpus and dictionary."""
     base = settings.work / target.name
     dirs = {name: base / name for name in ("corpus", "seeds", "findings", "artefacts")}
+    if settings.shard is not None:
+        dirs["seeds"] = base / f"seeds-{settings.shard.index}of{settings.shard.count}"
     for path in dirs.values():
         path.mkdir(parents=True, exist_ok=True)
     if contract.seeds != "none" and not any(dirs["seeds"].iterdir()):
-        seeds.build(dirs["seeds"], settings.max_len or contract.max_len, contract.seeds)
+        seeds.build(dirs["seeds"], settings.max_len or contract.max_len, contract.seeds,
+                    shard=settings.shard)
     seeds.write(dirs["seeds"], contract.examples)
     dirs["dict"] = dictionary.write(base / "transcript.dict")
     dirs["log"] = base / "worker.log"

@@ -15,8 +15,12 @@ import random
 from collections.abc import Iterable, Iterator
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rechain.fuzz.sources import generated_transcripts
+
+if TYPE_CHECKING:
+    from rechain.shard import Shard
 
 _REPO = Path(__file__).resolve().parent.parent
 
@@ -85,15 +89,22 @@ def write(directory: Path, chunks: Iterable[bytes], limit: int = 2000) -> int:
     return len(seen)
 
 
-def build(directory: Path, max_len: int, unit: str = "file", seed: int = 0) -> int:
-    """Fill ``directory`` with seeds for a harness; ``unit`` is ``file``, ``line`` or ``random``."""
+def build(
+    directory: Path, max_len: int, unit: str = "file", seed: int = 0, shard: Shard | None = None
+) -> int:
+    """Fill ``directory`` with seeds for a harness; ``unit`` is ``file``, ``line`` or ``random``.
+
+    With ``shard`` only its slice of the seed units (corpus cases and generated
+    transcripts alike, in their fixed order), so N machines start from different seeds.
+    """
     rng = random.Random(seed)
     if unit == "random":
-        return write(directory, (rng.randbytes(max_len) for _ in range(16)))
-    if unit == "line":
-        chunks: Iterable[bytes] = (
-            line for data in transcripts() for line in single_lines(data, max_len)
-        )
+        count = 16 * (shard.count if shard is not None else 1)  # 16 per shard
+        chunks: Iterable[bytes] = (rng.randbytes(max_len) for _ in range(count))
+    elif unit == "line":
+        chunks = (line for data in transcripts() for line in single_lines(data, max_len))
     else:
         chunks = (w for data in transcripts() for w in windows(data, max_len, rng))
+    if shard is not None:
+        chunks = (chunk for position, chunk in enumerate(chunks) if shard.keeps(position))
     return write(directory, chunks)

@@ -23,13 +23,14 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rechain import __version__, helptext, progress
+from rechain import __version__, helptext, progress, shard
 from rechain.cache import cache_dir
 from rechain.conformance import differential as diff
-from rechain.conformance import report, report_html, report_text, skips
+from rechain.conformance import example_db, report, report_html, report_text, skips
 from rechain.conformance.annotate import annotations
 from rechain.conformance.contracts.model import load as load_contract
 from rechain.conformance.contracts.setup import contract_targets, shrink_order
@@ -75,6 +76,13 @@ def register(subparsers: Any) -> None:
         help="case directory (default: the packaged corpus)")
     add("--case", action="append", default=[], metavar="GLOB", help="only corpus cases matching")
     add("--no-corpus", action="store_true", help="skip the corpus, generated transcripts only")
+    add("--shard", type=shard.argument, metavar="I/N",
+        help="run only slice I of N of the cases (same --seed everywhere; join the reports "
+             "with rechain report merge)")
+    add("--example-db", metavar="DIR|redis://HOST:PORT",
+        help="save shrunk disagreements here and replay them first next run")
+    add("--shared-example-db", action="append", default=[], metavar="DIR|redis://HOST:PORT",
+        help="also replay the failures saved here, never writing to it (repeatable)")
     add("--report", type=Path, metavar="FILE", help="write the JSONL run report here")
     add("--markdown", type=Path, metavar="FILE", help="write a Markdown summary (- for stdout)")
     add("--html", type=Path, metavar="FILE", help="write the static HTML matrix")
@@ -160,6 +168,7 @@ class _Plan:
         self.contract = load_contract(args.contract) if args.contract else None
         self.level: str | None = args.fields
         self.every: int = args.invariant_every
+        self.database = example_db.open_database(args.example_db, args.shared_example_db)
 
     def connections(self) -> Connections:
         """A fresh set of connections (one per worker)."""
@@ -237,6 +246,17 @@ def _generated(count: int, seed: int, profile: str, say: Callable[[str], None],
     return items
 
 
+def _saved(plan: _Plan, examples: int, say: Callable[[str], None]) -> list[Item]:
+    """The failures earlier runs saved in the example database, to replay first."""
+    kinds = [kind for kind, size in (("generated", examples - examples // 2),
+                                     ("corrupted", examples // 2)) if size > 0]
+    if plan.database is None or not kinds:
+        return []
+    found = example_db.saved_items(plan.database, kinds, plan.profile, plan.view)
+    say(f"saved failures to replay first: {len(found)}")
+    return found
+
+
 def _signer(item: Item, verdict: Any, got: Outcome, expected: Outcome) -> frozenset[str]:
     return diff.signature(item.case.data, verdict, got, expected)
 
@@ -259,17 +279,22 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     args.save_cases = saved_cases_dir(args.save_cases, started_at, seed)
     items = _corpus(args, plan.profile, plan.view)
+    if args.shard is not None:
+        shard.require(args.shard, len(items) + examples, "cases")
     first = plan.connections()
+    saved = _saved(plan, examples, say)
     generated = _generated(examples, seed, plan.profile, say, plan.view)
-    items += generated
+    kept = shard.assign(args.shard, saved, items + generated)
+    positions, items = [p for p, _ in kept], [item for _, item in kept]
     with contextlib.ExitStack() as stack:
         stream = stack.enter_context(args.report.open("wb")) if args.report else None
         writer = report.Writer(stream)
         infos = [(label("", i.info), i.info) for i in first.implementations]
         infos += [(t.label, t.implementation.info) for t in first.targets if isinstance(t, Against)]
-        writer.write(report.header(infos, [t.label for t in first.targets], argv=sys.argv[1:],
-                                   seed=seed, examples=examples, profile=plan.profile,
-                                   started=started_at, strictness=plan.level))
+        head = report.header(infos, [t.label for t in first.targets], argv=sys.argv[1:],
+                             seed=seed, examples=examples, profile=plan.profile,
+                             started=started_at, strictness=plan.level)
+        writer.write({**head, "shard": args.shard.to_json()} if args.shard else head)
         records: list[Record] = []
         interrupted = False
         bar = _progress(args, len(items))
@@ -277,8 +302,9 @@ def run(args: argparse.Namespace) -> int:
             for item, found in run_items(items, plan.connections, jobs=args.jobs,
                                          skips=skip_list, signature=_signer, first=first):
                 bar.step(sum(r.status in ("fail", "crash", "timeout") for r in found))
-                for record, extra in zip(found, annotations(item, found, plan.profile),
-                                         strict=True):
+                for local, extra in zip(found, annotations(item, found, plan.profile),
+                                        strict=True):
+                    record = replace(local, seq=positions[local.seq - 1] + 1)  # as unsplit
                     records.append(record)
                     writer.write(report.case_line(record, **extra))
             bar.end()
@@ -364,7 +390,8 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
     seeds = {"generated": seed, "corrupted": seed + 1}
     per_pair: dict[tuple[str, str], int] = {}
     written: set[str] = set()
-    for (impl_label, target_label, kind, tokens), indices in shrink_order(records, GENERATED):
+    fresh = [r for r in records if r.case_id in by_id]  # a replayed saved failure is minimal
+    for (impl_label, target_label, kind, tokens), indices in shrink_order(fresh, GENERATED):
         pair = (impl_label, target_label)
         if per_pair.get(pair, 0) >= args.max_shrink:
             continue
@@ -431,7 +458,9 @@ def _shrink_one(plan: _Plan, implementation: Implementation, target: Target, kin
         verdict = judge_pair(implementation.info, target, got, expected)
         return diff.signature(item.case.data, verdict, got, expected) == tokens
 
-    shrunk = diff.shrink(diff.strategy_for(kind), size, seed, start, fails, first_bytes)
+    database = None if plan.database is None else example_db.Prefixed(plan.database, kind)
+    shrunk = diff.shrink(diff.strategy_for(kind), size, seed, start, fails, first_bytes,
+                         database=database)
     if shrunk is None:
         return None
     value, calls = shrunk

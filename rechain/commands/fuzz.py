@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rechain import helptext
+from rechain import helptext, shard
 from rechain.cache import cache_dir
 from rechain.errors import UsageError
 
@@ -46,6 +46,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--no-mutator", action="store_true", help="byte mutations only")
     parser.add_argument("--nice", type=int, default=0, help="run workers under nice -n N")
     parser.add_argument("--all", action="store_true", help="every reference harness")
+    parser.add_argument("--shard", type=shard.argument, metavar="I/N",
+                        help="start from slice I of N of the seed corpus (one per machine)")
     parser.add_argument("--regressions", action="store_true", help="shrink findings into cases")
     parser.add_argument(
         "--shrink-seconds", type=float, default=60.0, metavar="S", help="shrink budget per finding"
@@ -120,6 +122,7 @@ def _settings(args: argparse.Namespace, target: Any, seconds: float) -> Any:
         nice=args.nice,
         mutator=not args.no_mutator,
         allow=tuple(args.allow),
+        shard=args.shard,
     )
 
 

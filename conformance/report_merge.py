@@ -1,0 +1,133 @@
+"""Join the reports of ``rechain check --shard I/N`` runs into the unsplit run's report.
+
+Each shard numbers its case lines by their position in the full run, so the
+merged case lines, in ``seq`` order, are the unsplit run's; the footer is
+recounted from them with ``report.footer`` (the same exit code). Timing fields
+(``started``, ``seconds``, rates) are combined: the earliest start, the slowest
+shard, the summed calls and seconds. Findings are shrunk per shard, so two
+shards may find the same kind of disagreement: one finding per kind is kept
+(the smallest case), with the sightings summed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rechain.conformance import report
+from rechain.errors import UsageError
+
+Json = dict[str, Any]
+#: header fields every shard of one run shares
+SAME = ("report_version", "rechain", "protocol", "seed", "examples", "profile",
+        "implementations", "targets")
+
+
+def merge(reports: Sequence[Sequence[Json]], names: Sequence[str]) -> list[Json]:
+    """One report from the shards' lines (``names`` for the error messages)."""
+    if not reports:
+        raise UsageError("report merge: name at least one report")
+    heads = [_header(lines, name) for lines, name in zip(reports, names, strict=True)]
+    _same_run(heads, names)
+    _complete(heads, names)
+    cases = _cases(reports, names)
+    findings = _findings(line for lines in reports for line in lines
+                         if line.get("kind") == "finding")
+    feet = [lines[-1] for lines in reports if lines and lines[-1].get("kind") == "footer"]
+    interrupted = len(feet) < len(reports) or any(f.get("interrupted") for f in feet)
+    seconds = max((float(f.get("seconds", 0.0)) for f in feet), default=0.0)
+    head = {key: value for key, value in heads[0].items() if key != "shard"}
+    head["started"] = min(h["started"] for h in heads)
+    head["argv"] = _without_shard(head.get("argv", []))
+    foot = report.footer(cases, _rates(feet), seconds, interrupted=interrupted)
+    return [head, *cases, *findings, foot]
+
+
+def _header(lines: Sequence[Json], name: str) -> Json:
+    if not lines or lines[0].get("kind") != "header":
+        raise UsageError(f"{name}: not a rechain report (no header line)")
+    return lines[0]
+
+
+def _same_run(heads: Sequence[Json], names: Sequence[str]) -> None:
+    for head, name in zip(heads[1:], names[1:], strict=True):
+        for key in SAME:
+            if head.get(key) != heads[0].get(key):
+                raise UsageError(f"{name}: {key} differs from {names[0]}'s: not shards of one "
+                                 "run (give every shard the same --seed and options)")
+
+
+def _complete(heads: Sequence[Json], names: Sequence[str]) -> None:
+    """Every shard 1..N exactly once (or a single unsplit report)."""
+    shards = [head.get("shard") for head in heads]
+    if shards == [None]:
+        return
+    if None in shards:
+        name = names[shards.index(None)]
+        raise UsageError(f"{name}: not a shard (run with --shard I/N); merge shards of one run")
+    count = shards[0]["count"]  # type: ignore[index]
+    seen: dict[int, str] = {}
+    for found, name in zip(shards, names, strict=True):
+        assert found is not None
+        if found["count"] != count:
+            raise UsageError(f"{name}: shard {found['index']}/{found['count']} is not of {count}")
+        if found["index"] in seen:
+            raise UsageError(f"{name}: shard {found['index']}/{count} again "
+                             f"(also {seen[found['index']]})")
+        seen[found["index"]] = name
+    missing = [f"{i}/{count}" for i in range(1, count + 1) if i not in seen]
+    if missing:
+        raise UsageError(f"report merge: shard {', '.join(missing)} missing")
+
+
+def _cases(reports: Sequence[Sequence[Json]], names: Sequence[str]) -> list[Json]:
+    cases: list[Json] = []
+    where: dict[tuple[int, str, str], str] = {}
+    for lines, name in zip(reports, names, strict=True):
+        for line in lines:
+            if line.get("kind") != "case":
+                continue
+            key = (line["seq"], line["implementation"], line["against"])
+            if key in where:
+                raise UsageError(f"{name}: case {line['id']} is also in {where[key]}: the shards "
+                                 "overlap")
+            where[key] = name
+            cases.append(line)
+    return sorted(cases, key=lambda line: line["seq"])  # stable: the runner's target order
+
+
+def _findings(lines: Any) -> list[Json]:
+    kept: dict[tuple[str, str, tuple[str, ...]], Json] = {}
+    for line in lines:
+        key = (line["implementation"], line["against"], tuple(line["signature"]))
+        other = kept.get(key)
+        if other is None:
+            kept[key] = dict(line)
+            continue
+        seen = int(other["seen"]) + int(line["seen"])
+        smaller = min(other, line, key=lambda f: (f.get("lines") or 0, f["case_id"]))
+        kept[key] = {**smaller, "seen": seen}
+    return sorted(kept.values(), key=lambda f: (-int(f["seen"]), f["case_id"]))
+
+
+def _rates(feet: Sequence[Mapping[str, Any]]) -> dict[str, report.Rate]:
+    summed: dict[str, tuple[int, float]] = {}
+    for foot in feet:
+        for name, rate in foot.get("rates", {}).items():
+            calls, seconds = summed.get(name, (0, 0.0))
+            summed[name] = (calls + int(rate["calls"]), seconds + float(rate["seconds"]))
+    return {name: report.Rate(calls, seconds) for name, (calls, seconds) in summed.items()}
+
+
+def _without_shard(argv: Sequence[str]) -> list[str]:
+    """The command line with ``--shard I/N`` (or ``--shard=I/N``) taken out."""
+    out: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--shard":
+            skip = True
+        elif not word.startswith("--shard="):
+            out.append(word)
+    return out
