@@ -19,7 +19,7 @@ from rechain.errors import UsageError
 
 Json = dict[str, Any]
 #: header fields every shard of one run shares
-SAME = ("report_version", "rechain", "protocol", "seed", "examples", "profile",
+SAME = ("report_version", "rechain", "protocol", "seed", "examples", "profile", "strictness",
         "implementations", "targets")
 
 
