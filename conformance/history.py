@@ -1,0 +1,155 @@
+"""How each verified Claude Code release resumes one transcript, grouped into ranges.
+
+Every release of the profile family answers with the chain it resumes (the rows the
+new prompt continues, and the entry it is chained to). Consecutive releases with the
+same answer form one range, so a user reads "2.1.88 to 2.1.100 resume the older branch;
+from 2.1.101 the last-written one" instead of a row per release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from rechain.reference import Options, get_profile
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """What one release resumes: the chain's uuids, the tip, or the error it fails with."""
+
+    uuids: tuple[str, ...]
+    tip: str | None
+    error: str | None = None
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.error, self.tip, self.uuids)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A run of consecutive releases that resume the transcript alike."""
+
+    first: str
+    last: str
+    resumed: Resumed
+    differs_at: int | None  # index of the first chain row that differs from the span before
+
+    @property
+    def releases(self) -> str:
+        return self.first if self.first == self.last else f"{self.first} to {self.last}"
+
+
+def resume_of(profile_name: str, data: bytes, entry: str | None) -> Resumed:
+    """The ``chain`` view of one release's profile, in one shape for every profile."""
+    profile = get_profile(profile_name)
+    view = profile.views["chain"](data, Options(entry=entry), None)
+    chain = view.get("chain") or []
+    uuids = tuple(str(row.get("uuid") if isinstance(row, dict) else row) for row in chain)
+    tip = view.get("tip", view.get("leaf"))
+    error = view.get("error")
+    return Resumed(uuids, tip if isinstance(tip, str) else None,
+                   str(error) if error else None)
+
+
+def first_difference(before: Resumed, after: Resumed) -> int | None:
+    """The index of the first chain row where two answers part (None when equal)."""
+    if before.key == after.key:
+        return None
+    for index, (a, b) in enumerate(zip(before.uuids, after.uuids, strict=False)):
+        if a != b:
+            return index
+    return min(len(before.uuids), len(after.uuids))
+
+
+def spans(answers: Iterable[tuple[str, Resumed]]) -> list[Span]:
+    """Group (release, answer) pairs, oldest release first, into runs of equal answers."""
+    out: list[Span] = []
+    for release, resumed in answers:
+        if out and out[-1].resumed.key == resumed.key:
+            out[-1] = Span(out[-1].first, release, resumed, out[-1].differs_at)
+            continue
+        differs = first_difference(out[-1].resumed, resumed) if out else None
+        out.append(Span(release, release, resumed, differs))
+    return out
+
+
+def history(data: bytes, releases: Sequence[tuple[str, str]], entry: str | None = None,
+            ) -> list[Span]:
+    """How each (release, profile name) resumes ``data``, oldest first, as spans."""
+    return spans((release, resume_of(name, data, entry)) for release, name in releases)
+
+
+def rows_by_uuid(data: bytes) -> dict[str, tuple[int, Json]]:
+    """uuid → (1-based line, row) for the rows a table names (the last line wins)."""
+    found: dict[str, tuple[int, Json]] = {}
+    for number, line in enumerate(data.split(b"\n"), 1):
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("uuid"), str):
+            found[row["uuid"]] = (number, row)
+    return found
+
+
+def _text(row: Json) -> str:
+    message = row.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        parts = [str(b.get("text") or b.get("name") or b.get("type")) for b in content
+                 if isinstance(b, dict)]
+        content = " ".join(parts)
+    if not isinstance(content, str):
+        content = row.get("content")
+        content = content if isinstance(content, str) else str(row.get("subtype") or "")
+    text = " ".join(content.split())
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def describe(uuid: str | None, rows: dict[str, tuple[int, Json]]) -> str:
+    """``line 12 · assistant · "short text"`` for a uuid of the file."""
+    if uuid is None:
+        return "(nothing)"
+    if uuid not in rows:
+        return f"{uuid[:8]}… (not a row of the file)"
+    line, row = rows[uuid]
+    return f"line {line} · {row.get('type')} · \"{_text(row)}\""
+
+
+def table(found: Sequence[Span], data: bytes, say_entry: str) -> str:
+    """The spans as a Markdown table a person reads."""
+    rows = rows_by_uuid(data)
+    lines = [f"How each verified release resumes this transcript ({say_entry}):", "",
+             "| releases | resumes from | messages | first difference from the row above |",
+             "|---|---|---|---|"]
+    previous: Span | None = None
+    for span in found:
+        resumed = span.resumed
+        tip = f"fails: {resumed.error}" if resumed.error else describe(resumed.tip, rows)
+        if previous is None or span.differs_at is None:
+            change = "—"
+        else:
+            at = span.differs_at
+            old = previous.resumed.uuids[at] if at < len(previous.resumed.uuids) else None
+            new = resumed.uuids[at] if at < len(resumed.uuids) else None
+            change = (f"message {at + 1}: {describe(old, rows)} → {describe(new, rows)}"
+                      if old != new else "the tip or the failure")
+        cells = [span.releases, tip, str(len(resumed.uuids)), change]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        previous = span
+    return "\n".join(lines) + "\n"
+
+
+def as_json(found: Sequence[Span]) -> list[Json]:
+    """The spans for machines."""
+    return [{"first": s.first, "last": s.last, "tip": s.resumed.tip, "error": s.resumed.error,
+             "messages": len(s.resumed.uuids), "chain": list(s.resumed.uuids),
+             "differs_at": s.differs_at} for s in found]
+
