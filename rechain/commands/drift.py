@@ -45,6 +45,9 @@ def register(subparsers: Any) -> None:
     add("--examples", type=int, default=200, metavar="N",
         help="generated transcripts, half valid, half corrupted (default 200)")
     add("--seed", type=int, default=None, help="Hypothesis seed (default: random, printed)")
+    add("--case", action="append", default=[], metavar="GLOB",
+        help="only corpus cases matching (repeatable)")
+    add("--no-corpus", action="store_true", help="generated transcripts only")
     add("--jobs", type=int, default=1, metavar="N", help="parallel workers (default 1)")
     add("--timeout", type=float, default=60.0, metavar="S", help="per-case limit (default 60)")
     add("--no-bisect", action="store_true", help="report the changes without bisecting them")
@@ -87,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     report = out / "check.jsonl"
     argv = drift.check_argv(args.oracle, older, newer, examples=args.examples, seed=seed,
                             jobs=args.jobs, report=report, cases=out / "cases")
+    argv += [f"--case={glob}" for glob in args.case] + (["--no-corpus"] if args.no_corpus else [])
     code = drift.run_check(argv, say)
     if code == 2 or not report.exists():
         raise UsageError(f"the differential check failed to run (exit {code}); see above")
