@@ -22,6 +22,10 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = {"index.md": "README.md", "changelog.md": "CHANGELOG.md"}
 REPO_LINK = re.compile(r"\[([^\]]+)\]\((\.\./[^)\s#]+)(#[^)\s]*)?\)")
+#: reStructuredText the docstrings use (``:class:`X```, a paragraph ending in ``::``) that
+#: Markdown shows literally: the role is dropped, ``::`` becomes ``:``
+RST_ROLE = re.compile(r":(?:class|func|data|mod|meth|attr|obj|exc):(?=<code>)")
+RST_LITERAL = re.compile(r"(\S)::</p>|<p>::</p>")
 log = logging.getLogger("mkdocs.plugins.rechain")
 _tree: list[Path] = []
 
@@ -48,6 +52,12 @@ def on_config(config: Any) -> Any:
     handlers = config.plugins["mkdocstrings"].config.handlers
     handlers.setdefault("python", {})["paths"] = [str(tree)]
     return config
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """The API reference's docstrings, without reStructuredText markup left in the text."""
+    html = RST_ROLE.sub("", html)
+    return RST_LITERAL.sub(lambda m: f"{m[1]}:</p>" if m[1] else "", html)
 
 
 def on_shutdown() -> None:
