@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None,
-    reason="the docs extra is not installed (pip install -e '.[docs]')")
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None,
+        reason="the docs extra is not installed (pip install -e '.[docs]')"),
+    pytest.mark.xdist_group("docs-site"),  # one build of the site, shared by this module
+]
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 #: what the site is built from, besides docs/ (copied so that a test can break a page)
 SOURCES = ("mkdocs.yml", "README.md", "CHANGELOG.md", "pyproject.toml")
