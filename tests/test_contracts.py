@@ -168,3 +168,46 @@ def test_fields_level_narrows_a_plain_comparison_and_the_report_says_so(
     assert "fields compared: types" in capsys.readouterr().out
     head = orjson.loads((tmp_path / "r.jsonl").read_bytes().splitlines()[0])
     assert head["fields"] == "types"
+
+
+class _ByteCounter:
+    """Counts usage of rows it finds by their bytes: a spaced row counts nothing."""
+
+    from rechain.conformance.protocol import ImplementationInfo
+
+    info = ImplementationInfo("byte-counter", "1", "python")
+
+    def run(self, case: object) -> Answered:
+        total = {"input_tokens": 0, "output_tokens": 0}
+        seen = set()
+        for line in case.data.splitlines():  # type: ignore[attr-defined]
+            if b'"type":"assistant"' in line:
+                row = orjson.loads(line)
+                if row["message"]["id"] in seen:
+                    continue
+                seen.add(row["message"]["id"])
+                for key in total:
+                    total[key] += row["message"]["usage"][key]
+        return Answered((), usage=total)
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+def test_the_contract_target_reruns_the_reader_on_reformatted_rows_one_case_in_k() -> None:
+    from rechain.conformance.contracts.target import ContractTarget
+    from rechain.conformance.protocol import CaseInput
+    from rechain.conformance.runner import Item
+
+    reader = _ByteCounter()
+    counters = frozenset({"input_tokens", "output_tokens"})
+    target = ContractTarget(reader, Contract("byte-counter", "1", scope="usage", fields=counters),
+                            every=4)
+    item = Item(CaseInput("c", PARALLEL, "s"), "generated")
+    for seq, status in ((1, "pass"), (4, "fail"), (0, "fail")):  # 4: spaced; 0: every style
+        target.expect(item)
+        verdict = target.judge(item, reader.run(item.case), seq)
+        assert verdict.status == status, seq
+        if status == "fail":
+            assert verdict.cause == "invariant:unchanged-by-formatting"
+            assert "written spaced" in verdict.message
