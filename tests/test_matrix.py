@@ -88,3 +88,27 @@ def test_the_formatting_invariant_catches_ccusage_counting_spaced_rows_as_nothin
     assert read(PARALLEL)["usage"]["output_tokens"] == 20  # type: ignore[index]
     with pytest.raises(AssertionError, match="written spaced gave another answer"):
         inv.unchanged_by_formatting(read, PARALLEL, ("spaced",))
+
+
+def test_the_python_sdk_declaring_the_sdks_contract_scores_as_the_built_in_oracle(
+        tmp_path: object) -> None:
+    import pytest
+
+    from rechain.cli import main
+    from rechain.conformance.oracles.ts_sdk import TsSdkOracle
+
+    sdk = next(a for a in adapters.shipped() if a.name == "agent-sdk-py")
+    if not sdk.installed() or TsSdkOracle.available() is not None:
+        pytest.skip("needs the pinned Python and TS SDK oracles (rechain oracle install)")
+    contract = tmp_path / "sdk.json"  # type: ignore[operator]
+    contract.write_text(json.dumps({"name": "agent-sdk-py", "version": "0.2.189",
+                                    **sdk.contract}))
+    verdicts = []
+    for extra in ([], ["--contract", str(contract), "--invariant-every", "0"]):
+        report = tmp_path / f"r{len(verdicts)}.jsonl"  # type: ignore[operator]
+        main(["check", "--no-progress", "--impl", "agent-sdk-py", "--examples", "8", "--seed",
+              "20261201", "--no-corpus", "--no-shrink", "--report", str(report), *extra])
+        lines = [json.loads(line) for line in report.read_text().splitlines()]
+        verdicts.append({(line["id"], line["status"], line.get("cause")) for line in lines
+                         if line["kind"] == "case"})
+    assert len(verdicts[0]) == 8 and verdicts[0] == verdicts[1]

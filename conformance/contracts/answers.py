@@ -49,6 +49,7 @@ class Answer:
     live: frozenset[str] = frozenset()  # uuids on the resumed chain (for wrong-branch)
     sidechain: frozenset[str] = frozenset()
     entries: dict[str, Json] = field(default_factory=dict)  # every indexed uuid -> entry
+    presented: dict[str, Json] = field(default_factory=dict)  # scope chain: as the SDKs show it
 
     @property
     def uuids(self) -> list[str]:
@@ -118,8 +119,12 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
                       entries=entries)
     line_of = dict(seen.graph.line)
     in_scope = {u for u, e in entries.items() if contract.rows.shown(row_kind(e))}
+    presented: dict[str, Json] = {}
     if contract.scope == "chain":
-        order = _chain_order(data, profile, options, seen.chain, contract)
+        from rechain.reference import rebuild
+
+        presented = {m["uuid"]: m for m in rebuild(data, profile, options).messages}
+        order = _chain_order(presented, seen.chain, contract)
     else:
         first = sorted(seen.graph.position, key=seen.graph.position.__getitem__)
         order = [u for u in first if u in in_scope]
@@ -127,15 +132,12 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
             order = parents_first(order, {u: _parent_in(u, entries, in_scope) for u in order})
     rows = tuple(Row(u, row_kind(entries[u]), str(entries[u].get("type")), line_of.get(u, 0),
                      _parent_in(u, entries, in_scope), fragments(entries[u])) for u in order)
-    return Answer(rows=rows, live=live, sidechain=side, entries=entries)
+    return Answer(rows=rows, live=live, sidechain=side, entries=entries, presented=presented)
 
 
-def _chain_order(data: bytes, profile: str, options: Options, chain: tuple[Json, ...],
+def _chain_order(presented: dict[str, Json], chain: tuple[Json, ...],
                  contract: Contract) -> list[str]:
     """The chain as the profile presents it, plus rows the contract turns on, minus those off."""
-    from rechain.reference import rebuild
-
-    presented = {m["uuid"] for m in rebuild(data, profile, options).messages}
     order: list[str] = []
     for entry in chain:
         uuid, kind = entry["uuid"], row_kind(entry)

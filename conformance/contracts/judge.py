@@ -166,8 +166,10 @@ def _row_difference(index: int, message: Json, row: Row, want: Answer,
     if contract.content == "text-equivalent":
         return _fragments_missing(index, message, row)
     entry = want.entries.get(row.uuid, {})
-    mine = {k: v for k, v in message.items() if contract.fields is None or k in contract.fields}
-    theirs = {"type": entry.get("type"), "uuid": row.uuid, "message": entry.get("message")}
+    mine = {k: v for k, v in message.items() if k != "line" and (
+        contract.fields is None or k in contract.fields)}
+    theirs = want.presented.get(row.uuid) or {
+        "type": entry.get("type"), "uuid": row.uuid, "message": entry.get("message")}
     shared = {k: theirs[k] for k in theirs if k in mine}
     return first_difference(normalise({k: mine[k] for k in shared}), normalise(shared),
                             f"/messages/{index}")

@@ -75,19 +75,18 @@ class ContractTarget:
             except AssertionError as error:
                 found.append(("invariant:contained-error", str(error)))
         if isinstance(got, Answered) and self.contract.scope != "usage":
-            messages = list(got.messages)
-            checks = [("invariant:parents-first",
-                       lambda: inv.parents_before_children(data, messages))]
+            checks = [("invariant:parents-first", inv.parents_before_children)]
             if not self.contract.rows.sidechain:
-                checks.append(("invariant:sidechains-apart",
-                               lambda: inv.sidechains_apart(data, messages)))
+                checks.append(("invariant:sidechains-apart", inv.sidechains_apart))
+            answer = [{"uuid": uuid} for uuid in want.uuids]
             for name, check in checks:
                 if self.contract.scope == "file-order" and name == "invariant:parents-first":
                     continue
                 try:
-                    check()
+                    check(data, list(got.messages))
                 except AssertionError as error:
-                    found.append((name, str(error)))
+                    if _holds(check, data, answer):  # what the profile itself does is no bug
+                        found.append((name, str(error)))
         if self.every > 0 and seq % self.every == 0 and not isinstance(got, Raised):
             found += self._metamorphic(item, seq)
         return found
@@ -116,6 +115,14 @@ class ContractTarget:
             except AssertionError as error:
                 found.append((name, str(error)))
         return found
+
+
+def _holds(check: Any, data: bytes, answer: list[dict[str, Any]]) -> bool:
+    try:
+        check(data, answer)
+    except AssertionError:
+        return False
+    return True
 
 
 class ReaderError(Exception):
