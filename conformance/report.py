@@ -145,9 +145,14 @@ class Writer:
         self.lines: list[Json] = []
 
     def write(self, line: Json) -> None:
-        self.lines.append(line)
-        if self.stream is not None:
-            self.stream.write(dumps_line(line))
+        self.write_all([line])
+
+    def write_all(self, lines: Sequence[Json]) -> None:
+        """Several lines in one write (one case's records): an interrupted run keeps all or
+        none of them, so a resumed run knows which cases are done."""
+        self.lines.extend(lines)
+        if self.stream is not None and lines:
+            self.stream.write(b"".join(dumps_line(line) for line in lines))
             self.stream.flush()
 
 

@@ -333,14 +333,18 @@ def run_items(
                for n in range(min(jobs, len(numbered)))]
     for thread in threads:
         thread.start()
-    for seq, _ in numbered:
-        with ready:
-            while seq not in done:
-                if errors and not any(t.is_alive() for t in threads):
-                    raise errors[0]
-                ready.wait(timeout=1.0)
-            result = done.pop(seq)
-        yield result
+    try:
+        for seq, _ in numbered:
+            with ready:
+                while seq not in done:
+                    if errors and not any(t.is_alive() for t in threads):
+                        raise errors[0]
+                    ready.wait(timeout=1.0)
+                result = done.pop(seq)
+            yield result
+    finally:  # stopped early (Ctrl-C, SIGTERM): the workers start no further case
+        while not todo.empty():
+            todo.get_nowait()
     for thread in threads:
         thread.join()
 

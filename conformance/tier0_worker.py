@@ -42,6 +42,17 @@ def protocol_streams() -> tuple[IO[bytes], IO[bytes]]:
     return requests, replies
 
 
+def die_with_parent() -> None:
+    """On Linux, end when rechain ends, even killed outright: no orphan keeps looping."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (ImportError, OSError, AttributeError):
+        return
+
+
 def cap_memory(megabytes: int) -> None:
     """``RLIMIT_AS`` at the limit: an allocation past it raises MemoryError."""
     if megabytes <= 0:
@@ -191,6 +202,7 @@ def raised(error: BaseException) -> dict[str, Any]:
 def main(argv: list) -> int:
     target, megabytes = argv[1], int(argv[2])
     requests, replies = protocol_streams()
+    die_with_parent()
     cap_memory(megabytes)
     worker = Worker(target, megabytes, replies)
     for line in requests:

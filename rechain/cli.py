@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from rechain import __version__, commands
+from rechain import __version__, commands, interrupts
 from rechain.errors import UsageError
 from rechain.helptext import plain
 
@@ -65,12 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return 2
-        return int(args.handler(args))
+        args.argv = list(argv) if argv is not None else sys.argv[1:]
+        with interrupts.terminate_as_interrupt():
+            return int(args.handler(args))
     except UsageError as error:
         print(f"rechain: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("rechain: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        print(f"rechain: {interrupts.said(stop)}", file=sys.stderr)
+        return interrupts.exit_code(stop)
     except BrokenPipeError:
         return 0

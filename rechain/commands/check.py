@@ -27,10 +27,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rechain import __version__, helptext, progress, shard
+from rechain import __version__, helptext, portable, progress, shard
 from rechain.cache import cache_dir
+from rechain.commands._resume_args import resumed
 from rechain.conformance import differential as diff
-from rechain.conformance import example_db, report, report_html, report_text, skips
+from rechain.conformance import example_db, report, report_html, report_resume, report_text, skips
 from rechain.conformance.annotate import annotations
 from rechain.conformance.contracts.model import load as load_contract
 from rechain.conformance.contracts.setup import contract_targets, shrink_order
@@ -84,6 +85,9 @@ def register(subparsers: Any) -> None:
     add("--shared-example-db", action="append", default=[], metavar="DIR|redis://HOST:PORT",
         help="also replay the failures saved here, never writing to it (repeatable)")
     add("--report", type=Path, metavar="FILE", help="write the JSONL run report here")
+    add("--resume", type=Path, metavar="REPORT",
+        help="continue the run that wrote REPORT (stopped or killed): its options and seed, "
+             "the cases already in it skipped, the rest appended to it")
     add("--markdown", type=Path, metavar="FILE", help="write a Markdown summary (- for stdout)")
     add("--html", type=Path, metavar="FILE", help="write the static HTML matrix")
     add("--jobs", type=int, default=1, metavar="N", help="parallel workers (each connects anew)")
@@ -263,6 +267,11 @@ def _signer(item: Item, verdict: Any, got: Outcome, expected: Outcome) -> frozen
 
 def run(args: argparse.Namespace) -> int:
     """Run the check; the exit code is the footer's."""
+    previous = None
+    if args.resume is not None:  # the interrupted run's own options, from its report
+        if args.report is not None and args.report.absolute() != args.resume.absolute():
+            raise UsageError("--resume appends to its own report; leave out --report")
+        args, previous = resumed(args)
     if args.jobs < 1 or args.timeout <= 0 or (args.examples is not None and args.examples < 0):
         raise UsageError("--jobs and --timeout must be positive, --examples not negative")
     started_at = dt.datetime.now(dt.UTC)
@@ -285,45 +294,59 @@ def run(args: argparse.Namespace) -> int:
     saved = _saved(plan, examples, say)
     generated = _generated(examples, seed, plan.profile, say, plan.view)
     kept = shard.assign(args.shard, saved, items + generated)
+    if previous is not None:
+        kept = report_resume.remaining(kept, previous, lambda pair: pair[1].case.id)
     positions, items = [p for p, _ in kept], [item for _, item in kept]
     with contextlib.ExitStack() as stack:
-        stream = stack.enter_context(args.report.open("wb")) if args.report else None
+        opened = (report_resume.reopen(previous) if previous is not None
+                  else args.report.open("wb") if args.report else None)
+        stream = stack.enter_context(opened) if opened is not None else None
         writer = report.Writer(stream)
         infos = [(label("", i.info), i.info) for i in first.implementations]
         infos += [(t.label, t.implementation.info) for t in first.targets if isinstance(t, Against)]
-        head = report.header(infos, [t.label for t in first.targets], argv=sys.argv[1:],
-                             seed=seed, examples=examples, profile=plan.profile,
-                             started=started_at, strictness=plan.level)
-        writer.write({**head, "shard": args.shard.to_json()} if args.shard else head)
+        if previous is not None:
+            writer.lines.extend(previous.lines)  # in the file already: counted, not rewritten
+        else:
+            head = {**report.header(infos, [t.label for t in first.targets],
+                                    argv=getattr(args, "argv", sys.argv[1:]), seed=seed,
+                                    examples=examples, profile=plan.profile, started=started_at,
+                                    strictness=plan.level), "cwd": str(Path.cwd())}
+            writer.write({**head, "shard": args.shard.to_json()} if args.shard else head)
         records: list[Record] = []
-        interrupted = False
+        interrupted: KeyboardInterrupt | None = None
         bar = _progress(args, len(items))
         try:
             for item, found in run_items(items, plan.connections, jobs=args.jobs,
                                          skips=skip_list, signature=_signer, first=first):
                 bar.step(sum(r.status in ("fail", "crash", "timeout") for r in found))
+                lines = []
                 for local, extra in zip(found, annotations(item, found, plan.profile),
                                         strict=True):
                     record = replace(local, seq=positions[local.seq - 1] + 1)  # as unsplit
                     records.append(record)
-                    writer.write(report.case_line(record, **extra))
+                    lines.append(report.case_line(record, **extra))
+                writer.write_all(lines)  # one case's lines together: all on file, or none
             bar.end()
             if not args.no_shrink:
                 by_id = {item.case.id: item for item in generated}
                 for line in _shrink_all(args, plan, first, records, by_id, seed, examples, say):
                     writer.write(line)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: the summary of what finished
             bar.end()
-            interrupted = True
+            interrupted = stop
         finally:
             cases = [line for line in writer.lines if line["kind"] == "case"]
             writer.write(report.footer(cases, plan.rates(), time.monotonic() - clock,
-                                       interrupted=interrupted))
+                                       interrupted=interrupted is not None))
             for made in plan.made:
                 made.close()
         _render(args, writer.lines)
-        if interrupted:
-            raise KeyboardInterrupt
+        if interrupted is not None:
+            if args.report is not None:
+                print("rechain: resume with: " + portable.command(
+                    ["rechain", "check", "--resume", str(args.report.absolute())]),
+                      file=sys.stderr)
+            raise interrupted
         return int(writer.lines[-1]["exit"])
 
 

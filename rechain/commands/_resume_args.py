@@ -1,0 +1,89 @@
+"""``rechain check --resume REPORT``: the interrupted run's own options, from its header.
+
+The header records the run's argv, seed and directory. The resumed run parses that
+argv again, with every path and reader spec made absolute from the recorded
+directory (so it works from anywhere), then lets the options given now override
+it: how to run (``--jobs``, ``--timeout``, ``--markdown``, ...) may change; the
+seed and the number of generated transcripts may not, since they decide which
+transcript a case id names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from rechain import portable
+from rechain.conformance import report_resume
+from rechain.conformance.report_resume import Previous
+from rechain.errors import UsageError
+
+SPECS = ("impl", "against")
+FIXED = ("seed", "examples")
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    from rechain.cli import build_parser
+
+    return build_parser().parse_args(argv)
+
+
+def _absolute(value: Any, cwd: Path) -> Any:
+    """Paths (and lists of them) made absolute from ``cwd``; ``-`` (stdout) stays."""
+    if isinstance(value, Path) and str(value) != "-":
+        return Path(portable.path(value, cwd))
+    if isinstance(value, list):
+        return [_absolute(v, cwd) for v in value]
+    return value
+
+
+def _specs(namespace: argparse.Namespace, cwd: Path) -> None:
+    """Reader specs as they mean from ``cwd``; a module found there is reached by PYTHONPATH."""
+    for name in SPECS:
+        value = getattr(namespace, name, None)
+        specs = value if isinstance(value, list) else [value] if value else []
+        made = [portable.spec(spec, cwd) for spec in specs]
+        for one in made:
+            for key, path in one.env.items():
+                present = os.environ.get(key)
+                os.environ[key] = path if not present else f"{path}{os.pathsep}{present}"
+        texts = [one.text for one in made]
+        setattr(namespace, name, texts if isinstance(value, list) else
+                (texts[0] if texts else value))
+
+
+def resumed(args: argparse.Namespace) -> tuple[argparse.Namespace, Previous]:
+    """The options of the run that wrote ``args.resume``, overridden by those given now."""
+    path = Path(args.resume).absolute()
+    previous = report_resume.load(path)
+    header = previous.header
+    recorded = [str(token) for token in header.get("argv") or []]
+    if not recorded or recorded[0] != "check":
+        raise UsageError(f"--resume {path}: not the report of a rechain check run")
+    where = Path(str(header.get("cwd") or Path.cwd()))
+    base = _parse(["check", *report_resume.without_options(recorded[1:], ("--report",
+                                                                          "--resume"))])
+    for name in FIXED:  # what the run used, whether given or defaulted
+        if header.get(name) is not None:
+            setattr(base, name, int(header[name]))
+    defaults = _parse(["check"])
+    for name, value in vars(base).items():
+        setattr(base, name, _absolute(value, where))
+    _specs(base, where)
+    for name in FIXED:
+        given = getattr(args, name, None)
+        if given is not None and given != getattr(base, name):
+            raise UsageError(f"--resume {path}: the run used --{name} {getattr(base, name)}, "
+                             f"not {given}")
+    for name, value in vars(args).items():
+        if name in ("resume", "argv", "report", *FIXED) or value == getattr(defaults, name, None):
+            continue
+        setattr(base, name, _absolute(value, Path.cwd()))
+    base.impl = list(dict.fromkeys(base.impl)) if base.impl else base.impl
+    base.case = list(dict.fromkeys(base.case))
+    base.report = path
+    base.resume = path
+    base.argv = recorded
+    return base, previous
