@@ -246,9 +246,10 @@ class Connections:
                 verdict = (target.judge(item, outcome, seq) if target in owned  # type: ignore[attr-defined]
                            else with_causes(judge_pair(at_level(implementation.info, self.level),
                                                        target, outcome, wanted), outcome, wanted))
-                if target in owned:  # one kind per cause: what is shrunk, once per reader
-                    tokens = frozenset({f"cause:{verdict.cause}"} if verdict.status in (
-                        "fail", "crash", "timeout") else ())
+                if target in owned:  # a kind: the cause and the row it is about
+                    from rechain.conformance.contracts.judge import kind_of
+
+                    tokens = kind_of(item.case.data, verdict, outcome, wanted)
                 else:
                     tokens = frozenset(signature(item, verdict, outcome, wanted)) if (
                         signature is not None and verdict.status == "fail") else frozenset()

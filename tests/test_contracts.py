@@ -211,3 +211,19 @@ def test_the_contract_target_reruns_the_reader_on_reformatted_rows_one_case_in_k
         if status == "fail":
             assert verdict.cause == "invariant:unchanged-by-formatting"
             assert "written spaced" in verdict.message
+
+
+def test_a_kind_names_the_cause_and_the_row_so_different_losses_shrink_apart() -> None:
+    from rechain.conformance.contracts.judge import kind_of
+
+    terms = contract(scope="archive", content="ignored")
+    want = answer(PARALLEL, terms)
+    expected = Answered(tuple({"uuid": u} for u in want.uuids))
+    result_lost = shown(1, 2, 3, 4, 6)
+    text_lost = shown(1, 2, 3, 4, 5)
+    kinds = [kind_of(PARALLEL, judge_contract(got, want, terms), got, expected)
+             for got in (result_lost, text_lost)]
+    assert kinds == [frozenset({"cause:lost-row", "row:user:tool_result"}),
+                     frozenset({"cause:lost-row", "row:assistant:text"})]
+    passing = shown(1, 2, 3, 4, 5, 6)
+    assert kind_of(PARALLEL, judge_contract(passing, want, terms), passing, expected) == set()

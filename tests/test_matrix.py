@@ -112,3 +112,10 @@ def test_the_python_sdk_declaring_the_sdks_contract_scores_as_the_built_in_oracl
         verdicts.append({(line["id"], line["status"], line.get("cause")) for line in lines
                          if line["kind"] == "case"})
     assert len(verdicts[0]) == 8 and verdicts[0] == verdicts[1]
+
+
+def test_replays_in_the_docs_name_the_adapter_and_the_cases_folder() -> None:
+    replay = ("rechain check --impl 'cmd[name=x,version=1]:/abs/venv/bin/python -I r.py {path}'"
+              " --corpus /abs/work/implementations/found --case diff-x")
+    assert render.portable(replay, "x", "implementations/found") == (
+        "rechain check --impl adapter:x --corpus implementations/found --case diff-x")

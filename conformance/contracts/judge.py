@@ -37,6 +37,56 @@ def ordered(causes: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted(dict.fromkeys(causes), key=rank))
 
 
+def kind_of(data: bytes, verdict: Verdict, got: Any, wanted: Any) -> frozenset[str]:
+    """The kind of a failure, for grouping and shrinking: ``cause:<cause>`` and, when rows
+    are lost or extra, ``row:<what the first such row is>`` (``user:tool_result``,
+    ``assistant:text``, ``user+compact-summary``), so one cause on different rows is
+    shrunk as different kinds. Empty when it did not fail."""
+    if verdict.status not in ("fail", "crash", "timeout"):
+        return frozenset()
+    tokens = {f"cause:{verdict.cause}"}
+    if verdict.cause in ("lost-row", "extra-row", "duplicate-row") and isinstance(
+            got, Answered) and isinstance(wanted, Answered):
+        mine = [m.get("uuid") for m in got.messages]
+        theirs = [m.get("uuid") for m in wanted.messages]
+        if verdict.cause == "lost-row":
+            odd = next((u for u in theirs if u not in set(mine)), None)
+        elif verdict.cause == "extra-row":
+            odd = next((u for u in mine if u not in set(theirs)), None)
+        else:
+            odd = next((u for u in mine if mine.count(u) > 1), None)
+        if isinstance(odd, str):
+            tokens.add(f"row:{_row_kind(data, odd)}")
+    return frozenset(tokens)
+
+
+def _row_kind(data: bytes, uuid: str) -> str:
+    """``type[:first block type][+flag]`` of the last row written with ``uuid``."""
+    import orjson
+
+    from rechain.conformance.contracts.answers import row_kind
+
+    found = "none"
+    needle = uuid.encode()
+    for line in data.split(b"\n"):
+        if needle not in line:
+            continue
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(row, dict) or row.get("uuid") != uuid:
+            continue
+        message = row.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        block = content[0].get("type") if isinstance(content, list) and content and isinstance(
+            content[0], dict) else None
+        kind = row_kind(row)
+        found = f"{row.get('type')}{':' + str(block) if block else ''}" + (
+            f"+{kind}" if kind not in ("message", "other") else "")
+    return found
+
+
 def judge_contract(got: Any, want: Answer, contract: Contract) -> Verdict:
     """The verdict on ``got`` (an ``Outcome``) against the contract's answer."""
     if isinstance(got, Skipped):

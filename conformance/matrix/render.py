@@ -31,12 +31,14 @@ class Row:
         return int(100 * self.passed / self.total) if self.total else 0
 
 
-def row_of(slug: str, contract: str, lines: Sequence[Mapping[str, Any]]) -> Row:
-    """A reader's matrix row from its report lines."""
+def row_of(slug: str, contract: str, lines: Sequence[Mapping[str, Any]], name: str = "",
+           cases_dir: Any = None) -> Row:
+    """A reader's matrix row from its report lines (replays as ``adapter:NAME`` when named)."""
     cases = [line for line in lines if line.get("kind") == "case"]
     causes = Counter(str(line.get("cause") or line["status"]) for line in cases
                      if line["status"] in ("fail", "crash", "timeout"))
-    findings = tuple(line for line in lines if line.get("kind") == "finding")
+    findings = tuple({**line, "replay": portable(str(line["replay"]), name, cases_dir)}
+                     if name else line for line in lines if line.get("kind") == "finding")
     return Row(slug, contract, sum(line["status"] == "pass" for line in cases),
                sum(line["status"] != "skip" for line in cases), dict(causes.most_common()),
                findings, sum(line["status"] == "skip" for line in cases))
@@ -96,6 +98,22 @@ def badge(row: Row) -> Json:
     color = "brightgreen" if row.percent >= 95 else "yellow" if row.percent >= 70 else "red"
     return {"schemaVersion": 1, "label": row.slug, "message": f"{row.percent}% passing",
             "color": color}
+
+
+def portable(replay: str, name: str, cases_dir: Any = None) -> str:
+    """A replay command as a reader of the docs runs it: the shipped adapter by name
+    (``--impl adapter:NAME``) and the cases folder as given, not as this machine's paths."""
+    import shlex
+
+    words = shlex.split(replay)
+    out = []
+    for before, word in zip(["", *words], words, strict=False):
+        if before == "--impl":
+            word = f"adapter:{name}"
+        elif before == "--corpus" and cases_dir is not None:
+            word = str(cases_dir)
+        out.append(word)
+    return shlex.join(out)
 
 
 def _short(value: Any) -> str:

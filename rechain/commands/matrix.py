@@ -34,12 +34,16 @@ def register(subparsers: Any) -> None:
     add("--cases", type=Path, default=Path("rechain-cases/matrix"), metavar="DIR",
         help="where minimal cases are written (default ./rechain-cases/matrix)")
     add("--jobs", type=int, default=1, metavar="N", help="parallel workers per reader")
+    add("--max-shrink", type=int, default=6, metavar="K",
+        help="kinds of failure shrunk per reader, the most harmful first (default 6)")
+    add("--no-run", action="store_true",
+        help="only write the matrix from the reports already in --cases")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rechain.cli import build_parser
-    from rechain.commands import check
+    """Run (or, with ``--no-run``, re-read) each adapter's check, then write the matrix."""
+    from rechain.conformance.contracts.model import from_json
     from rechain.conformance.matrix import adapters, render
 
     rows = []
@@ -48,26 +52,17 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "badges").mkdir(exist_ok=True)
     for adapter in adapters.shipped(names=args.reader):
-        adapters.install(adapter, lambda text: print(text, file=sys.stderr))
         report = args.cases / f"{adapter.name}.report.jsonl"
-        report.parent.mkdir(parents=True, exist_ok=True)
-        argv = ["check", "--impl", f"adapter:{adapter.name}", "--examples", str(args.examples),
-                "--seed", str(args.seed), "--report", str(report), "--save-cases",
-                str(args.cases), "--jobs", str(args.jobs), "--no-progress", "--max-shrink", "6",
-                "--timeout", "120"]
-        skips = adapter.folder / "skips.json"
-        argv += ["--skips", str(skips)] if skips.is_file() else ["--no-skips"]
-        if not args.corpus:
-            argv.append("--no-corpus")
-        print(f"matrix: {adapter.slug}…", file=sys.stderr, flush=True)
-        with contextlib.redirect_stdout(io.StringIO()):
-            check.run(build_parser().parse_args(argv))
+        if not args.no_run:
+            _check(args, adapter, report)
+        elif not report.is_file():
+            print(f"matrix: no report for {adapter.slug} in {args.cases}; run it first",
+                  file=sys.stderr)
+            continue
         lines = [orjson.loads(line) for line in report.read_bytes().splitlines()]
-        from rechain.conformance.contracts.model import from_json
-
         contract = from_json({"name": adapter.name, "version": adapter.version,
                               **adapter.contract}).summary
-        row = render.row_of(adapter.slug, contract, lines)
+        row = render.row_of(adapter.slug, contract, lines, adapter.name, args.cases)
         rows.append(row)
         (args.out / "badges" / f"{adapter.name}.json").write_text(
             json.dumps(render.badge(row)) + "\n", encoding="utf-8")
@@ -75,3 +70,24 @@ def run(args: argparse.Namespace) -> int:
     (args.out / "matrix.html").write_text(render.page(rows, command), encoding="utf-8")
     sys.stdout.write(render.markdown(rows, command))
     return 0
+
+
+def _check(args: argparse.Namespace, adapter: Any, report: Path) -> None:
+    """``rechain check`` of one adapter on generated transcripts, its report in ``report``."""
+    from rechain.cli import build_parser
+    from rechain.commands import check
+    from rechain.conformance.matrix import adapters
+
+    adapters.install(adapter, lambda text: print(text, file=sys.stderr))
+    report.parent.mkdir(parents=True, exist_ok=True)
+    argv = ["check", "--impl", f"adapter:{adapter.name}", "--examples", str(args.examples),
+            "--seed", str(args.seed), "--report", str(report), "--save-cases",
+            str(args.cases), "--jobs", str(args.jobs), "--no-progress", "--max-shrink",
+            str(args.max_shrink), "--timeout", "120"]
+    skips = adapter.folder / "skips.json"
+    argv += ["--skips", str(skips)] if skips.is_file() else ["--no-skips"]
+    if not args.corpus:
+        argv.append("--no-corpus")
+    print(f"matrix: {adapter.slug}…", file=sys.stderr, flush=True)
+    with contextlib.redirect_stdout(io.StringIO()):
+        check.run(build_parser().parse_args(argv))
