@@ -413,10 +413,14 @@ def short_name(label: str) -> str:
     return _SHORT.get(name, clean or "impl")
 
 
-def case_id(disagreement: Disagreement) -> str:
-    """``diff-<impl>-vs-<against>-<kind>-<sha8>``, kebab-case: reader names whole (two
-    readers' cases never collide), the kind cut so the id stays near 80 characters."""
-    head = f"diff-{short_name(disagreement.implementation)}-vs-{short_name(disagreement.against)}"
+def case_id(disagreement: Disagreement, also: Sequence[Disagreement] = ()) -> str:
+    """``diff-<impl>-vs-<against>[-<against>…]-<kind>-<sha8>``, kebab-case: reader names
+    whole (two readers' cases never collide), the kind cut so the id stays near 80
+    characters; ``also`` are the other comparisons that failed on the same input."""
+    every = [disagreement, *also]
+    readers = "-".join(dict.fromkeys(short_name(d.implementation) for d in every))
+    targets = "-".join(dict.fromkeys(short_name(d.against) for d in every))
+    head = f"diff-{readers}-vs-{targets}"
     room = max(80 - len(head) - 10, 8)
     kind = slug(disagreement.signature)[:room].strip("-")
     return f"{head}-{kind}-{disagreement.digest}"
@@ -432,16 +436,20 @@ def tags_for(tokens: Iterable[str]) -> list[str]:
     return found or ["basic"]
 
 
-def replay_command(impl_spec: str, against_spec: str | None, corpus: str, case: str,
-                   cwd: Path, venv: Path | None = None, judged_as: Sequence[str] = ()) -> str:
+def replay_command(impl_spec: str | Sequence[str], against_spec: str | None, corpus: str,
+                   case: str, cwd: Path, venv: Path | None = None,
+                   judged_as: Sequence[str] = ()) -> str:
     """The one line that re-runs a frozen case, from any directory (specs given in ``cwd``;
-    ``venv``, the interpreter of ``python:`` readers; ``judged_as``, the run's options that
-    decide the verdict: profile, contract...)."""
+    several readers under test are all named; ``venv``, the interpreter of ``python:``
+    readers; ``judged_as``, the run's options that decide the verdict: profile, contract...)."""
     from rechain import portable
 
-    impl = portable.spec(impl_spec, cwd)
-    parts = ["rechain", "check", "--impl", impl.text]
-    env = dict(impl.env)
+    parts = ["rechain", "check"]
+    env: dict[str, str] = {}
+    for spec in [impl_spec] if isinstance(impl_spec, str) else impl_spec:
+        impl = portable.spec(spec, cwd)
+        parts += ["--impl", impl.text]
+        env.update(impl.env)
     if against_spec:
         against = portable.spec(against_spec, cwd)
         parts += ["--against", against.text]
@@ -463,12 +471,15 @@ def case_document(
     replay: str,
     today: str,
     rechain_version: str,
+    also: Sequence[Disagreement] = (),
 ) -> Json:
     """case.json for a shrunk disagreement (``rechain/schemas/case.json``).
 
     ``recorded`` maps an expectation profile to (oracle slug, outcome): only real
     readers' answers in a reference profile become expectations; what both sides
-    answered is kept in the provenance (uuids, or the error raised).
+    answered is kept in the provenance (uuids, or the error raised). ``also`` are the
+    other comparisons that failed on the same input: one case holds them all, listed in
+    ``provenance.differential.comparisons``.
     """
     expectations = []
     notes = []
@@ -489,13 +500,15 @@ def case_document(
             })
         elif isinstance(outcome, Raised):
             notes.append(f"{slug_text} raised {outcome.type}: {outcome.message[:120]}")
-    tags = tags_for(disagreement.signature)
+    every = [disagreement, *also]
+    tags = tags_for(frozenset().union(*(d.signature for d in every)))
     if not any(e["profile"] == RECORDED_PROFILES["agent-sdk-ts"] for e in expectations):
         tags.append("unrecorded")
     strategy = "corrupted(transcripts())" if kind == "corrupted" else "transcripts()"
     what = ", ".join(sorted(t for t in disagreement.signature if not t.startswith("tail:")))
-    description = (f"{short_name(disagreement.implementation)} and "
-                   f"{short_name(disagreement.against)} disagree: {what}")[:130]
+    against = " and ".join(dict.fromkeys(short_name(d.against) for d in every))
+    description = (f"{short_name(disagreement.implementation)} disagrees with "
+                   f"{against}: {what}")[:130]
     return {
         "id": identifier,
         "description": f"{description} ({disagreement.digest})",
@@ -515,8 +528,11 @@ def case_document(
                 "against": disagreement.against,
                 "rechain": rechain_version,
                 "signature": sorted(disagreement.signature),
-                "answers": {disagreement.implementation: _answer(disagreement.got),
-                            disagreement.against: _answer(disagreement.expected)},
+                "answers": {side: answer for d in every for side, answer in (
+                    (d.implementation, _answer(d.got)), (d.against, _answer(d.expected)))},
+                "comparisons": [{"implementation": d.implementation, "against": d.against,
+                                 "signature": sorted(d.signature), "seen": d.seen}
+                                for d in every],
                 "replay": replay,
             },
         },

@@ -606,7 +606,8 @@ def _diagnostics(data: bytes, profile: str) -> list[Json]:
 def as_text(explanation: Mapping[str, Any], *, got: str = "yours",
             expected: str = "expected", width: int = 0) -> list[str]:
     """The explanation as plain lines (terminal, Markdown code block, JUnit failure text)."""
-    out = [f"why: {explanation['title']}: {explanation['sentence']}"]
+    title, sentence = str(explanation["title"]), str(explanation["sentence"])
+    out = [f"why: {sentence}" if sentence.startswith(title) else f"why: {title}: {sentence}"]
     out += [f"     also: {text}" for text in explanation.get("also", ())]
     shown = explanation.get("input", [])
     total = explanation.get("input_lines", len(shown))

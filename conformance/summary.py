@@ -72,15 +72,18 @@ def kinds(lines: Sequence[Mapping[str, Any]]) -> list[Kind]:
         grouped[token].append(line)
         titles.setdefault(token, title)
     shrunk: dict[str, Mapping[str, Any]] = {}
-    for finding in findings(lines):
-        for comparison in comparisons(finding):
-            explanation = comparison.get("explanation") or {}
-            token = explanation.get("behaviour")
-            if token and token not in shrunk:
-                shrunk[token] = {**finding, **comparison, "id": finding["case_id"]}
+    every = [(finding, c) for finding in findings(lines) for c in comparisons(finding)]
+    # a real reader's answer explains better than the generator's intent: those first
+    every.sort(key=lambda pair: pair[1].get("against") == "intended")
+    for finding, comparison in every:
+        explanation = comparison.get("explanation") or {}
+        token = explanation.get("behaviour")
+        if token and token not in shrunk:
+            shrunk[token] = {**finding, **comparison, "id": finding["case_id"]}
     out = []
     for token, cases in grouped.items():
-        example = shrunk.get(token) or min(cases, key=_size)
+        example = shrunk.get(token) or min(
+            cases, key=lambda c: (c.get("against") == "intended", _size(c)))
         out.append(Kind(token, titles[token], example, cases))
     return sorted(out, key=lambda k: (-k.count, k.behaviour))
 

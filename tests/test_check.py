@@ -193,3 +193,33 @@ def test_written_skips_cover_the_failures_and_stay_strict(faux, tmp_path):
                  "--case", "options-*", "--skips", str(written)) == 0
     assert check("--impl", f"{faux}:right", "--examples", "0", "--case", "cycle-*",
                  "--case", "options-*", "--skips", str(written)) == 1  # stale skips fail
+
+
+@needs_strategies
+def test_one_case_per_minimal_input_holds_every_comparison_that_failed(faux, tmp_path, capsys):
+    saved = tmp_path / "cases"
+    path = tmp_path / "r.jsonl"
+    assert check("--impl", f"{faux}:drops_last", "--no-corpus", "--examples", "20", "--seed",
+                 "2", "--save-cases", str(saved), "--report", str(path)) == 1
+    lines = report.read(path)
+    assert report.problems(lines) == []
+    # generated input is compared with the intended chain and a real reader
+    targets = {t for t in lines[0]["targets"] if not t.startswith("recorded:")}
+    assert "intended" in targets and len(targets) == 2
+    kinds = {(line["against"], tuple(line["signature"])) for line in lines
+             if line["kind"] == "case" and line["status"] == "fail"}
+    findings = [line for line in lines if line["kind"] == "finding"]
+    assert findings and len(findings) < len(kinds)  # the same input is not shrunk twice
+    digests = [finding["case_id"].rsplit("-", 1)[1] for finding in findings]
+    assert len(set(digests)) == len(digests)
+    assert sorted(p.name for p in saved.iterdir()) == sorted(f["case_id"] for f in findings)
+    for finding in findings:
+        against = {c["against"] for c in finding["comparisons"]}
+        assert against == targets, finding["case_id"]  # drops_last fails both on any input
+        document = json.loads((saved / finding["case_id"] / "case.json").read_text())
+        listed = document["provenance"]["differential"]["comparisons"]
+        assert {c["against"] for c in listed} == targets
+        assert all(c["explanation"]["sentence"] for c in finding["comparisons"])
+    capsys.readouterr()
+    assert main([*shlex.split(findings[0]["replay"])[1:], "--no-progress"]) == 1
+    assert findings[0]["case_id"] in capsys.readouterr().out

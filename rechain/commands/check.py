@@ -31,7 +31,15 @@ from rechain import __version__, helptext, portable, progress, shard
 from rechain.cache import cache_dir
 from rechain.commands._resume_args import resumed
 from rechain.conformance import differential as diff
-from rechain.conformance import example_db, report, report_html, report_resume, report_text, skips
+from rechain.conformance import (
+    example_db,
+    findings,
+    report,
+    report_html,
+    report_resume,
+    report_text,
+    skips,
+)
 from rechain.conformance.annotate import annotations
 from rechain.conformance.contracts.model import load as load_contract
 from rechain.conformance.contracts.setup import contract_targets, shrink_order
@@ -408,15 +416,18 @@ def _render(args: argparse.Namespace, lines: list[dict[str, Any]]) -> None:
 def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
                 records: Sequence[Record], by_id: dict[str, Item], seed: int, examples: int,
                 say: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-    """Shrink each kind of disagreement on generated input; yield one finding line each."""
+    """Shrink each kind of disagreement on generated input; yield one finding line per
+    minimal input, with every comparison that fails on it (kinds it shows are not shrunk
+    again)."""
     sizes = {"generated": examples - examples // 2, "corrupted": examples // 2}
     seeds = {"generated": seed, "corrupted": seed + 1}
     per_pair: dict[tuple[str, str], int] = {}
-    written: set[str] = set()
+    ledger = findings.Ledger()
     fresh = [r for r in records if r.case_id in by_id]  # a replayed saved failure is minimal
+    kinds = findings.seen_counts(fresh, GENERATED)
     for (impl_label, target_label, kind, tokens), indices in shrink_order(fresh, GENERATED):
         pair = (impl_label, target_label)
-        if per_pair.get(pair, 0) >= args.max_shrink:
+        if per_pair.get(pair, 0) >= args.max_shrink or ledger.covers(*pair, tokens):
             continue
         per_pair[pair] = per_pair.get(pair, 0) + 1
         implementation = next(i for i in first.implementations if label("", i.info) == impl_label)
@@ -440,28 +451,22 @@ def _shrink_all(args: argparse.Namespace, plan: _Plan, first: Connections,
                                          item.case.session_id, original.outcome,
                                          original.expected, len(indices), start, 0), item)
         disagreement, item = finding
-        identifier = diff.case_id(disagreement)
-        if identifier in written:
+        comparisons, verdicts = findings.every_comparison(first, disagreement, item, kinds, kind)
+        if not ledger.add(comparisons):
             continue
-        written.add(identifier)
-        impl_spec = plan.impl_specs[first.implementations.index(implementation)]
-        replay = diff.replay_command(impl_spec, plan.against_spec_for(target),
-                                     str(args.save_cases), identifier, Path.cwd(),
-                                     plan.venv, _judged_as(args))
-        path = _freeze(args, plan, first, disagreement, item, identifier, seeds[kind], kind,
-                       replay)
-        verdict = judge_pair(implementation.info, target, disagreement.got, disagreement.expected)
-        if getattr(target, "owner", None) is implementation:
-            target.expect(item)
-            verdict = target.judge(item, disagreement.got, 0)  # type: ignore[attr-defined]
-        yield {
-            "kind": "finding", "implementation": impl_label, "against": target_label,
-            "cause": verdict.cause or next(iter(sorted(disagreement.signature)), ""),
-            "signature": sorted(disagreement.signature), "seen": disagreement.seen,
-            "case_id": identifier, "path": str(path) if path else None, "replay": replay,
-            "lines": disagreement.data.count(b"\n"), "shrink_calls": disagreement.shrink_calls,
-            "difference": verdict.difference.to_json() if verdict.difference else None,
-        }
+        identifier = diff.case_id(comparisons[0], comparisons[1:])
+        impl_specs = [plan.impl_specs[n] for n, i in enumerate(first.implementations)
+                      if label("", i.info) in {c.implementation for c in comparisons}]
+        targets = {t.label: t for t in sorted(first.targets, key=lambda t: not isinstance(
+            t, Recorded))}  # generated input: a label's live target, not the corpus's record
+        against = next((spec for c in comparisons
+                        if (spec := plan.against_spec_for(targets[c.against])) is not None), None)
+        replay = diff.replay_command(impl_specs, against, str(args.save_cases), identifier,
+                                     Path.cwd(), plan.venv, _judged_as(args))
+        path = _freeze(args, plan, comparisons, item, identifier, seeds[kind], kind, replay)
+        yield findings.finding_line(comparisons, verdicts, item, plan.profile,
+                                    identifier=identifier, path=str(path) if path else None,
+                                    replay=replay)
 
 
 def _shrink_one(plan: _Plan, implementation: Implementation, target: Target, kind: str,
@@ -497,15 +502,14 @@ def _shrink_one(plan: _Plan, implementation: Implementation, target: Target, kin
                              calls), item
 
 
-def _freeze(args: argparse.Namespace, plan: _Plan, first: Connections,
-            disagreement: diff.Disagreement, item: Item, identifier: str, seed: int, kind: str,
-            replay: str) -> Path | None:
+def _freeze(args: argparse.Namespace, plan: _Plan, comparisons: Sequence[diff.Disagreement],
+            item: Item, identifier: str, seed: int, kind: str, replay: str) -> Path | None:
     """Write the case directory; the TS SDK is asked for the main expectation if needed."""
     from rechain.corpus.cases_io import write_case
 
     recorded: dict[str, tuple[str, Outcome]] = {}
-    sides = [(disagreement.implementation, disagreement.got),
-             (disagreement.against, disagreement.expected)]
+    sides = [side for c in comparisons
+             for side in ((c.implementation, c.got), (c.against, c.expected))]
     for side_label, outcome in sides:
         name = side_label.split("@", 1)[0]
         if name in diff.RECORDED_PROFILES:
@@ -518,10 +522,11 @@ def _freeze(args: argparse.Namespace, plan: _Plan, first: Connections,
                 recorded[main] = (oracle.info.slug, run_one(oracle, item.case))
             finally:
                 oracle.close()
+    disagreement = comparisons[0]
     document = diff.case_document(
         disagreement, identifier=identifier, recorded=recorded, options=dict(DEFAULT_OPTIONS),
         seed=seed, kind=kind, replay=replay, today=dt.date.today().isoformat(),
-        rechain_version=__version__)
+        rechain_version=__version__, also=comparisons[1:])
     directory = args.save_cases / identifier
     try:
         write_case(directory, document, disagreement.data)
