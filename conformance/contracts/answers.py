@@ -33,7 +33,7 @@ class Row:
 
     uuid: str
     kind: str  # message | meta | system | summary | compact-summary | progress | sidechain
-    #            | command-output
+    #            | command-output | queued-command
     role: str  # the entry's type (user, assistant, system, …)
     line: int
     parent: str | None  # nearest ancestor in scope (None: a root)
@@ -64,7 +64,7 @@ def row_kind(entry: Json) -> str:
         return "sidechain"
     if kind == "attachment" and isinstance(attachment, dict) and (
             attachment.get("type") == "queued_command"):
-        return "message"
+        return "queued-command"
     if kind not in UNSHOWN_TYPES:
         return "other"
     if kind in ("system", "summary", "progress"):
@@ -143,7 +143,7 @@ def _chain_order(presented: dict[str, Json], chain: tuple[Json, ...],
         uuid, kind = entry["uuid"], row_kind(entry)
         if uuid in order or kind == "other" or not contract.rows.shown(kind):
             continue
-        if uuid in presented or kind != "message":
+        if uuid in presented or kind not in ("message", "queued-command"):
             order.append(uuid)
     return order
 

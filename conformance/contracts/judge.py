@@ -255,7 +255,9 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
             continue
         cause = {"delete": "extra-row", "insert": "lost-row"}.get(op, "field")
         causes.append(cause)
-        first = first or (f"rows {op}d at position {b0}", Difference(
+        said = {"delete": "a row not in scope shown", "insert": "a row in scope missing"}.get(
+            op, "another kind of row")
+        first = first or (f"{said} at position {b0}", Difference(
             f"/messages/{a0}/type", got[a0] if a0 < len(got) else MISSING,
             expected[b0] if b0 < len(expected) else MISSING))
     if contract.strictness == "messages" and contract.content == "text-equivalent":

@@ -35,6 +35,7 @@ class Rows:
     progress: bool = False
     sidechain: bool = False
     command_output: bool = True  # user rows holding a local command's output
+    queued_command: bool = True  # prompts queued while a turn ran (attachment rows)
 
     def shown(self, kind: str) -> bool:
         """Whether a row of ``kind`` (see ``rows.row_kind``) is in scope."""

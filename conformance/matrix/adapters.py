@@ -63,8 +63,11 @@ class Adapter:
 
     def spec(self) -> str:
         """The tier-1 spec that runs it, declaring name, version and contract."""
+        from rechain.conformance.contracts.model import Rows
+
         contract = self.contract
-        rows = "+".join(k for k, v in contract.get("rows", {}).items() if v)
+        shown = Rows(**contract.get("rows", {})).to_json()  # defaults too: the spec lists all
+        rows = "+".join(k for k, v in shown.items() if v)
         parts = [f"name={self.name}", f"version={self.version}", f"language={self.language}"]
         parts += [f"{key}={contract[key]}" for key in ("scope", "identity", "content",
                                                        "strictness") if key in contract]
