@@ -80,7 +80,7 @@ class Reference:
 
     def __post_init__(self) -> None:
         from rechain.reference import get_profile
-        from rechain.reference.resume.options import SWITCH_ENV
+        from rechain.reference.profiles.claude_code_2_1_332.options import SWITCH_ENV
 
         chosen = get_profile(self.profile)
         self.profile = chosen.name
@@ -98,7 +98,7 @@ class Reference:
 
     def run(self, case: CaseInput) -> Outcome:
         from rechain.reference import Options, rebuild
-        from rechain.reference.resume.options import switches_from_env
+        from rechain.reference.profiles.claude_code_2_1_332.options import switches_from_env
 
         options = Options(
             include_system_messages=bool(case.option("include_system_messages")),
@@ -248,7 +248,7 @@ class ClaudeCode:
 
     def __post_init__(self) -> None:
         from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
-        from rechain.reference.resume.options import SWITCH_ENV
+        from rechain.reference.profiles.claude_code_2_1_332.options import SWITCH_ENV
 
         reason = ClaudeCliOracle.available(self.spec)
         if reason is not None:

@@ -448,6 +448,6 @@ def _variants(case: Any, profile: str) -> list[Mapping[str, Any]]:
 
 def _switch_env(options: Mapping[str, Any]) -> dict[str, str]:
     """The environment variables a resume option stands for (the CLI reads switches there)."""
-    from rechain.reference.resume.options import env_for_options
+    from rechain.reference.profiles.claude_code_2_1_332.options import env_for_options
 
     return env_for_options(options)

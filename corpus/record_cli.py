@@ -52,7 +52,7 @@ def row_type(data: bytes, uuid: str) -> str:
 
 def cli_env(case: Case, options: Mapping[str, Any]) -> dict[str, str]:
     """The environment of one CLI run: the case's, plus what its options ask of the CLI."""
-    from rechain.reference.resume.options import env_for_options
+    from rechain.reference.profiles.claude_code_2_1_332.options import env_for_options
 
     return {**dict(case.env), **env_for_options(options)}
 

@@ -20,9 +20,10 @@ import sys
 from typing import Any
 
 from rechain.fuzz.contract import harness
-from rechain.reference.listing import sdk, seed
+from rechain.reference.listing import agent_sdk_0_3_332 as sdk_rules
+from rechain.reference.listing import claude_code_2_1_88 as cli_rules
+from rechain.reference.listing.agent_sdk_0_3_332 import Lite, lite_of
 from rechain.reference.listing.disk import LITE_READ_BYTES
-from rechain.reference.listing.sdk import Lite, lite_of
 
 SESSION_ID = "0f0e0d0c-0b0a-4000-8000-00000000abcd"
 PROJECT = "/home/user/project"
@@ -61,14 +62,14 @@ def one_input(data: bytes) -> None:
     if not data:
         return  # an empty file is never read (`read_lite` returns None)
     lite = lite_for(data)
-    if type(sdk.is_programmatic(lite.head, lite.tail)) is not bool:
+    if type(sdk_rules.is_programmatic(lite.head, lite.tail)) is not bool:
         raise BrokenListingError("is_programmatic is not a bool")
-    target = sdk.continued_in(lite.tail)
-    cwd = sdk.relocated_or_first_cwd(lite)
+    target = sdk_rules.continued_in(lite.tail)
+    cwd = sdk_rules.relocated_or_first_cwd(lite)
     if not (target is None or type(target) is str) or not (cwd is None or type(cwd) is str):
         raise BrokenListingError(f"guard answers {target!r:.80} / {cwd!r:.80}")
-    check_info(sdk.session_info(SESSION_ID, lite, PROJECT), lite)
-    check_info(seed.session_info(SESSION_ID, lite, PROJECT, None), lite)
+    check_info(sdk_rules.session_info(SESSION_ID, lite, PROJECT), lite)
+    check_info(cli_rules.session_info(SESSION_ID, lite, PROJECT, None), lite)
 
 
 if __name__ == "__main__":

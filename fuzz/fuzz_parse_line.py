@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from rechain.fuzz.contract import harness
-from rechain.reference.jsonparse import JsonError, parse_line
+from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.parse import parse_sdk
 
 

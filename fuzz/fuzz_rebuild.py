@@ -24,7 +24,7 @@ from types import SimpleNamespace
 from rechain import jsonio, textview
 from rechain.fuzz.contract import harness
 from rechain.reference import DEFAULT_PROFILE, PROFILES, Options, Rebuild, rebuild
-from rechain.reference.seed.resume import ENTRY_POINTS
+from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS
 
 _LIMITS = (None, None, 1, 3)
 _OFFSETS = (0, 0, 1, 2)

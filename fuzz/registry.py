@@ -36,12 +36,15 @@ class Target:
 
 #: the SDK line parser's classification, and what it calls per line; the JSON fallback
 #: parser runs uninstrumented here (parse-line-json instruments it), the harness never
-LINE_SCOPE = ("rechain.reference.parse", "rechain.reference.queued", "rechain.reference.js")
+LINE_SCOPE = ("rechain.reference.parse", "rechain.reference.queued", "rechain.reference.js.values")
 #: the pure-Python JSON fallback parser, alone
-JSON_SCOPE = ("rechain.reference.jsonparse",)
+JSON_SCOPE = ("rechain.reference.js.jsonparse",)
 #: the listing's pure rules (the harness never reaches its disk edge)
-LISTING_SCOPE = tuple(
-    f"rechain.reference.listing.{name}" for name in ("sdk", "seed", "scan", "jstext")
+LISTING_SCOPE = (
+    "rechain.reference.listing.agent_sdk_0_3_332",
+    "rechain.reference.listing.claude_code_2_1_88",
+    "rechain.reference.listing.scan",
+    "rechain.reference.js.text",
 )
 
 

@@ -1,5 +1,9 @@
-"""Errors that are the user's to fix: the CLI prints them on one line and exits 2."""
+"""Errors that are the user's to fix: the CLI prints them on one line and exits 2.
 
+The class lives in the reference (which imports nothing outside its folder), so a
+bad profile name raised there and a bad path raised here are caught alike.
+"""
 
-class UsageError(Exception):
-    """A bad argument, a missing or unreadable path: never a traceback."""
+from rechain.reference.model import UsageError
+
+__all__ = ["UsageError"]

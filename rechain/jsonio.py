@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from rechain.reference.js import UNDEFINED
+from rechain.reference.js.values import UNDEFINED
 
 
 def dumps(value: Any, *, indent: bool = False) -> bytes:

@@ -6,7 +6,8 @@ walk, recover, view) chosen by a named profile; see ``docs/architecture.md``.
 
 from rechain.reference.model import Diagnostic, Options, Rebuild
 from rechain.reference.pipeline import rebuild
-from rechain.reference.profiles import DEFAULT_PROFILE, PROFILES, Profile, get_profile
+from rechain.reference.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from rechain.reference.stages import Profile
 
 __all__ = [
     "DEFAULT_PROFILE",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rechain.reference.js import UNDEFINED, truthy
+from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Json
 
 # uuid, type, parentUuid (UNDEFINED when absent; relinks update it), may end the conversation

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rechain.reference.facts import ELIGIBLE, KIND, PARENT, UUID, Facts, facts_of
-from rechain.reference.js import UNDEFINED, describe, key, prop, truthy
+from rechain.reference.js.values import UNDEFINED, describe, key, prop, truthy
 from rechain.reference.model import Diagnostic, Json
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rechain.reference.js import UNDEFINED, key, prop
+from rechain.reference.js.values import UNDEFINED, key, prop
 from rechain.reference.model import Json
 
 Row = tuple[Json, int]
@@ -144,7 +144,7 @@ def _host_copy(row: Json, block: Json, field: str) -> list[Any] | None:
 
 
 def _same(a: Any, b: Any) -> bool:
-    from rechain.reference.js import strict_equal
+    from rechain.reference.js.values import strict_equal
 
     return strict_equal(a, b)
 

@@ -8,6 +8,12 @@ from typing import Any
 Json = dict[str, Any]
 
 
+class UsageError(Exception):
+    """A request the caller must fix (an unknown profile, entry point or view): never a
+    traceback. The CLI prints it on one line and exits 2; ``rechain.errors`` re-exports it,
+    so the reference needs nothing outside its folder."""
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """Why a line or entry did not make it into the rebuilt conversation.

@@ -17,8 +17,8 @@ import orjson
 
 from rechain.reference import queued
 from rechain.reference.facts import Facts, facts_of
-from rechain.reference.js import prop, truthy
-from rechain.reference.jsonparse import JsonError, parse_line
+from rechain.reference.js.jsonparse import JsonError, parse_line
+from rechain.reference.js.values import prop, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.read import NumberedLines
 

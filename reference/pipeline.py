@@ -8,7 +8,8 @@ from operator import attrgetter
 from rechain.reference.explain import left_out, unshown_on_error
 from rechain.reference.graph import ReaderError, index
 from rechain.reference.model import Diagnostic, Options, Rebuild
-from rechain.reference.profiles import DEFAULT_PROFILE, Profile, get_profile
+from rechain.reference.profiles import DEFAULT_PROFILE, get_profile
+from rechain.reference.stages import Profile
 
 
 def rebuild(

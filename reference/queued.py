@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from rechain.reference.js import UNDEFINED, is_object, is_string_nonempty, prop, truthy
+from rechain.reference.js.values import UNDEFINED, is_object, is_string_nonempty, prop, truthy
 
 INTERRUPT_PREFIXES = (
     "[Request interrupted by user]",

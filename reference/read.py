@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from rechain.reference.jsonparse import JsonError, parse_line
+from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.model import Diagnostic
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024
@@ -107,7 +107,7 @@ def _is_plain_boundary(line: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS)
     meta = value.get("compactMetadata")
     if type(meta) is not dict:
         return True
-    from rechain.reference.js import truthy
+    from rechain.reference.js.values import truthy
 
     return not any(truthy(meta.get(name)) for name in keeping)
 

@@ -14,10 +14,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rechain.reference.collate import locale_key
 from rechain.reference.facts import ANSWERS, KIND, MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.graph import Graph, ReaderError
-from rechain.reference.js import UNDEFINED, key, nullish, prop, strict_equal, to_string, truthy
+from rechain.reference.js.collate import locale_key
+from rechain.reference.js.values import (
+    UNDEFINED,
+    key,
+    nullish,
+    prop,
+    strict_equal,
+    to_string,
+    truthy,
+)
 from rechain.reference.model import Diagnostic, Json
 
 

@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from rechain.reference import hostrows
-from rechain.reference.js import UNDEFINED, truthy
-from rechain.reference.jsonparse import JsonError, parse_text
+from rechain.reference.js.jsonparse import JsonError, parse_text
+from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Diagnostic, Json, Options, Rebuild
 from rechain.reference.parse import parse_sdk
 from rechain.reference.view import mark_queued_and_local, page, session_message
@@ -107,10 +107,10 @@ def _numbered(data: bytes) -> list[tuple[int, bytes]]:
 
 def seed_agent_transcript(data: bytes, agent_id: str, options: Options | None = None) -> Rebuild:
     """``getAgentTranscript`` of 2.1.88: that agent's sidechain rows, newest leaf, its chain."""
-    from rechain.reference.seed import jsdate
-    from rechain.reference.seed.load import mkey
-    from rechain.reference.seed.pipeline import load_bytes
-    from rechain.reference.seed.resume import _latest, recover, walk
+    from rechain.reference.js import date_v8
+    from rechain.reference.profiles.claude_code_2_1_88.load import mkey
+    from rechain.reference.profiles.claude_code_2_1_88.pipeline import load_bytes
+    from rechain.reference.profiles.claude_code_2_1_88.resume import _latest, recover, walk
 
     options = options or Options()
     try:
@@ -128,7 +128,7 @@ def seed_agent_transcript(data: bytes, agent_id: str, options: Options | None = 
         return Rebuild(SEED_PROFILE, None, None, (), tuple(diagnostics), error="no-conversation")
     parents = {mkey(e.get("parentUuid", UNDEFINED)) for e in mine}
     terminals = [e for e in mine if mkey(e.get("uuid", UNDEFINED)) not in parents]
-    leaf = _latest(terminals, jsdate.parse, float("-inf"))
+    leaf = _latest(terminals, date_v8.parse, float("-inf"))
     if leaf is None:
         return Rebuild(SEED_PROFILE, None, None, (), tuple(diagnostics), error="no-conversation")
     chain, seen = walk(loaded, leaf)

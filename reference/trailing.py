@@ -7,10 +7,10 @@ non-message rows below the leaf, depth first in timestamp order, and keeps the
 
 from __future__ import annotations
 
-from rechain.reference.collate import code_unit_key
 from rechain.reference.facts import KIND, Facts
 from rechain.reference.graph import Graph
-from rechain.reference.js import truthy
+from rechain.reference.js.collate import code_unit_key
+from rechain.reference.js.values import truthy
 from rechain.reference.model import Json
 
 

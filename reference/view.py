@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from rechain.reference import hostrows, queued
 from rechain.reference.graph import Graph
-from rechain.reference.js import UNDEFINED, prop, truthy
+from rechain.reference.js.values import UNDEFINED, prop, truthy
 from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed
 from rechain.reference.trailing import trailing_queued_commands

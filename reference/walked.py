@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from rechain.reference.graph import Graph, ReaderError, index
 from rechain.reference.model import Json, Options
-from rechain.reference.profiles import DEFAULT_PROFILE, Profile, get_profile
+from rechain.reference.profiles import DEFAULT_PROFILE, get_profile
+from rechain.reference.stages import Profile
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from rechain.corpus.lint import lint_cases
 from rechain.corpus.record import CLI_PROFILE
 from rechain.errors import UsageError
 from rechain.reference.model import Options
-from rechain.reference.resume.profile import api_view, chain_view
+from rechain.reference.profiles.claude_code_2_1_332.profile import api_view, chain_view
 
 API = ({"role": "user", "content": "u1"},
        {"role": "assistant", "content": [{"type": "text", "text": "a2"}]})
@@ -34,7 +34,7 @@ API = ({"role": "user", "content": "u1"},
 FAUX = textwrap.dedent('''
     """Resume readers, each wrong in one way (or not at all)."""
     from rechain.reference import Options
-    from rechain.reference.resume.profile import api_view, chain_view
+    from rechain.reference.profiles.claude_code_2_1_332.profile import api_view, chain_view
 
     RECHAIN_INFO = {"name": "faux-resume", "version": "1", "views": ["api", "chain"],
                     "options": []}
@@ -208,7 +208,10 @@ def test_api_signatures_name_where_and_what() -> None:
 
 
 def test_switches_read_like_the_cli_reads_them() -> None:
-    from rechain.reference.resume.options import env_for_options, switches_from_env
+    from rechain.reference.profiles.claude_code_2_1_332.options import (
+        env_for_options,
+        switches_from_env,
+    )
 
     assert env_for_options({"resume_interrupted_turn": True}) == {
         "CLAUDE_CODE_RESUME_INTERRUPTED_TURN": "1"}

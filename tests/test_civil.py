@@ -7,7 +7,7 @@ import calendar
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rechain.reference.civil import civil_formula, days_from_civil
+from rechain.reference.js.civil import civil_formula, days_from_civil
 
 
 def _month_days(year: int, month: int) -> int:

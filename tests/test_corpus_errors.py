@@ -84,7 +84,7 @@ def test_record_case_stores_a_reader_failure_as_an_error_outcome() -> None:
 
 
 def test_the_2_1_88_recorder_replaces_only_its_own_expectations() -> None:
-    from rechain.conformance.seed.record import API_VIEW, VIEW, merge
+    from rechain.conformance.claude_code_2_1_88.record import API_VIEW, VIEW, merge
 
     other = {**FAILED, "profile": "agent-sdk@0.3.332", "view": "session-messages"}
     document = {"expectations": [other, FAILED]}

@@ -6,7 +6,7 @@ import pytest
 
 from rechain import jsonio, textview
 from rechain.reference import PROFILES, Options, get_profile, rebuild
-from rechain.reference.js import as_stringified, deep_copy, to_string
+from rechain.reference.js.values import as_stringified, deep_copy, to_string
 
 DEEP = "[" * 5000 + "]" * 5000
 ROWS = [

@@ -13,7 +13,8 @@ pytest.importorskip("atheris")
 PROBE = """
 from rechain.fuzz import fuzz_parse_line
 from rechain.fuzz.scope import instrument_modules
-from rechain.reference import jsonparse, parse
+from rechain.reference import parse
+from rechain.reference.js import jsonparse
 
 def on(function):
     return "__ATHERIS_INSTRUMENTED__" in function.__code__.co_consts

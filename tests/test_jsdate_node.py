@@ -1,4 +1,4 @@
-"""``reference/seed/jsdate.parse`` agrees with Node 20's ``Date.parse`` (V8), legacy forms too.
+"""``reference/js/date_v8.parse`` agrees with Node 20's ``Date.parse`` (V8), legacy forms too.
 
 One Node process answers every string (JSON lines in, JSON lines out, TZ=UTC
 as the oracles run); skipped when ``node`` is missing.
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rechain.reference.seed import jsdate
+from rechain.reference.js import date_v8
 
 NODE = shutil.which("node")
 pytestmark = [pytest.mark.xdist_group("node-jsdate"),
@@ -74,8 +74,8 @@ KNOWN = [
 
 
 def test_known_strings_parse_as_node_parses_them(node: subprocess.Popen[str]) -> None:
-    wrong = [(t, jsdate.parse(t), node_parse(node, t)) for t in KNOWN
-             if not same(jsdate.parse(t), node_parse(node, t))]
+    wrong = [(t, date_v8.parse(t), node_parse(node, t)) for t in KNOWN
+             if not same(date_v8.parse(t), node_parse(node, t))]
     assert wrong == []
 
 
@@ -92,4 +92,4 @@ PIECES = st.sampled_from([
 def test_generated_strings_parse_as_node_parses_them(
     node: subprocess.Popen[str], text: str
 ) -> None:
-    assert same(jsdate.parse(text), node_parse(node, text)), text
+    assert same(date_v8.parse(text), node_parse(node, text)), text

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 
 from rechain.corpus import Case, load_cases
 from rechain.reference import PROFILES, Diagnostic, Options, rebuild
-from rechain.reference.seed.resume import ENTRY_POINTS
+from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS
 from rechain.schema_files import load_schema
 from rechain.strategies import CorruptedTranscript, Transcript, corrupted, transcripts
 

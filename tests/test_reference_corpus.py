@@ -6,7 +6,7 @@ import pytest
 
 from rechain.corpus import Case, Expectation, load_cases
 from rechain.reference import Options, get_profile, rebuild
-from rechain.reference.js import as_stringified
+from rechain.reference.js.values import as_stringified
 
 CASES = load_cases()
 RECORDED = [

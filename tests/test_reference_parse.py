@@ -6,7 +6,7 @@ import pytest
 from transcript_rows import assistant, jsonl, user
 
 from rechain.reference import rebuild
-from rechain.reference.jsonparse import JsonError, parse_line, parse_text
+from rechain.reference.js.jsonparse import JsonError, parse_line, parse_text
 from rechain.reference.parse import parse_sdk
 from rechain.reference.read import read_whole
 

@@ -17,12 +17,16 @@ from rechain.conformance import skips
 from rechain.corpus.cases_io import Case, load_cases
 from rechain.corpus.record import CLI_PROFILE
 from rechain.reference import get_profile, rebuild
+from rechain.reference.js.date_iso import time_of
+from rechain.reference.js.jsonl import Skipped, Value, read_values
 from rechain.reference.model import Options
-from rechain.reference.resume import CLAUDE_CODE, resume, same_model, to_api
-from rechain.reference.resume.api import INTERRUPTED_CALL, MISSING_RESULT, ORPHANED_RESULT
-from rechain.reference.resume.jsdate import time_of
-from rechain.reference.resume.jsonl import Skipped, Value, read_values
-from rechain.reference.resume.profile import api_view, chain_view
+from rechain.reference.profiles.claude_code_2_1_332 import CLAUDE_CODE, resume, same_model, to_api
+from rechain.reference.profiles.claude_code_2_1_332.api import (
+    INTERRUPTED_CALL,
+    MISSING_RESULT,
+    ORPHANED_RESULT,
+)
+from rechain.reference.profiles.claude_code_2_1_332.profile import api_view, chain_view
 
 SID = "e648d96b-892b-4db2-9b34-efa1c54e45c9"
 MODEL = "claude-sonnet-4-6"

@@ -7,7 +7,7 @@ import pytest
 from rechain.conformance.oracles.claude_cli import ClaudeCliOracle, CliCase
 from rechain.corpus.cases_io import load_cases
 from rechain.reference.model import Options
-from rechain.reference.resume.profile import api_view, chain_view
+from rechain.reference.profiles.claude_code_2_1_332.profile import api_view, chain_view
 
 UNAVAILABLE = ClaudeCliOracle.available()
 SAMPLE = (

@@ -8,13 +8,18 @@ from typing import Any
 
 import pytest
 
-from rechain.conformance.seed.compare import expected
-from rechain.conformance.seed.record import VIEW, as_items
+from rechain.conformance.claude_code_2_1_88.compare import expected
+from rechain.conformance.claude_code_2_1_88.record import VIEW, as_items
 from rechain.corpus import load_cases
 from rechain.reference import Options, get_profile, rebuild
-from rechain.reference.seed import jsdate
-from rechain.reference.seed.deadbranch import excise_dead_branches, own_uuid
-from rechain.reference.seed.views import PROFILE_NAME, api_view, chain_view, state_view
+from rechain.reference.js import date_v8
+from rechain.reference.profiles.claude_code_2_1_88.deadbranch import excise_dead_branches, own_uuid
+from rechain.reference.profiles.claude_code_2_1_88.views import (
+    PROFILE_NAME,
+    api_view,
+    chain_view,
+    state_view,
+)
 
 SID = "5eed0000-2188-4000-8000-00000000aaaa"
 
@@ -69,13 +74,13 @@ def test_profile_is_registered_with_its_alias_and_views() -> None:
     ("2026-01-01t00:00:00z", 1767225600000),
 ])
 def test_date_parse_matches_node(text_: str, millis: float) -> None:
-    got = jsdate.parse(text_)
+    got = date_v8.parse(text_)
     assert (math.isnan(got) and math.isnan(millis)) or got == millis
 
 
 def test_new_date_get_time_takes_numbers_and_null() -> None:
-    assert jsdate.get_time(5) == 5 and jsdate.get_time(None) == 0
-    assert math.isnan(jsdate.get_time(jsdate.UNDEFINED))
+    assert date_v8.get_time(5) == 5 and date_v8.get_time(None) == 0
+    assert math.isnan(date_v8.get_time(date_v8.UNDEFINED))
 
 
 DECREASING = file_of(row("user", 1, None, "first", 30), row("assistant", 2, 1, text("a1"), 20),
@@ -234,7 +239,7 @@ SEED_CASES = [c for c in load_cases() if c.id.startswith("seed-")]
 @pytest.mark.parametrize("case", SEED_CASES, ids=lambda c: c.id)
 def test_seed_corpus_cases_agree_with_2_1_88(case: Any) -> None:
     recorded = case.expectations_for(PROFILE_NAME, VIEW)
-    assert recorded, "record with python -m rechain.conformance.seed.record"
+    assert recorded, "record with python -m rechain.conformance.claude_code_2_1_88.record"
     data = case.input_bytes()
     for expectation in recorded:
         entry = expectation.options["entry"]
@@ -260,7 +265,7 @@ def test_todos_come_from_the_last_todowrite() -> None:
 
 
 def test_state_difference_reads_the_reappended_title() -> None:
-    from rechain.conformance.seed.compare import state_difference
+    from rechain.conformance.claude_code_2_1_88.compare import state_difference
 
     forked = [{"type": "custom-title", "customTitle": "T"}]
     assert state_difference({"customTitle": "T", "tag": None}, forked) is None
@@ -309,7 +314,7 @@ def test_large_dead_file_loses_off_chain_siblings_before_recovery() -> None:
 
 
 def test_the_differential_loop_generates_the_same_files_for_the_same_seed():
-    from rechain.conformance.seed.differential import generated
+    from rechain.conformance.claude_code_2_1_88.differential import generated
 
     first = list(generated(4, seed=7))
     assert first == list(generated(4, seed=7))

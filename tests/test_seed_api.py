@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rechain.conformance.seed.compare import api_difference, observed_request
+from rechain.conformance.claude_code_2_1_88.compare import api_difference, observed_request
 from rechain.reference.model import Options
-from rechain.reference.seed import api, attachments
-from rechain.reference.seed.views import api_view
+from rechain.reference.profiles.claude_code_2_1_88 import api, attachments
+from rechain.reference.profiles.claude_code_2_1_88.views import api_view
 
 Json = dict[str, Any]
 SID = "5eed0000-2188-4000-8000-00000000bbbb"
@@ -171,7 +171,7 @@ def test_hook_context_that_is_not_an_array_fails_the_request() -> None:
 
 
 def test_continue_on_a_session_without_messages_restores_its_title() -> None:
-    from rechain.reference.seed.views import state_view
+    from rechain.reference.profiles.claude_code_2_1_88.views import state_view
 
     data = (json.dumps({"type": "custom-title", "customTitle": "T", "sessionId": SID}) + "\n"
             ).encode()

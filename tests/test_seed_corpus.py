@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from rechain.conformance.seed.compare import api_difference, expected
-from rechain.conformance.seed.record import API_VIEW, VIEW, as_items
+from rechain.conformance.claude_code_2_1_88.compare import api_difference, expected
+from rechain.conformance.claude_code_2_1_88.record import API_VIEW, VIEW, as_items
 from rechain.corpus import Case, Expectation, load_cases
 from rechain.reference.model import Options
-from rechain.reference.seed.views import PROFILE_NAME, api_view, chain_view
+from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME, api_view, chain_view
 
 CASES = load_cases()
 RECORDED = [

@@ -18,9 +18,9 @@ import pytest
 
 from rechain.cli import main
 from rechain.conformance.oracles.ts_sdk import PROJECT_DIR, Layout, SessionFile, TsSdkOracle
+from rechain.reference.listing import claude_code_2_1_88 as seed_rules
 from rechain.reference.listing import list_sessions, session_info
-from rechain.reference.listing import seed as seed_rules
-from rechain.reference.listing.sdk import Lite, first_prompt
+from rechain.reference.listing.agent_sdk_0_3_332 import Lite, first_prompt
 from rechain.reference.sessions import project_dir_name
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "cases"

@@ -11,7 +11,7 @@ import pytest
 
 from rechain.cli import main
 from rechain.conformance.oracles.ts_sdk import TsSdkOracle
-from rechain.reference.js import as_stringified
+from rechain.reference.js.values import as_stringified
 from rechain.reference.model import Options
 from rechain.reference.sessions import project_dir_name
 from rechain.reference.subagents import sdk_subagent_messages, seed_agent_transcript

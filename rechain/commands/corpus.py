@@ -203,8 +203,8 @@ def _record_cli(args: argparse.Namespace) -> int:
 
 def _record_seed(args: argparse.Namespace) -> int:
     """``--oracle claude-code@2.1.88``: 2.1.88's forked resume at every entry point."""
+    from rechain.conformance.claude_code_2_1_88.record import record
     from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88
-    from rechain.conformance.seed.record import record
     from rechain.corpus.actions import writable_root
 
     _ready(CLAUDE_CODE_2_1_88, args.jobs)

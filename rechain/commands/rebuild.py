@@ -18,8 +18,8 @@ from rechain.commands._session_options import (
 )
 from rechain.errors import UsageError
 from rechain.reference import DEFAULT_PROFILE, Options, Profile, get_profile, rebuild
-from rechain.reference.js import as_stringified
-from rechain.reference.resume.options import switches_from_env
+from rechain.reference.js.values import as_stringified
+from rechain.reference.profiles.claude_code_2_1_332.options import switches_from_env
 from rechain.reference.sessions import find_session, is_session_id, subagent_transcripts
 
 

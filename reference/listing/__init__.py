@@ -13,11 +13,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rechain.errors import UsageError
-from rechain.reference.listing import disk, sdk, seed
-from rechain.reference.listing.jstext import date_parse, try_json
+from rechain.reference.js.text import date_parse, try_json
+from rechain.reference.listing import agent_sdk_0_3_332 as sdk_rules
+from rechain.reference.listing import claude_code_2_1_88 as cli_rules
+from rechain.reference.listing import disk
+from rechain.reference.listing.agent_sdk_0_3_332 import Lite
 from rechain.reference.listing.scan import last_line_field
-from rechain.reference.listing.sdk import Lite
+from rechain.reference.model import UsageError
 
 SDK = "agent-sdk@0.3.332"
 SEED = "claude-code@2.1.88"
@@ -71,7 +73,7 @@ def _prompted_after(text: str, at_ms: int) -> bool:
             continue
         stamp = entry.get("timestamp")
         when = date_parse(stamp) if type(stamp) is str else None
-        if when is not None and when > at_ms and sdk.prompt_of(entry, [""]) is not None:
+        if when is not None and when > at_ms and sdk_rules.prompt_of(entry, [""]) is not None:
             return True
     return False
 
@@ -85,21 +87,21 @@ def _sdk_info(
         return None
     lite = read[0]
     if check_guards:
-        if not include_programmatic and sdk.is_programmatic(lite.head, lite.tail):
+        if not include_programmatic and sdk_rules.is_programmatic(lite.head, lite.tail):
             return None
-        target = sdk.continued_in(lite.tail)
+        target = sdk_rules.continued_in(lite.tail)
         if target is not None and disk.has_chain_entries(candidate.path.parent / f"{target}.jsonl"):
             return None
     session_dir = candidate.path.parent / candidate.session_id
     title = None
     if last_line_field(lite.tail, "customTitle", "custom-title", "older") is None:
-        title = sdk.sidecar_title(disk.read_text(session_dir / "custom-title.json"))
-    info = sdk.session_info(
+        title = sdk_rules.sidecar_title(disk.read_text(session_dir / "custom-title.json"))
+    info = sdk_rules.session_info(
         candidate.session_id, lite, candidate.project_path, title, _archived(session_dir, lite)
     )
     if info is None or not check_guards:
         return info
-    cwd = sdk.relocated_or_first_cwd(lite)
+    cwd = sdk_rules.relocated_or_first_cwd(lite)
     project = candidate.project_path
     if cwd is not None and project is not None and disk.cwd_collides(cwd, project):
         return None
@@ -110,7 +112,7 @@ def _seed_info(candidate: disk.Candidate) -> dict[str, Any] | None:
     read = disk.read_lite(candidate.path)
     if read is None:
         return None
-    return seed.session_info(
+    return cli_rules.session_info(
         candidate.session_id, read[0], candidate.project_path, disk.birth_ms(candidate.path)
     )
 
@@ -147,10 +149,10 @@ def list_sessions(
     found = _candidates(config, project)
     if chosen == SDK:
         infos = [i for c in found if (i := _sdk_info(c, include_programmatic)) is not None]
-        ordered = sorted(_newest_per_session(infos), key=sdk.sort_key, reverse=True)
+        ordered = sorted(_newest_per_session(infos), key=sdk_rules.sort_key, reverse=True)
     else:
         infos = [i for c in found if (i := _seed_info(c)) is not None]
-        ordered = sorted(_newest_per_session(infos), key=seed.sort_key, reverse=True)
+        ordered = sorted(_newest_per_session(infos), key=cli_rules.sort_key, reverse=True)
     start = max(offset, 0)
     if limit is not None and limit > 0:
         return ordered[start : start + limit]

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rechain.reference.listing.jstext import decode
-from rechain.reference.listing.sdk import Lite, lite_of
+from rechain.reference.js.text import decode
+from rechain.reference.listing.agent_sdk_0_3_332 import Lite, lite_of
 from rechain.reference.sessions import MAX_SANITIZED, is_session_id, project_dir_name
 
 LITE_READ_BYTES = 65536

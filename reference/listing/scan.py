@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rechain.reference.listing.jstext import try_json, utf16_index, utf16_len
+from rechain.reference.js.text import try_json, utf16_index, utf16_len
 
 TAIL_WINDOW_UNITS = 8192  # the SDK's shortcut window for a last-occurrence search
 
@@ -112,7 +112,7 @@ def last_field_88(text: str, key: str) -> str | None:
 
 def field_prefix_88(text: str, key: str, limit: int) -> str:
     """First value's first ``limit`` units, even unterminated ."""
-    from rechain.reference.listing.jstext import trim
+    from rechain.reference.js.text import trim
 
     for pattern in (f'"{key}":"', f'"{key}": "'):
         at = text.find(pattern)

@@ -1,0 +1,265 @@
+"""The CLI's tip, walk and orphan recovery.
+
+The tip is the last main-chain row written (or a ``last-prompt`` checkpoint the
+last row does not descend from), walked up to its nearest user or assistant
+row. The walk bridges a missing or already-visited parent to the row whose
+timestamp is the latest not after the child's, on the same side, at most 5 s
+older. Recovery puts back split assistant fragments and their tool results in
+*file order* (the SDK sorts by timestamp), then the system and attachment rows
+hanging below the tip are appended.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from typing import Any
+
+from rechain.reference.graph import Graph
+from rechain.reference.js.date_iso import time_of
+from rechain.reference.js.values import UNDEFINED, describe, truthy
+from rechain.reference.model import Diagnostic, Json
+from rechain.reference.profiles.claude_code_2_1_332.load import BRIDGE_MS, is_snapshot_row, state_of
+
+BY_CHECKPOINT = "claude-code:by-checkpoint"
+
+
+def _parent(graph: Graph, row: Json) -> Json | None:
+    parent = row.get("parentUuid")
+    return graph.nodes.get(parent) if truthy(parent) and type(parent) is str else None
+
+
+def _is_message(row: Json) -> bool:
+    return row.get("type") in ("user", "assistant")
+
+
+def _up_to_message(graph: Graph, start: Json | None) -> Json | None:
+    seen: set[str] = set()
+    current = start
+    while current is not None and current["uuid"] not in seen:
+        seen.add(current["uuid"])
+        if _is_message(current):
+            return current
+        current = _parent(graph, current)
+    return None
+
+
+def _descends(graph: Graph, row: str, ancestor: str) -> bool:
+    """Whether walking parents from ``row`` reaches ``ancestor``."""
+    seen: set[str] = set()
+    current: Any = row
+    while truthy(current) and type(current) is str and current not in seen:
+        if current == ancestor:
+            return True
+        seen.add(current)
+        node = graph.nodes.get(current)
+        current = node.get("parentUuid") if node is not None else None
+    return False
+
+
+def _newest_below(graph: Graph, tip: str) -> str:
+    """The main-chain row below ``tip`` with the greatest timestamp string."""
+    reaches: dict[str, bool] = {tip: True}
+
+    def below(uuid: str) -> bool:
+        path: list[str] = []
+        current: Any = uuid
+        result = False
+        while truthy(current) and type(current) is str:
+            known = reaches.get(current)
+            if known is not None:
+                result = known
+                break
+            reaches[current] = False
+            path.append(current)
+            node = graph.nodes.get(current)
+            current = node.get("parentUuid") if node is not None else None
+        for step in path:
+            reaches[step] = result
+        return result
+
+    best, best_stamp = tip, ""
+    for uuid, row in graph.nodes.items():
+        stamp = row.get("timestamp")
+        if truthy(row.get("isSidechain")) or uuid == tip or type(stamp) is not str:
+            continue
+        if stamp >= best_stamp and below(uuid):
+            best, best_stamp = uuid, stamp
+    return best
+
+
+def choose_leaf_cli(graph: Graph) -> Json | None:
+    """The tip the CLI resumes from, as its nearest user or assistant row."""
+    state = state_of(graph)
+    nodes = graph.nodes
+    if state.cleared or state.last_row is None:
+        return None  # "No conversation found": no main-chain row at all
+    last = state.last_row
+    tip: str | None = last
+    if not state.saw_checkpoint and last and state.newest_row and state.newest_row != last \
+            and last in nodes:
+        tip = _newest_below(graph, last)
+    checkpoint = state.checkpoint if state.checkpoint in nodes else None
+    on_main = checkpoint is not None and not truthy(nodes[checkpoint].get("isSidechain"))
+    if state.relink_tail is None or (state.explicit and on_main):
+        chosen = checkpoint
+        if chosen is not None and not state.explicit and last and last in nodes \
+                and last != chosen and _descends(graph, last, chosen):
+            chosen = last
+        if state.relink_tail is None and state.trailing_snapshots == 0 and chosen is None:
+            chosen = tip
+        if chosen is not None and chosen in nodes:
+            found = _up_to_message(graph, nodes[chosen])
+            if found is not None:
+                graph.extras[BY_CHECKPOINT] = chosen == checkpoint
+                return found
+    return _fallback(graph, state.checkpoint, state.explicit, last, state.trailing_snapshots)
+
+
+def _fallback(graph: Graph, checkpoint: Any, explicit: bool, last: str | None,
+              trailing: int) -> Json | None:
+    """No tip: the leaf messages (no user/assistant child), the checkpoint's, else newest."""
+    nodes = graph.nodes
+    parents: set[Any] = set()
+    message_parents: set[Any] = set()
+    for row in nodes.values():
+        parent = row.get("parentUuid", UNDEFINED)
+        if parent is not None:
+            tagged = parent if type(parent) is str else ("\x01", repr(parent))
+            parents.add(tagged)
+            if _is_message(row):
+                message_parents.add(tagged)
+    leaves: dict[str, Json] = {}
+    memo: dict[str, Any] = {}
+    for uuid, row in nodes.items():
+        if uuid in parents:
+            continue
+        path: list[str] = []
+        current: Json | None = row
+        found: Any = "root"
+        while current is not None:
+            if _is_message(current):
+                found = current
+                break
+            known = memo.get(current["uuid"])
+            if known is not None:
+                found = known
+                break
+            memo[current["uuid"]] = "cycle"
+            path.append(current["uuid"])
+            current = _parent(graph, current)
+        for step in path:
+            memo[step] = found
+        if isinstance(found, dict) and found["uuid"] not in message_parents:
+            leaves[found["uuid"]] = found
+    if len(leaves) > 1:
+        chosen = checkpoint if checkpoint in leaves and (explicit or not last) else (
+            None if trailing > 0 else last)
+        if chosen is not None and chosen in nodes:
+            found = _up_to_message(graph, nodes[chosen])
+            if found is not None:
+                return found
+    return _latest(nodes[u] for u in nodes if u in leaves)
+
+
+def _latest(rows: Any) -> Json | None:
+    """The greatest ``Date.parse(timestamp)``; while none is finite, the last one."""
+    best: Json | None = None
+    best_time = -math.inf
+    for row in rows:
+        stamp = row.get("timestamp")
+        moment = time_of(stamp) if type(stamp) is str else math.nan
+        moment = -math.inf if math.isnan(moment) else moment
+        if moment > best_time or best_time == -math.inf:
+            best, best_time = row, moment
+    return best
+
+
+# --- the walk --------------------------------------------------------------------------
+
+
+class _Bridge:
+    """Per side, rows sorted by time, skipping rows already on the chain."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.sides: dict[Any, tuple[list[float], list[Json]]] = {}
+
+    def find(self, child: Json, seen: set[str]) -> Json | None:
+        moment = time_of(child.get("timestamp", UNDEFINED))
+        if math.isnan(moment):
+            return None
+        side_key = _side_key(child.get("isSidechain", UNDEFINED))
+        side = self.sides.get(side_key)
+        if side is None:
+            timed: list[tuple[float, Json]] = []
+            for row in self.graph.nodes.values():
+                if _side_key(row.get("isSidechain", UNDEFINED)) != side_key:
+                    continue
+                if row["uuid"] in seen or is_snapshot_row(row):
+                    continue
+                when = time_of(row.get("timestamp", UNDEFINED))
+                if not math.isnan(when):
+                    timed.append((when, row))
+            timed.reverse()
+            timed.sort(key=lambda pair: pair[0])
+            side = ([t for t, _ in timed], [r for _, r in timed])
+            self.sides[side_key] = side
+        times, rows = side
+        at = bisect.bisect_right(times, moment) - 1
+        while at >= 0 and rows[at]["uuid"] in seen:
+            at -= 1
+        if at < 0 or moment - times[at] > BRIDGE_MS:
+            return None
+        return rows[at]
+
+
+def _side_key(value: Any) -> Any:
+    """``Map.groupBy`` keys by ``isSidechain`` itself: true, false and missing differ."""
+    if value is UNDEFINED:
+        return ("undefined",)
+    if type(value) in (dict, list):
+        return ("object", id(value))
+    return (type(value).__name__, value)
+
+
+def _is_boundary(row: Json) -> bool:
+    """A compact boundary starts the chain whatever its ``parentUuid`` (probed on a file
+    whose boundary points at its own summary)."""
+    return row.get("type") == "system" and row.get("subtype") == "compact_boundary"
+
+
+def walk_cli(graph: Graph, leaf: Json) -> list[Json]:
+    """Leaf to root; a missing or revisited parent is bridged by timestamp. Root first."""
+    chain: list[Json] = []
+    seen: set[str] = set()
+    bridge = _Bridge(graph)
+    current: Json | None = graph.nodes.get(leaf["uuid"])
+    while current is not None:
+        uuid = current["uuid"]
+        if uuid in seen:
+            graph.diagnostics.append(Diagnostic(graph.line[uuid], "cycle",
+                                                f"{uuid} is already on the chain: the walk stops"))
+            break
+        seen.add(uuid)
+        chain.append(current)
+        parent = current.get("parentUuid")
+        if not truthy(parent) or _is_boundary(current):
+            break
+        found = graph.nodes.get(parent) if type(parent) is str else None
+        if found is None or found["uuid"] in seen:
+            why = "is not in the file" if found is None else "is already on the chain (cycle)"
+            found = bridge.find(current, seen)
+            if found is not None:
+                graph.diagnostics.append(Diagnostic(
+                    graph.line[uuid], "bridged",
+                    f"parent {describe(parent)} {why}: bridged to {found['uuid']} "
+                    f"(line {graph.line[found['uuid']]}) by timestamp"))
+            else:
+                graph.diagnostics.append(Diagnostic(
+                    graph.line[uuid], "dangling-parent",
+                    f"parent {describe(parent)} {why}: the chain starts here"))
+        current = found
+    chain.reverse()
+    graph.extras["claude-code:seen"] = seen
+    return chain

@@ -1,0 +1,350 @@
+"""The CLI's transcript load: rows into a uuid map, checkpoints, repairs, the leaf, the walk.
+
+Claude Code 2.1.332 (``claude --resume <id>``) differs from the SDK readers in
+ways that change what the model sees: it loads rows whatever their uuid is,
+drops user and assistant rows whose ``message`` is unusable (and re-parents
+their children), bridges legacy progress rows, honours ``last-prompt``
+checkpoints, picks the *last written* main-chain row as the tip, and repairs a
+missing or cyclic parent with a 5-second timestamp bridge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from rechain.reference.graph import Graph
+from rechain.reference.js.jsonl import Skipped, join_lines, read_values
+from rechain.reference.js.values import UNDEFINED, truthy
+from rechain.reference.model import Diagnostic, Json
+from rechain.reference.parse import Parsed, rewrite_voice_call
+
+STATE = "claude-code"
+ROW_TYPES = frozenset({"user", "assistant", "attachment", "system"})
+BRIDGE_MS = 5000
+
+
+@dataclass(slots=True)
+class LoadState:
+    """What the CLI's loader remembers while it reads rows in file order."""
+
+    last_row: str | None = None  # the last main-chain row written
+    newest_row: str | None = None  # the main-chain row with the greatest timestamp string
+    newest_stamp: str = ""
+    checkpoint: Any = None  # the last last-prompt leafUuid
+    explicit: bool = False  # that checkpoint was explicit and nothing was written since
+    ever_explicit: bool = False  # some checkpoint was explicit
+    saw_checkpoint: bool = False  # some last-prompt entry carried a leafUuid
+    cleared: bool = False  # an explicit empty checkpoint ends the file
+    trailing_snapshots: int = 0  # file_snapshot rows written since the last main-chain row
+    dropped: dict[str, Any] = field(default_factory=dict)  # unusable rows: uuid -> parent
+    relink_tail: str | None = None  # the tail of the preserved segment, when relinked
+
+
+def key_of(value: Any) -> str:
+    """The uuid index key: strings as they are, other JSON values tagged (a JS ``Map`` key)."""
+    if type(value) is str:
+        return value
+    if value is UNDEFINED:
+        return "\x00undefined"
+    if type(value) in (dict, list):
+        return f"\x00object:{id(value)}"  # objects are keys by identity: never found again
+    return "\x00" + orjson.dumps(value).decode()
+
+
+def raw_uuid(key: str) -> Any:
+    """The uuid value a key stands for (None for a missing uuid or an object)."""
+    if not key.startswith("\x00"):
+        return key
+    if key == "\x00undefined" or key.startswith("\x00object:"):
+        return None
+    return orjson.loads(key[1:])
+
+
+def state_of(graph: Graph) -> LoadState:
+    """The loader state the parse stage left for the later stages."""
+    state = graph.extras.get(STATE)
+    return state if isinstance(state, LoadState) else LoadState()
+
+
+def _usable_message(row: Json) -> Json | None:
+    """The row, a repaired copy, or None when the CLI drops it."""
+    message = row.get("message")
+    if type(message) is not dict:
+        return None
+    content = message.get("content")
+    if type(content) is str:
+        if row["type"] != "assistant":
+            return row
+        if content.strip() == "":
+            return None
+        return {**row, "message": {**message, "content": [{"type": "text", "text": content}]}}
+    if type(content) is not list:
+        return None
+    kept = [b for b in content if type(b) is dict and type(b.get("type")) is str]
+    if len(kept) == len(content):
+        return row
+    if not kept:
+        return None
+    return {**row, "message": {**message, "content": kept}}
+
+
+def is_snapshot_row(row: Json) -> bool:
+    """A ``file_snapshot`` system row (never the tip, never a bridge target)."""
+    return row.get("type") == "system" and row.get("subtype") == "file_snapshot"
+
+
+def is_boundary(row: Json) -> bool:
+    return row.get("type") == "system" and row.get("subtype") == "compact_boundary"
+
+
+def _forks(row: Json) -> bool:
+    attachment = row.get("attachment")
+    return (
+        row.get("type") == "attachment"
+        and type(attachment) is dict
+        and attachment.get("type") == "fork_briefing"
+    )
+
+
+def parse_cli(lines: Iterable[tuple[int, bytes]]) -> Parsed:
+    """Stage 2 for the CLI: the JSONL reader, then the loader's per-row dispatch."""
+    parsed = Parsed()
+    state = LoadState()
+    parsed.extras[STATE] = state
+    data, numbers = join_lines(lines)
+    if not numbers:
+        return parsed
+    seen: set[str] = set()
+    bridge: dict[str, Any] = {}
+    read: set[int] = set()
+    for item in read_values(data, numbers):
+        if isinstance(item, Skipped):
+            kind = "text-after-value" if item.after_value else "invalid-json"
+            parsed.diagnostics.append(Diagnostic(item.line, kind, item.reason))
+            read.add(item.line)
+            continue
+        _dispatch(parsed, state, seen, bridge, item.line, item.value)
+        read.add(item.line)
+        if item.last > item.line:
+            parsed.diagnostics.append(Diagnostic(
+                item.line + 1, "continued", f"the rest of the value that starts on line "
+                f"{item.line}", item.last))
+            read.update(range(item.line + 1, item.last + 1))
+    parsed.diagnostics.extend(Diagnostic(n, "blank", "only whitespace: no value starts here")
+                              for n in numbers if n not in read)
+    return parsed
+
+
+def _dispatch(
+    parsed: Parsed,
+    state: LoadState,
+    seen: set[str],
+    bridge: dict[str, Any],
+    number: int,
+    value: Any,
+) -> None:
+    if type(value) is not dict:
+        kind = "null" if value is None else type(value).__name__
+        parsed.diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not a row"))
+        return
+    row = rewrite_voice_call(value)
+    kind = row.get("type")
+    sent_as = row.get("sentAsUuid")
+    if kind == "user" and type(sent_as) is str and sent_as and sent_as not in seen:
+        row = {k: v for k, v in row.items() if k != "sentAsUuid"} | {"uuid": sent_as}
+    if kind == "progress" and type(row.get("uuid")) is str:
+        parent = row.get("parentUuid")
+        bridge[row["uuid"]] = (bridge.get(parent) if truthy(parent) and type(parent) is str
+                               and parent in bridge else parent)
+        parsed.diagnostics.append(
+            Diagnostic(number, "progress", "legacy progress row: its children are re-parented")
+        )
+        return
+    if type(kind) is str and kind in ROW_TYPES:
+        _add_row(parsed, state, seen, bridge, number, row)
+    elif kind == "last-prompt":
+        _checkpoint(state, row)
+        parsed.diagnostics.append(Diagnostic(
+            number, "metadata", "a last-prompt checkpoint: the tip may come from it"))
+    else:
+        detail = f"type {kind!r} is not a conversation row" if type(kind) is str else "no type"
+        parsed.diagnostics.append(Diagnostic(number, "ignored-type", detail))
+
+
+def _add_row(
+    parsed: Parsed,
+    state: LoadState,
+    seen: set[str],
+    bridge: dict[str, Any],
+    number: int,
+    row: Json,
+) -> None:
+    uuid = key_of(row.get("uuid", UNDEFINED))
+    parent = row.get("parentUuid", UNDEFINED)
+    changes: Json = {}
+    if uuid != row.get("uuid"):
+        changes["uuid"] = uuid
+    if truthy(parent) and type(parent) is str and parent in bridge:
+        changes["parentUuid"] = bridge[parent]
+    elif truthy(parent) and type(parent) is not str:
+        changes["parentUuid"] = key_of(parent)
+    if changes:
+        row = {**row, **changes}
+    if row["type"] in ("user", "assistant"):
+        usable = _usable_message(row)
+        if usable is None:
+            if uuid not in seen:
+                state.dropped[uuid] = row.get("parentUuid")
+            parsed.diagnostics.append(
+                Diagnostic(number, "unusable-message", "message or content unusable: row dropped")
+            )
+            return
+        row = usable
+    seen.add(uuid)
+    parsed.entries.append(row)
+    parsed.lines.append(number)
+    if is_snapshot_row(row):
+        state.trailing_snapshots += 1
+    elif not truthy(row.get("isSidechain")) and not _forks(row):
+        state.last_row = uuid
+        state.trailing_snapshots = 0
+        stamp = row.get("timestamp")
+        if type(stamp) is str and stamp > state.newest_stamp:
+            state.newest_row, state.newest_stamp = uuid, stamp
+        state.explicit = False
+        state.cleared = False
+    if is_boundary(row):
+        state.checkpoint = None
+        state.explicit = state.ever_explicit = False
+
+
+def _checkpoint(state: LoadState, row: Json) -> None:
+    """A ``last-prompt`` entry: its ``leafUuid`` is a checkpoint the tip may come from."""
+    leaf = row.get("leafUuid", UNDEFINED)
+    explicit = row.get("explicit") is True
+    if leaf is not UNDEFINED:
+        state.saw_checkpoint = True
+    if truthy(leaf):
+        same = state.checkpoint is not None and leaf == state.checkpoint
+        state.explicit = explicit or (state.explicit and same)
+        state.ever_explicit = explicit or (state.ever_explicit and same)
+        state.checkpoint = key_of(leaf)
+        state.cleared = False
+    elif leaf is None and explicit:
+        state.cleared = True
+        state.checkpoint = None
+        state.explicit = state.ever_explicit = False
+
+
+# --- after the last row: repairs and compaction ------------------------------------------
+
+
+def relink_cli(graph: Graph) -> None:
+    """Children of dropped rows re-parented, then the compaction relink and prune."""
+    state = state_of(graph)
+    nodes = graph.nodes
+    if state.dropped:
+        for uuid, row in list(nodes.items()):
+            parent = row.get("parentUuid")
+            if parent is not None and parent is not UNDEFINED and type(parent) is str \
+                    and parent not in nodes and parent in state.dropped:
+                nodes[uuid] = {**row, "parentUuid": _resolve_dropped(parent, nodes, state.dropped)}
+                graph.diagnostics.append(Diagnostic(
+                    graph.line[uuid], "relinked",
+                    f"parent {parent} was dropped (unusable message): linked past it"))
+    state.relink_tail = _relink_preserved(graph)
+
+
+def _resolve_dropped(parent: str, nodes: dict[str, Json], dropped: dict[str, Any]) -> Any:
+    seen: set[str] = set()
+    current: Any = parent
+    while current is not None and type(current) is str and current not in nodes \
+            and current in dropped:
+        if current in seen:
+            return None
+        seen.add(current)
+        current = dropped[current]
+        if current is UNDEFINED:
+            current = None
+    return current
+
+
+def _relink_preserved(graph: Graph) -> str | None:
+    """The last boundary with preserved rows relinks them and prunes what preceded it."""
+    nodes = graph.nodes
+    order = {uuid: i for i, uuid in enumerate(nodes)}
+    meta: Json | None = None
+    meta_at = last_at = -1
+    for uuid, row in nodes.items():
+        if is_boundary(row):
+            last_at = order[uuid]
+            candidate = row.get("compactMetadata")
+            if type(candidate) is dict and (
+                truthy(candidate.get("preservedMessages"))
+                or truthy(candidate.get("preservedSegment"))
+            ):
+                meta, meta_at = candidate, order[uuid]
+    if meta is None:
+        return None
+    live = meta_at == last_at
+    preserved = _preserved(meta, nodes) if live else None
+    if live and preserved is None:
+        return None
+    listed = preserved if preserved is not None and preserved[1] else None
+    # Map.has never matches a non-string key (and a list or object is unhashable here)
+    if listed is not None and any(type(u) is not str or u not in nodes for u in listed[1]):
+        return None
+    uuids = listed[1] if listed else []
+    keep = set(uuids)
+    if listed is not None:
+        anchor = listed[0]
+        cursor = anchor
+        for uuid in uuids:
+            nodes[uuid] = {**nodes[uuid], "parentUuid": cursor}
+            cursor = uuid
+        for uuid, row in list(nodes.items()):
+            if row.get("parentUuid") == anchor and type(anchor) is str and uuid != uuids[0]:
+                nodes[uuid] = {**row, "parentUuid": uuids[-1]}
+    pruned = [u for u in nodes if order.get(u, 1 << 60) < last_at and u not in keep]
+    for uuid in pruned:
+        graph.diagnostics.append(Diagnostic(
+            graph.line[uuid], "pruned", "written before the last compact boundary: not loaded"))
+        del nodes[uuid]
+    if listed is not None and pruned:
+        gone = set(pruned)
+        for uuid, row in list(nodes.items()):
+            parent = row.get("parentUuid")
+            if row.get("type") in ("user", "assistant") and parent is not None \
+                    and type(parent) is str and parent in gone:
+                nodes[uuid] = {**row, "parentUuid": uuids[-1]}
+    return uuids[-1] if uuids else None
+
+
+def _preserved(meta: Json, nodes: dict[str, Json]) -> tuple[Any, list[Any]] | None:
+    """(anchor, uuids) listed, or walked from tail to head; None when broken."""
+    listed = meta.get("preservedMessages")
+    if truthy(listed):
+        if type(listed) is not dict:
+            return (UNDEFINED, [])
+        uuids = listed.get("uuids")
+        return (listed.get("anchorUuid", UNDEFINED), list(uuids) if type(uuids) is list else [])
+    segment = meta.get("preservedSegment")
+    if type(segment) is not dict:
+        return None
+    head = segment.get("headUuid")
+    seen: set[str] = set()
+    walked: list[str] = []
+    current = nodes.get(segment.get("tailUuid")) if type(segment.get("tailUuid")) is str else None
+    while current is not None and current["uuid"] not in seen:
+        seen.add(current["uuid"])
+        walked.append(current["uuid"])
+        if current["uuid"] == head:
+            walked.reverse()
+            return (segment.get("anchorUuid", UNDEFINED), walked)
+        parent = current.get("parentUuid")
+        current = nodes.get(parent) if truthy(parent) and type(parent) is str else None
+    return None

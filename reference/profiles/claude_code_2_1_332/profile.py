@@ -1,0 +1,223 @@
+"""Profile ``claude-code@2.1.332`` (alias ``cli``): what ``claude -p --resume`` sends the model.
+
+The stages are the CLI's (``parse_cli`` ... ``recover_cli``); ``present``
+shows the resumed chain's user and assistant rows in the SDK's
+``SessionMessage`` shape, so ``rechain rebuild --profile cli`` reads like the
+SDK profile. The views say what the CLI itself reports: ``chain`` (the rows
+and the tip the new prompt is chained to) and ``api`` (the request's
+``messages`` before the new prompt's turn).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+
+from rechain.reference.explain import left_out
+from rechain.reference.graph import Graph, ReaderError, index
+from rechain.reference.js.values import truthy
+from rechain.reference.model import Diagnostic, Json, Options
+from rechain.reference.parse import Parsed
+from rechain.reference.profiles.claude_code_2_1_332.api import (
+    deserialise,
+    empty_blocks,
+    ends_interrupted,
+    redone_turn,
+    sentinel_after,
+    to_api,
+    unanswered_tip,
+)
+from rechain.reference.profiles.claude_code_2_1_332.chain import choose_leaf_cli, walk_cli
+from rechain.reference.profiles.claude_code_2_1_332.load import parse_cli, raw_uuid, relink_cli
+from rechain.reference.profiles.claude_code_2_1_332.prompt import (
+    FIRST_PROMPT_ERROR,
+    first_prompt_fails,
+)
+from rechain.reference.profiles.claude_code_2_1_332.recover import RECOVERED, recover_cli
+from rechain.reference.read import (
+    LARGE_FILE_BYTES,
+    SDK_KEEPING_KEYS,
+    Source,
+    read_after,
+    read_sdk,
+)
+from rechain.reference.stages import Profile
+from rechain.reference.view import Presented, session_message
+
+DEFAULT_MODEL = "claude-sonnet-4-6"  # the oracle adapter's pinned --model
+
+
+def read_cli(data: bytes, options: Options) -> Source:
+    """Whole files up to 5 MiB; above, only the lines from the last plain compact boundary
+    on. The CLI finds that boundary on every line (the SDK's chunked scan can miss one:
+    ``large-file-compact-skip``)."""
+    if len(data) <= LARGE_FILE_BYTES or options.disable_precompact_skip:
+        return read_sdk(data, True)
+    return read_after(data, _last_plain_boundary(data))
+
+
+def _plain_boundary(line: bytes) -> bool:
+    """A compact_boundary system row whose metadata keeps no earlier rows."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    if type(value) is not dict or value.get("type") != "system" \
+            or value.get("subtype") != "compact_boundary":
+        return False
+    meta = value.get("compactMetadata")
+    return type(meta) is not dict or not any(truthy(meta.get(k)) for k in SDK_KEEPING_KEYS)
+
+
+def _last_plain_boundary(data: bytes) -> int:
+    """Start offset of the last line that is a compact boundary keeping nothing (0: none)."""
+    last = 0
+    at = data.find(b"compact_boundary")
+    while at != -1:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end == -1 else end
+        if _plain_boundary(data[start:end]):
+            last = start
+        at = data.find(b"compact_boundary", end)
+    return last
+
+
+def hidden_reason_cli(row: Json, include_system: bool) -> str | None:
+    """The messages view shows the chain's user and assistant rows, meta and team ones too."""
+    kind = row.get("type")
+    if kind in ("user", "assistant"):
+        return None
+    return f"{kind} rows are not messages (the api view shows what they send)"
+
+
+def present_cli(
+    parsed: Parsed, graph: Graph, chain: list[Json], leaf: Json | None, options: Options
+) -> Presented:
+    """The chain's user and assistant rows as ``SessionMessage`` objects; the CLI's
+    failure on a first prompt that is not a string (rule L7) is the reader's error."""
+    if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
+        raise ReaderError(FIRST_PROMPT_ERROR)
+    rows = [row for row in chain if hidden_reason_cli(row, False) is None]
+    return Presented([session_message(row) for row in rows], [graph.line[r["uuid"]] for r in rows])
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """Everything one resume decides: the leaf, the chain, the tip and the diagnostics."""
+
+    leaf: Json | None
+    chain: list[Json]
+    lines: list[int]
+    diagnostics: list[Diagnostic]
+    recovered: frozenset[str] = frozenset()
+    resume_interrupted: bool = False  # CLAUDE_CODE_RESUME_INTERRUPTED_TURN
+    error: str | None = None  # the CLI exits 1 and resumes nothing (rule L7)
+
+    @property
+    def kept(self) -> list[Json]:
+        """The chain after the deserialisation filters (what the prompt is chained after)."""
+        kept = deserialise(self.chain, self.resume_interrupted)
+        return [row for row in kept if not _silent(row)]
+
+    @property
+    def tip(self) -> str | None:
+        """The row the new prompt follows: the redone turn's last row, an interrupted call's
+        fragment, else the last row that is not an empty block list (rule A8)."""
+        if self.error is not None:
+            return None
+        kept = self.kept
+        redone = redone_turn(kept) if self.resume_interrupted else None
+        if redone is not None:
+            return redone["uuid"]
+        interrupted = unanswered_tip(kept)
+        # a fragment without a uuid cannot be a parent: the prompt follows the last row
+        if interrupted is not None and ends_interrupted(kept) \
+                and raw_uuid(interrupted["uuid"]) is not None:
+            return interrupted["uuid"]
+        last = next((r for r in reversed(kept) if r.get("type") in ("user", "assistant")), None)
+        if last is not None and last.get("type") == "user":
+            kept = kept[:sentinel_after(kept) + 1]  # the sentinel follows this row; the prompt,
+            # the sentinel
+        kept = [row for row in kept if not empty_blocks(row)]  # never a parent: probed
+        return kept[-1]["uuid"] if kept else None  # recovered rows count: probed (D4 case)
+
+
+SILENT_SYSTEM = frozenset({"file_snapshot"})
+
+
+def _silent(row: Json) -> bool:
+    """System rows the resumed conversation leaves out (the prompt never follows them)."""
+    subtype = row.get("subtype")
+    return row.get("type") == "system" and type(subtype) is str and subtype in SILENT_SYSTEM
+
+
+def resume(data: bytes, options: Options | None = None) -> Resumed:
+    """The CLI's load of one transcript, stage by stage (never raises on any bytes)."""
+    options = options or Options()
+    source = read_cli(data, options)
+    parsed = parse_cli(source.numbered_lines())
+    graph = index(parsed.entries, parsed.lines, parsed.extras)
+    relink_cli(graph)
+    leaf = choose_leaf_cli(graph)
+    chain = recover_cli(graph, walk_cli(graph, leaf)) if leaf is not None else []
+    diagnostics = [*source.diagnostics, *parsed.diagnostics, *graph.diagnostics]
+    shown = [graph.line[row["uuid"]] for row in chain]
+    diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
+    diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
+    recovered = frozenset(graph.extras.get(RECOVERED, ()))
+    if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
+        diagnostics.append(Diagnostic(None, "first-prompt", FIRST_PROMPT_ERROR))
+        diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {FIRST_PROMPT_ERROR}")
+                        for n in shown]
+        diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
+        return Resumed(leaf, [], [], diagnostics, recovered, options.resume_interrupted_turn,
+                       FIRST_PROMPT_ERROR)
+    return Resumed(leaf, chain, shown, diagnostics, recovered, options.resume_interrupted_turn)
+
+
+def chain_view(data: bytes, options: Options, session_id: str | None) -> Json:
+    """``--view chain``: the leaf, the tip the prompt follows, the chain's uuids, diagnostics."""
+    resumed = resume(data, options)
+    return {
+        "profile": CLAUDE_CODE.name,
+        "session_id": session_id,
+        "leaf": raw_uuid(resumed.leaf["uuid"]) if resumed.leaf is not None else None,
+        "tip": raw_uuid(resumed.tip) if resumed.tip is not None else None,
+        "chain": [raw_uuid(row["uuid"]) for row in resumed.chain],
+        "lines": resumed.lines,
+        "diagnostics": [d.to_json() for d in resumed.diagnostics],
+    }
+
+
+def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
+    """``--view api``: the request's ``messages`` before the new prompt's turn."""
+    model = options.model or DEFAULT_MODEL
+    resumed = resume(data, options)
+    error = resumed.error if resumed.leaf is not None else "No conversation found"
+    return {
+        "profile": CLAUDE_CODE.name,
+        "session_id": session_id,
+        "model": model,
+        "messages": (to_api(resumed.chain, model, options.resume_interrupted_turn)
+                     if error is None else []),
+        "error": error,
+    }
+
+
+CLAUDE_CODE = Profile(
+    name="claude-code@2.1.332",
+    description="claude -p --resume <id> of Claude Code 2.1.332: the chain and the API messages",
+    oracle="claude-code",
+    read=read_cli,
+    parse=parse_cli,
+    relink=relink_cli,
+    choose_leaf=choose_leaf_cli,
+    walk=walk_cli,
+    recover=recover_cli,
+    present=present_cli,
+    hidden_reason=hidden_reason_cli,
+    aliases=("cli", "claude-code"),
+    views={"chain": chain_view, "api": api_view},
+)

@@ -1,0 +1,361 @@
+"""``loadTranscriptFile`` of Claude Code 2.1.88: dispatch, relinks, snips and the leaf set.
+
+The result mirrors the JS Map it builds: ``messages`` maps a key standing for
+the entry's ``uuid`` (any JSON value, compared as a JS Map compares keys) to the
+entry, in first-insertion order with the last value, exactly as
+``Map.prototype.set`` behaves on a repeated key. Entries are copied before any
+rewrite, so the parsed values stay untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
+from rechain.reference.model import Diagnostic, Json
+
+MESSAGE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
+SESSION_MAPS = {
+    # entry type -> (map name, field copied)
+    "custom-title": ("custom_titles", "customTitle"),
+    "tag": ("tags", "tag"),
+    "agent-name": ("agent_names", "agentName"),
+    "agent-color": ("agent_colors", "agentColor"),
+    "agent-setting": ("agent_settings", "agentSetting"),
+    "mode": ("modes", "mode"),
+    "worktree-state": ("worktree_states", "worktreeSession"),
+}
+
+# what the pre-boundary metadata pass dispatches (file-history etc. are not restored)
+PRE_BOUNDARY_TYPES = frozenset({"summary", "pr-link", *SESSION_MAPS})
+
+
+def mkey(value: Any) -> Any:
+    """A hashable stand-in for a JS Map key (SameValueZero): strings stay themselves."""
+    if type(value) is str:
+        return value
+    found = key(value)
+    return found if found is not None else ("object", id(value))
+
+
+class LoadAbortedError(Exception):
+    """The dispatch loop threw (a bare ``null`` line, say): 2.1.88 keeps what it had."""
+
+
+@dataclass(slots=True)
+class Loaded:
+    """What ``loadTranscriptFile`` returns, plus line numbers for diagnostics."""
+
+    messages: dict[Any, Json] = field(default_factory=dict)
+    line: dict[int, int] = field(default_factory=dict)  # id(entry) -> file line
+    summaries: dict[Any, Any] = field(default_factory=dict)
+    custom_titles: dict[Any, Any] = field(default_factory=dict)
+    tags: dict[Any, Any] = field(default_factory=dict)
+    agent_names: dict[Any, Any] = field(default_factory=dict)
+    agent_colors: dict[Any, Any] = field(default_factory=dict)
+    agent_settings: dict[Any, Any] = field(default_factory=dict)
+    modes: dict[Any, Any] = field(default_factory=dict)
+    worktree_states: dict[Any, Any] = field(default_factory=dict)
+    pr_links: dict[Any, Json] = field(default_factory=dict)
+    file_history: dict[Any, Json] = field(default_factory=dict)
+    attribution: dict[Any, Json] = field(default_factory=dict)
+    content_replacements: dict[Any, list[Any]] = field(default_factory=dict)
+    agent_content_replacements: dict[Any, list[Any]] = field(default_factory=dict)
+    collapse_commits: list[Json] = field(default_factory=list)
+    collapse_snapshot: Json | None = None
+    leaf_uuids: set[Any] = field(default_factory=set)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def get(self, uuid: Any) -> Json | None:
+        """``messages.get(uuid)``."""
+        return self.messages.get(mkey(uuid))
+
+    def parent(self, entry: Json) -> Json | None:
+        """``entry.parentUuid ? messages.get(entry.parentUuid) : undefined``."""
+        parent = entry.get("parentUuid", UNDEFINED)
+        return self.get(parent) if truthy(parent) else None
+
+    def line_of(self, entry: Json) -> int | None:
+        return self.line.get(id(entry))
+
+
+def is_boundary(entry: Any) -> bool:
+    """``isCompactBoundaryMessage``."""
+    return prop(entry, "type") == "system" and prop(entry, "subtype") == "compact_boundary"
+
+
+def dispatch_metadata(loaded: Loaded, entry: Any) -> None:
+    """One non-message line into its metadata map (later values win)."""
+    kind = prop(entry, "type")
+    if type(kind) is not str:
+        return  # no metadata map is keyed by a list or an object
+    if kind == "summary":
+        if truthy(prop(entry, "leafUuid")):
+            loaded.summaries[mkey(entry["leafUuid"])] = prop(entry, "summary")
+        return
+    if kind in SESSION_MAPS:
+        if truthy(prop(entry, "sessionId")):
+            name, value = SESSION_MAPS[kind]
+            getattr(loaded, name)[mkey(entry["sessionId"])] = prop(entry, value)
+        return
+    if kind == "pr-link":
+        if truthy(prop(entry, "sessionId")):
+            loaded.pr_links[mkey(entry["sessionId"])] = {
+                "prNumber": prop(entry, "prNumber"),
+                "prUrl": prop(entry, "prUrl"),
+                "prRepository": prop(entry, "prRepository"),
+            }
+        return
+    if kind == "file-history-snapshot":
+        loaded.file_history[mkey(prop(entry, "messageId"))] = entry
+    elif kind == "attribution-snapshot":
+        loaded.attribution[mkey(prop(entry, "messageId"))] = entry
+    elif kind == "content-replacement":
+        _add_replacements(loaded, entry)
+    elif kind == "marble-origami-commit":
+        loaded.collapse_commits.append(entry)
+    elif kind == "marble-origami-snapshot":
+        loaded.collapse_snapshot = entry
+
+
+def _add_replacements(loaded: Loaded, entry: Json) -> None:
+    """``existing.push(...entry.replacements)``: throws unless the value is iterable."""
+    replacements = entry.get("replacements", UNDEFINED)
+    if type(replacements) is str:
+        items: list[Any] = list(replacements)
+    elif type(replacements) is list:
+        items = replacements
+    else:
+        raise LoadAbortedError("content-replacement without iterable replacements (TypeError)")
+    agent = entry.get("agentId", UNDEFINED)
+    if truthy(agent):
+        loaded.agent_content_replacements.setdefault(mkey(agent), []).extend(items)
+    else:
+        owner = mkey(entry.get("sessionId", UNDEFINED))
+        loaded.content_replacements.setdefault(owner, []).extend(items)
+
+
+def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded) -> None:
+    """The main loop: progress bridge, messages by uuid, metadata maps.
+
+    A bare ``null`` (or any throw) ends the loop; what was collected stays, as
+    the loop sits inside a ``try`` whose ``catch`` is empty.
+    """
+    bridge: dict[str, Any] = {}
+    messages = loaded.messages
+    for number, value in values:
+        if value is None:
+            loaded.diagnostics.append(
+                Diagnostic(number, "load-aborted", "a JSON null line throws: loading stops here")
+            )
+            return
+        if type(value) is not dict:
+            continue
+        kind = value.get("type")
+        if type(kind) is not str:
+            kind = None  # a list or object type is in no set (JS ``Set.has`` by identity)
+        uuid = value.get("uuid", UNDEFINED)
+        if kind == "progress" and type(uuid) is str:
+            parent = value.get("parentUuid", UNDEFINED)
+            bridged = type(parent) is str and parent != "" and parent in bridge
+            bridge[uuid] = (_null(bridge[parent])) if bridged else parent
+            continue
+        if kind in MESSAGE_TYPES:
+            parent = value.get("parentUuid", UNDEFINED)
+            if type(parent) is str and parent in bridge:
+                value = {**value, "parentUuid": _null(bridge[parent])}
+            messages[mkey(uuid)] = value
+            loaded.line[id(value)] = number
+            if is_boundary(value):
+                loaded.collapse_commits.clear()
+                loaded.collapse_snapshot = None
+            continue
+        try:
+            dispatch_metadata(loaded, value)
+        except LoadAbortedError as error:
+            loaded.diagnostics.append(Diagnostic(number, "load-aborted", str(error)))
+            return
+
+
+def _null(value: Any) -> Any:
+    """``value ?? null``."""
+    return None if value is UNDEFINED else value
+
+
+def apply_preserved_segment(loaded: Loaded) -> None:
+    """``applyPreservedSegmentRelinks``: splice the live segment back, prune before the boundary."""
+    messages = loaded.messages
+    index: dict[Any, int] = {}
+    last_segment: Any = None
+    segment_at = absolute_at = -1
+    for at, (slot, entry) in enumerate(messages.items()):
+        index[slot] = at
+        if is_boundary(entry):
+            absolute_at = at
+            segment = prop(prop(entry, "compactMetadata"), "preservedSegment")
+            if truthy(segment):
+                last_segment, segment_at = segment, at
+    if last_segment is None:
+        return
+    head_uuid = _member(last_segment, "headUuid")
+    tail_uuid = _member(last_segment, "tailUuid")
+    anchor_uuid = _member(last_segment, "anchorUuid")
+    preserved: set[Any] = set()
+    live = segment_at == absolute_at
+    if live:
+        walked: set[Any] = set()
+        current = loaded.get(tail_uuid)
+        reached = False
+        while current is not None and mkey(current.get("uuid", UNDEFINED)) not in walked:
+            uuid = current.get("uuid", UNDEFINED)
+            walked.add(mkey(uuid))
+            preserved.add(mkey(uuid))
+            if strict_equal(uuid, head_uuid):
+                reached = True
+                break
+            current = loaded.parent(current)
+        if not reached:
+            loaded.diagnostics.append(
+                Diagnostic(None, "segment-walk-broken", "preservedSegment tail does not reach its "
+                           "head: no relink and no pruning")
+            )
+            return
+        _relink_segment(loaded, head_uuid, tail_uuid, anchor_uuid, preserved)
+    for slot in [s for s in messages if index.get(s, absolute_at) < absolute_at]:
+        if slot not in preserved:
+            entry = messages.pop(slot)
+            loaded.diagnostics.append(
+                Diagnostic(loaded.line_of(entry), "before-compact-boundary",
+                           "pruned: written before the last compact boundary")
+            )
+
+
+def _member(value: Any, name: str) -> Any:
+    """``value.name`` for any JSON value (strings and numbers have no such member)."""
+    return prop(value, name)
+
+
+def _relink_segment(
+    loaded: Loaded, head_uuid: Any, tail_uuid: Any, anchor_uuid: Any, preserved: set[Any]
+) -> None:
+    messages = loaded.messages
+    head_slot = mkey(head_uuid)
+    head = messages.get(head_slot)
+    if head is not None:
+        messages[head_slot] = _copy(loaded, head, parentUuid=anchor_uuid)
+    for slot, entry in list(messages.items()):
+        if strict_equal(entry.get("parentUuid", UNDEFINED), anchor_uuid) and not strict_equal(
+            _slot_value(slot, entry), head_uuid
+        ):
+            messages[slot] = _copy(loaded, entry, parentUuid=tail_uuid)
+    for slot in preserved:
+        entry = messages.get(slot)
+        if entry is None or entry.get("type") != "assistant":
+            continue
+        message = entry.get("message", UNDEFINED)
+        if message is None or message is UNDEFINED:
+            raise LoadFailedError("a preserved assistant without message (TypeError)")
+        usage = prop(message, "usage")
+        zeroed = dict(usage) if type(usage) is dict else {}
+        zeroed.update(input_tokens=0, output_tokens=0, cache_creation_input_tokens=0,
+                      cache_read_input_tokens=0)
+        body = {**message, "usage": zeroed} if type(message) is dict else {"usage": zeroed}
+        messages[slot] = _copy(loaded, entry, message=body)
+
+
+def _slot_value(slot: Any, entry: Json) -> Any:
+    """The Map key a slot stands for (the entry's uuid when it was set under it)."""
+    return entry.get("uuid", UNDEFINED) if type(slot) is not str else slot
+
+
+def _copy(loaded: Loaded, entry: Json, **changes: Any) -> Json:
+    """``{...entry, ...changes}``, keeping the entry's line number."""
+    copied = {**entry, **changes}
+    loaded.line[id(copied)] = loaded.line.get(id(entry), 0)
+    return copied
+
+
+class LoadFailedError(Exception):
+    """``loadTranscriptFile`` itself throws after parsing: the resume fails."""
+
+
+def apply_snips(loaded: Loaded) -> None:
+    """``applySnipRemovals``: drop every uuid a snip removed and relink across the gap."""
+    messages = loaded.messages
+    removed: dict[Any, Any] = {}  # key -> uuid value, in insertion order
+    for entry in messages.values():
+        listed = prop(prop(entry, "snipMetadata"), "removedUuids")
+        if not truthy(listed):
+            continue
+        if type(listed) is not list:
+            listed = list(listed) if type(listed) is str else []
+        for uuid in listed:
+            removed.setdefault(mkey(uuid), uuid)
+    if not removed:
+        return
+    parent_of: dict[Any, Any] = {}
+    for slot in removed:
+        entry = messages.pop(slot, None)
+        if entry is None:
+            continue
+        parent_of[slot] = entry.get("parentUuid", UNDEFINED)
+        loaded.diagnostics.append(
+            Diagnostic(loaded.line_of(entry), "snipped", "removed by a snip (snipMetadata)")
+        )
+
+    def resolve(start: Any) -> Any:
+        path: list[Any] = []
+        current = start
+        while truthy(current) and mkey(current) in removed:
+            path.append(mkey(current))
+            current = parent_of.get(mkey(current), UNDEFINED)
+            if current is UNDEFINED:
+                current = None
+                break
+        for slot in path:
+            parent_of[slot] = current
+        return current
+
+    for slot, entry in list(messages.items()):
+        parent = entry.get("parentUuid", UNDEFINED)
+        if truthy(parent) and mkey(parent) in removed:
+            messages[slot] = _copy(loaded, entry, parentUuid=resolve(parent))
+
+
+def compute_leaves(loaded: Loaded) -> None:
+    """``leafUuids``: each terminal walked up to its nearest user/assistant (no pruning flag)."""
+    entries = list(loaded.messages.values())
+    pointed = {mkey(e.get("parentUuid", UNDEFINED)) for e in entries if
+               e.get("parentUuid", UNDEFINED) is not None}
+    for terminal in entries:
+        if mkey(terminal.get("uuid", UNDEFINED)) in pointed:
+            continue
+        seen: set[Any] = set()
+        current: Json | None = terminal
+        while current is not None:
+            slot = mkey(current.get("uuid", UNDEFINED))
+            if slot in seen:
+                break
+            seen.add(slot)
+            if current.get("type") in ("user", "assistant"):
+                loaded.leaf_uuids.add(slot)
+                break
+            current = loaded.parent(current)
+
+
+def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] = ()) -> Loaded:
+    """``loadTranscriptFile`` after the read: metadata lines first, then the buffer."""
+    loaded = Loaded()
+    for _, value in metadata:
+        if value is None:
+            return loaded  # ``entry.type`` throws before the main buffer is even parsed
+        if type(value) is dict and type(value.get("type")) is str \
+                and value["type"] in PRE_BOUNDARY_TYPES:
+            dispatch_metadata(loaded, value)
+    dispatch(values, loaded)
+    apply_preserved_segment(loaded)
+    apply_snips(loaded)
+    compute_leaves(loaded)
+    return loaded

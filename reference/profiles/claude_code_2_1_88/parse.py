@@ -1,0 +1,54 @@
+"""2.1.88's JSONL parse under Node: BOM, LF split, JS ``trim()``, ``JSON.parse``, skip bad lines.
+
+The npm bundle runs on Node, not Bun, so ``parseJSONL`` takes its fallback:
+each LF-separated line is decoded on its own (bad UTF-8 becomes U+FFFD), trimmed
+with JavaScript's whitespace set (NBSP, form feed, U+FEFF, ... included) and
+parsed; a line that does not parse is dropped without a word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+
+from rechain.reference.js.jsonparse import JsonError, parse_text
+from rechain.reference.model import Diagnostic
+
+BOM = b"\xef\xbb\xbf"
+# String.prototype.trim: WhiteSpace + LineTerminator of ECMAScript
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def numbered_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, bytes) of each LF-separated piece, a leading BOM removed."""
+    if data.startswith(BOM):
+        data = data[3:]
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    return enumerate(pieces, first)
+
+
+def parse_values(
+    lines: Iterable[tuple[int, bytes]], diagnostics: list[Diagnostic]
+) -> Iterator[tuple[int, Any]]:
+    """Every line that ``JSON.parse`` accepts, as (line number, value); others reported."""
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
+    for number, raw in lines:
+        text = raw.decode("utf-8", "replace").strip(JS_WHITESPACE)
+        if not text:
+            continue
+        try:
+            value = loads(text)
+        except (decode_error, RecursionError):
+            try:
+                value = parse_text(text)
+            except (JsonError, RecursionError) as error:
+                diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
+                continue
+        yield number, value

@@ -1,0 +1,106 @@
+"""The seed profile's whole read path, bytes to resumed conversation, for one entry point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rechain.reference.graph import ReaderError
+from rechain.reference.model import Diagnostic, Json, Options, UsageError
+from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
+from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, LoadFailedError, load
+from rechain.reference.profiles.claude_code_2_1_88.parse import parse_values
+from rechain.reference.profiles.claude_code_2_1_88.resume import (
+    DEFAULT_ENTRY,
+    ENTRY_POINTS,
+    LEAF_RULES,
+    Resumed,
+    deserialise,
+    extract_todos,
+    first_prompt_fails,
+    recover,
+    remove_extra_fields,
+    walk,
+)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Everything one resume produced, for the views to show."""
+
+    entry: str
+    loaded: Loaded
+    leaf: Json | None = None
+    chain: list[Json] = field(default_factory=list)
+    resumed: Resumed = field(default_factory=Resumed)
+    error: str | None = None
+    todos: list[Any] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def entry_point(options: Options) -> str:
+    """``Options.entry``, defaulting to ``--continue``; anything else is a usage error."""
+    entry = options.entry or DEFAULT_ENTRY
+    if entry not in ENTRY_POINTS:
+        raise UsageError(f"unknown entry point {entry!r}; the seed profile has: "
+                         + ", ".join(ENTRY_POINTS))
+    return entry
+
+
+def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False) -> Loaded:
+    """Read (with the large-file paths) and load, as ``loadTranscriptFile`` does."""
+    source = seed_read.read_for_load(data, options.disable_precompact_skip, keep_all_leaves)
+    diagnostics: list[Diagnostic] = list(source.diagnostics)
+    metadata = parse_values(source.metadata_lines, diagnostics)
+    values = parse_values(source.lines, diagnostics)
+    loaded = load(values, metadata)
+    loaded.diagnostics[:0] = diagnostics
+    return loaded
+
+
+def run(data: bytes, options: Options) -> Outcome:
+    """Load, choose the entry point's leaf, walk, recover and deserialise; never raises."""
+    entry = entry_point(options)
+    try:
+        loaded = load_bytes(data, options)
+    except LoadFailedError as error:
+        return Outcome(entry, Loaded(), error=str(error))
+    outcome = Outcome(entry, loaded)
+    if entry == "continue" and seed_read.hidden_from_continue(data):
+        # not listed, so --continue starts a fresh conversation (exit 0, nothing resumed)
+        loaded.diagnostics.append(Diagnostic(
+            None, "not-listed", "the head holds \"isSidechain\":true or a teamName: "
+            "--continue does not see this session"))
+        return outcome
+    leaf = LEAF_RULES[entry](loaded)
+    if leaf is None:
+        outcome.error = "no-conversation" if entry != "continue" else None
+        return outcome
+    outcome.leaf = leaf
+    try:
+        chain, seen = walk(loaded, leaf)
+        chain = recover(loaded, chain, seen)
+        if entry != "resume-file" and first_prompt_fails(chain):
+            if entry == "continue":
+                # the scan throws while --continue loads: a fresh conversation, exit 0
+                loaded.diagnostics.append(Diagnostic(
+                    loaded.line_of(leaf), "first-prompt",
+                    "a first-prompt text that is not a string: --continue resumes nothing"))
+                outcome.leaf = None
+                return outcome
+            raise ReaderError("first prompt: text.trim is not a function (TypeError)")
+        outcome.chain = chain
+        outcome.resumed = deserialise(remove_extra_fields(outcome.chain))
+        outcome.todos = extract_todos(outcome.resumed.messages)
+    except ReaderError as error:
+        outcome.error = f"resume fails: {error}"
+        outcome.chain = []
+        outcome.resumed = Resumed()
+    if not outcome.resumed.messages and entry != "continue":
+        outcome.error = outcome.error or "no-conversation"
+    return outcome
+
+
+def uuid_of(entry: Json) -> Any:
+    """An entry's uuid for output (``None`` for a synthetic message)."""
+    return entry.get("uuid")

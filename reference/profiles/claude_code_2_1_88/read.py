@@ -1,0 +1,89 @@
+"""2.1.88's physical read: whole file up to 5 MiB, else the forward chunked read.
+
+Above ``SKIP_PRECOMPACT_THRESHOLD`` (strictly greater), ``readTranscriptForLoad``
+keeps only what follows the last compact boundary *without*
+``preservedSegment`` (``preservedMessages`` does not exist yet), drops
+attribution snapshots but the last, and the pre-boundary bytes are scanned for
+session metadata lines. A still-large, mostly dead buffer then loses its dead
+branches before parsing (``walkChainBeforeParse``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rechain.reference import read as shared_read
+from rechain.reference.model import Diagnostic
+from rechain.reference.profiles.claude_code_2_1_88.deadbranch import excise_dead_branches
+from rechain.reference.profiles.claude_code_2_1_88.parse import numbered_lines
+
+LITE_BYTES = 65536
+METADATA_MARKERS = tuple(
+    f'"type":"{kind}"'.encode()
+    for kind in ("summary", "custom-title", "tag", "agent-name", "agent-color",
+                 "agent-setting", "mode", "worktree-state", "pr-link")
+)
+CARRY_CAP = 64 * 1024
+_TEAM = re.compile(rb'"teamName": ?"([^"]+)"')
+
+
+@dataclass(frozen=True, slots=True)
+class SeedSource:
+    """What the loader parses: pre-boundary metadata lines first, then the buffer's lines."""
+
+    lines: tuple[tuple[int, bytes], ...]
+    metadata_lines: tuple[tuple[int, bytes], ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False) -> SeedSource:
+    """The bytes ``loadTranscriptFile`` parses, with their original line numbers."""
+    if disable_skip or len(data) <= shared_read.LARGE_FILE_BYTES:
+        return SeedSource(tuple(numbered_lines(data)))
+    begin = shared_read.last_boundary_start(data, ("preservedSegment",))
+    source = shared_read.read_after(data, begin)
+    lines = tuple(source.numbered_lines())
+    metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
+    has_segment = _has_live_segment_marker(lines)
+    diagnostics = source.diagnostics
+    if not keep_all_leaves and not has_segment:
+        kept = excise_dead_branches(lines)
+        if len(kept) != len(lines):
+            survivors = {number for number, _ in kept}
+            diagnostics += tuple(_dead(number) for number, _ in lines if number not in survivors)
+        lines = kept
+    if lines and lines[0][0] == 1 and lines[0][1].startswith(b"\xef\xbb\xbf"):
+        lines = ((1, lines[0][1][3:]), *lines[1:])
+    return SeedSource(lines, metadata, diagnostics)
+
+
+def _dead(number: int) -> Diagnostic:
+    return Diagnostic(number, "dead-branch", "off the chain of a large, mostly dead buffer: "
+                      "removed before parsing")
+
+
+def _has_live_segment_marker(lines: tuple[tuple[int, bytes], ...]) -> bool:
+    """Whether a boundary with ``preservedSegment`` was seen after the last truncation."""
+    for _, line in lines:
+        if b"compact_boundary" in line and b"preservedSegment" in line:
+            found = shared_read.boundary_keeps(line, ("preservedSegment",))
+            if found:
+                return True
+    return False
+
+
+def _metadata_lines(data: bytes, end: int) -> Iterator[tuple[int, bytes]]:
+    """``scanPreBoundaryMetadata``: whole lines before ``end`` holding a metadata marker."""
+    for number, line in enumerate(data[:end].split(b"\n"), 1):
+        if len(line) > CARRY_CAP and not any(m in line[:CARRY_CAP] for m in METADATA_MARKERS):
+            continue
+        if any(marker in line for marker in METADATA_MARKERS):
+            yield number, line
+
+
+def hidden_from_continue(data: bytes) -> bool:
+    """``enrichLog`` drops sessions whose head holds ``"isSidechain":true`` or a team name."""
+    head = data[:LITE_BYTES]
+    return b'"isSidechain":true' in head or _TEAM.search(head) is not None

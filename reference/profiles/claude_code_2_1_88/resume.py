@@ -1,0 +1,395 @@
+"""What 2.1.88 resumes from a loaded transcript: leaf per entry point, walk, recovery, filters.
+
+Entry points pick the leaf differently (``findLatestMessage`` is a strict ``>``
+over ``Date.parse``, so ties go to the first in Map order and NaN never wins):
+
+* ``continue`` (and the picker): leaves of type user/assistant, sidechains too;
+* ``resume-id`` (``--resume <uuid>``): every entry that is not a sidechain;
+* ``resume-file`` (``--resume <path>.jsonl``): non-sidechain leaves, with
+  ``new Date(ts).getTime()`` and a start at 0, so a time must be > 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rechain.reference.graph import ReaderError
+from rechain.reference.js import date_v8
+from rechain.reference.js.values import UNDEFINED, prop, to_string, truthy
+from rechain.reference.model import Diagnostic, Json
+from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, mkey
+from rechain.reference.profiles.claude_code_2_1_332.prompt import first_prompt_fails as scan_throws
+from rechain.reference.recover import _sorted_by_timestamp
+
+ENTRY_POINTS = ("continue", "resume-id", "resume-file")
+DEFAULT_ENTRY = "continue"
+CONTINUE_TEXT = "Continue from where you left off."
+NO_RESPONSE_TEXT = "No response requested."
+PERMISSION_MODES = frozenset({"acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"})
+
+
+def _latest(entries: list[Json], time: Callable[[Any], float], start: float) -> Json | None:
+    """The first entry with the strictly greatest time (NaN never compares greater)."""
+    best: Json | None = None
+    best_time = start
+    for entry in entries:
+        moment = time(entry.get("timestamp", UNDEFINED))
+        if moment > best_time:
+            best, best_time = entry, moment
+    return best
+
+
+def leaf_for_continue(loaded: Loaded) -> Json | None:
+    """``loadFullLog``: newest leaf of type user/assistant, sidechains not excluded."""
+    pool = [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
+            and e.get("type") in ("user", "assistant")]
+    return _latest(pool, date_v8.parse, float("-inf"))
+
+
+def leaf_for_resume_id(loaded: Loaded) -> Json | None:
+    """``getLastSessionLog``: newest entry of any type that is not a sidechain."""
+    pool = [e for e in loaded.messages.values() if not truthy(e.get("isSidechain"))]
+    return _latest(pool, date_v8.parse, float("-inf"))
+
+
+def leaf_for_resume_file(loaded: Loaded) -> Json | None:
+    """``loadMessagesFromJsonlPath``: newest non-sidechain leaf whose time is above 0."""
+    pool = [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
+            and not truthy(e.get("isSidechain"))]
+    return _latest(pool, date_v8.get_time, 0.0)
+
+
+LEAF_RULES: dict[str, Callable[[Loaded], Json | None]] = {
+    "continue": leaf_for_continue,
+    "resume-id": leaf_for_resume_id,
+    "resume-file": leaf_for_resume_file,
+}
+
+
+def walk(loaded: Loaded, leaf: Json) -> tuple[list[Json], set[Any]]:
+    """``buildConversationChain``'s walk: root first; stops at a missing parent or a repeat."""
+    chain: list[Json] = []
+    seen: set[Any] = set()
+    current: Json | None = leaf
+    while current is not None:
+        slot = mkey(current.get("uuid", UNDEFINED))
+        if slot in seen:
+            loaded.diagnostics.append(
+                Diagnostic(loaded.line_of(chain[-1]), "cycle",
+                           "parent already on the chain: the walk stops (partial transcript)")
+            )
+            break
+        seen.add(slot)
+        chain.append(current)
+        current = loaded.parent(current)
+    chain.reverse()
+    return chain, seen
+
+
+def _message(entry: Json) -> Any:
+    """``entry.message``, throwing where JS reads a member of undefined or null."""
+    message = entry.get("message", UNDEFINED)
+    if message is None or message is UNDEFINED:
+        raise ReaderError(f"{entry.get('type')} entry without message (TypeError)")
+    return message
+
+
+def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
+    """``recoverOrphanedParallelToolResults`` as 2.1.88 has it (parent links only)."""
+    assistants = [e for e in chain if e.get("type") == "assistant"]
+    if not assistants:
+        return chain
+    anchors: dict[Any, Json] = {}
+    for entry in assistants:
+        mid = prop(_message(entry), "id")
+        if truthy(mid):
+            anchors[mkey(mid)] = entry
+    groups: dict[Any, list[Json]] = {}
+    results: dict[Any, list[Json]] = {}
+    for entry in loaded.messages.values():
+        kind = entry.get("type")
+        if kind == "assistant":
+            mid = prop(_message(entry), "id")
+            if truthy(mid):
+                groups.setdefault(mkey(mid), []).append(entry)
+        elif kind == "user" and truthy(entry.get("parentUuid")):
+            content = prop(_message(entry), "content")
+            if type(content) is list and any(prop(b, "type") == "tool_result" for b in content):
+                results.setdefault(mkey(entry["parentUuid"]), []).append(entry)
+    done: set[Any] = set()
+    inserts: dict[int, list[Json]] = {}
+    for entry in assistants:
+        mid = prop(entry["message"], "id")
+        if not truthy(mid) or mkey(mid) in done:
+            continue
+        done.add(mkey(mid))
+        group = groups.get(mkey(mid), [entry])
+        siblings = [m for m in group if mkey(m.get("uuid", UNDEFINED)) not in seen]
+        orphans = [r for m in group for r in results.get(mkey(m.get("uuid", UNDEFINED)), ())
+                   if mkey(r.get("uuid", UNDEFINED)) not in seen]
+        if not siblings and not orphans:
+            continue
+        recovered = _sorted_by_timestamp(siblings) + _sorted_by_timestamp(orphans)
+        seen.update(mkey(r.get("uuid", UNDEFINED)) for r in recovered)
+        anchor = anchors[mkey(mid)]
+        inserts.setdefault(id(anchor), []).extend(recovered)
+        for r in recovered:
+            loaded.diagnostics.append(
+                Diagnostic(loaded.line_of(r), "recovered",
+                           f"off the walked path; put back after {anchor.get('uuid')}")
+            )
+    if not inserts:
+        return chain
+    out: list[Json] = []
+    for entry in chain:
+        out.append(entry)
+        out.extend(inserts.get(id(entry), ()))
+    return out
+
+
+def remove_extra_fields(chain: list[Json]) -> list[Json]:
+    """``removeExtraFields``: drop ``isSidechain`` and ``parentUuid``."""
+    return [{k: v for k, v in e.items() if k not in ("isSidechain", "parentUuid")}
+            for e in chain]
+
+
+@dataclass(slots=True)
+class Resumed:
+    """The deserialised conversation and how the turn was left."""
+
+    messages: list[Json] = field(default_factory=list)
+    interruption: str = "none"
+
+
+def _content(entry: Json) -> Any:
+    return prop(entry.get("message", UNDEFINED), "content")
+
+
+def _blocks(entry: Json, kind: str) -> list[Json]:
+    content = _content(entry)
+    return [b for b in content if prop(b, "type") == kind] if type(content) is list else []
+
+
+LEGACY_ATTACHMENTS = {"new_file": "file", "new_directory": "directory"}
+
+
+def migrate_attachment(entry: Json) -> Json:
+    """``migrateLegacyAttachmentTypes``: ``new_file``/``new_directory`` renamed."""
+    if entry.get("type") != "attachment":
+        return entry
+    attachment = entry.get("attachment")
+    kind = prop(attachment, "type")
+    renamed = LEGACY_ATTACHMENTS.get(kind) if type(kind) is str else None
+    if renamed is None or type(attachment) is not dict:
+        return entry
+    return {**entry, "attachment": {**attachment, "type": renamed}}
+
+
+def strip_permission_mode(entry: Json) -> Json:
+    """A user message's unknown ``permissionMode`` becomes undefined (dropped when written)."""
+    mode = entry.get("permissionMode", UNDEFINED)
+    if entry.get("type") != "user" or mode is UNDEFINED or (
+            type(mode) is str and mode in PERMISSION_MODES):
+        return entry
+    return {k: v for k, v in entry.items() if k != "permissionMode"}
+
+
+def filter_unresolved_tool_uses(messages: list[Json]) -> list[Json]:
+    """Drop an assistant only when every tool_use in it is never answered."""
+    uses: set[Any] = set()
+    answered: set[Any] = set()
+    for entry in messages:
+        if entry.get("type") not in ("user", "assistant"):
+            continue
+        for block in _blocks(entry, "tool_use"):
+            uses.add(mkey(prop(block, "id")))
+        for block in _blocks(entry, "tool_result"):
+            answered.add(mkey(prop(block, "tool_use_id")))
+    unresolved = uses - answered
+    if not unresolved:
+        return messages
+    kept = []
+    for entry in messages:
+        ids = [mkey(prop(b, "id")) for b in _blocks(entry, "tool_use")]
+        if entry.get("type") == "assistant" and ids and all(i in unresolved for i in ids):
+            continue
+        kept.append(entry)
+    return kept
+
+
+THINKING = ("thinking", "redacted_thinking")
+
+
+def filter_orphaned_thinking(messages: list[Json]) -> list[Json]:
+    """Drop thinking-only assistants unless their ``message.id`` also has other content."""
+    with_other: set[Any] = set()
+    for entry in messages:
+        content = _content(entry)
+        if entry.get("type") != "assistant" or type(content) is not list:
+            continue
+        mid = prop(entry["message"], "id")
+        if any(prop(b, "type") not in THINKING for b in content) and truthy(mid):
+            with_other.add(mkey(mid))
+    kept = []
+    for entry in messages:
+        content = _content(entry)
+        if entry.get("type") == "assistant" and type(content) is list and content:
+            mid = prop(entry["message"], "id")
+            if all(prop(b, "type") in THINKING for b in content) and not (
+                truthy(mid) and mkey(mid) in with_other
+            ):
+                continue
+        kept.append(entry)
+    return kept
+
+
+def _whitespace_only(content: list[Any]) -> bool:
+    """``hasOnlyWhitespaceTextContent``: only text blocks, all blank after ``trim()``.
+
+    The blocks are tried in order and the scan stops at the first non-text block
+    or non-blank text, so a text that is not a string throws only when reached:
+    2.1.88 then fails the whole resume (rule 23).
+    """
+    from rechain.reference.profiles.claude_code_2_1_88.parse import JS_WHITESPACE
+
+    for block in content:
+        if prop(block, "type") != "text":
+            return False
+        text = prop(block, "text")
+        if type(text) is not str:
+            raise ReaderError("text.trim is not a function (TypeError)")
+        if text.strip(JS_WHITESPACE):
+            return False
+    return True
+
+
+def filter_whitespace_only(messages: list[Json]) -> list[Json]:
+    """Drop whitespace-only assistants; when any went, merge adjacent user messages."""
+    kept = []
+    for entry in messages:
+        content = _content(entry)
+        if (entry.get("type") == "assistant" and type(content) is list and content
+                and _whitespace_only(content)):
+            continue
+        kept.append(entry)
+    if len(kept) == len(messages):
+        return messages
+    merged: list[Json] = []
+    for entry in kept:
+        if entry.get("type") == "user" and merged and merged[-1].get("type") == "user":
+            merged[-1] = merge_user_messages(merged[-1], entry)
+        else:
+            merged.append(entry)
+    return merged
+
+
+def _as_blocks(content: Any) -> list[Any]:
+    """``normalizeUserTextContent``: a string becomes one text block."""
+    if type(content) is str:
+        return [{"type": "text", "text": content}]
+    return list(content) if type(content) is list else []
+
+
+def merge_user_messages(a: Json, b: Json) -> Json:
+    """``mergeUserMessages``: a newline ends a's text at a text-text seam; tool results first."""
+    left, right = _as_blocks(_content(a)), _as_blocks(_content(b))
+    if (left and right and prop(left[-1], "type") == "text"
+            and prop(right[0], "type") == "text"):
+        seam = {**left[-1], "text": f"{to_string(left[-1].get('text', UNDEFINED))}\n"}
+        joined = [*left[:-1], seam, *right]
+    else:
+        joined = [*left, *right]
+    results = [blk for blk in joined if prop(blk, "type") == "tool_result"]
+    others = [blk for blk in joined if prop(blk, "type") != "tool_result"]
+    uuid = b.get("uuid") if truthy(a.get("isMeta")) else a.get("uuid")
+    message = a.get("message") if type(a.get("message")) is dict else {}
+    return {**a, "uuid": uuid, "message": {**message, "content": results + others}}
+
+
+def detect_interruption(messages: list[Json]) -> tuple[str, int]:
+    """``detectTurnInterruption``: (none | interrupted_prompt | interrupted_turn, index)."""
+    for at in range(len(messages) - 1, -1, -1):
+        entry = messages[at]
+        kind = entry.get("type")
+        if kind in ("system", "progress") or (
+            kind == "assistant" and truthy(entry.get("isApiErrorMessage"))
+        ):
+            continue
+        if kind == "user":
+            if truthy(entry.get("isMeta")) or truthy(entry.get("isCompactSummary")):
+                return "none", at
+            content = _content(entry)
+            first = content[0] if type(content) is list and content else UNDEFINED
+            if prop(first, "type") == "tool_result" or truthy(entry.get("toolUseResult")):
+                return "interrupted_turn", at
+            return "interrupted_prompt", at
+        if kind == "attachment":
+            return "interrupted_turn", at
+        return "none", at
+    return "none", -1
+
+
+def synthetic_continue() -> Json:
+    """The meta user message 2.1.88 appends after an interrupted turn (random uuid there)."""
+    return {"type": "user", "uuid": None, "isMeta": True, "synthetic": "continue",
+            "message": {"role": "user", "content": [{"type": "text", "text": CONTINUE_TEXT}]}}
+
+
+def synthetic_no_response() -> Json:
+    """The sentinel assistant inserted after a trailing user message."""
+    return {"type": "assistant", "uuid": None, "synthetic": "no-response",
+            "message": {"role": "assistant", "model": "<synthetic>",
+                        "stop_reason": "stop_sequence",
+                        "content": [{"type": "text", "text": NO_RESPONSE_TEXT}]}}
+
+
+def deserialise(chain: list[Json]) -> Resumed:
+    """``deserializeMessagesWithInterruptDetection`` on the chain (fields already removed)."""
+    messages = [strip_permission_mode(migrate_attachment(e)) for e in chain]
+    messages = filter_unresolved_tool_uses(messages)
+    messages = filter_orphaned_thinking(messages)
+    messages = filter_whitespace_only(messages)
+    kind, _ = detect_interruption(messages)
+    if kind == "interrupted_turn":
+        messages = [*messages, synthetic_continue()]
+    last = max((i for i, e in enumerate(messages) if e.get("type") not in ("system", "progress")),
+               default=-1)
+    if last != -1 and messages[last].get("type") == "user":
+        messages.insert(last + 1, synthetic_no_response())
+    return Resumed(messages, kind)
+
+
+def first_prompt_fails(messages: list[Json]) -> bool:
+    """Whether 2.1.88's first-prompt scan throws on these messages (rule 24).
+
+    Every print-mode resume looks for the conversation's first prompt (the scan
+    ``resume.prompt`` describes, shared with 2.1.332); in 2.1.88 any truthy text
+    that is not a string reached first throws; what that does depends on the
+    entry point.
+    """
+    return scan_throws(messages, lambda _: True)
+    return False
+
+
+def extract_todos(messages: list[Json]) -> list[Any]:
+    """``extractTodosFromTranscript`` (run by every print-mode resume): the last TodoWrite's todos.
+
+    Scans assistants from the end and calls ``content.find``: an assistant whose
+    content is not an array (a string, say) throws before a TodoWrite is found,
+    and the whole resume fails with "message.content.find is not a function".
+    """
+    for entry in reversed(messages):
+        if entry.get("type") != "assistant":
+            continue
+        content = _content(entry)
+        if type(content) is not list:
+            raise ReaderError("message.content.find is not a function (TypeError)")
+        for block in content:
+            if block is None:
+                raise ReaderError("cannot read properties of null (reading 'type')")
+            if prop(block, "type") == "tool_use" and prop(block, "name") == "TodoWrite":
+                todos = prop(prop(block, "input"), "todos")
+                return todos if type(todos) is list else []
+    return []
