@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PUBLIC = ("rechain.testing", "rechain.strategies", "rechain.reference")
+PUBLIC = ("rechain.testing", "rechain.strategies", "rechain.reference",
+          "rechain.conformance.invariants")
 
 
 def _functions(module_name: str) -> list[tuple[str, object]]:
