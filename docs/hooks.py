@@ -1,5 +1,6 @@
-"""MkDocs hooks: the README is the site's home page and the changelog a page; links from a page
-to repository files outside ``docs/`` are checked to exist and shown as the file's name; the API
+"""MkDocs hooks: the README is the site's home page and the changelog a page (the ``docs/*.md``
+they name become links); links from a page to repository files outside ``docs/`` are checked
+to exist and shown as the file's name; the API
 reference finds ``rechain.*`` as installed, although its folders sit side by side in the
 repository (``pyproject.toml``'s ``package-dir``).
 
@@ -66,10 +67,23 @@ def on_shutdown() -> None:
         shutil.rmtree(_tree.pop(), ignore_errors=True)
 
 
+#: ```docs/page.md``` named in the README or the changelog: a link on the site
+DOCS_PATH = re.compile(r"`docs/([\w.-]+\.md)`")
+
+
+def _link(match: re.Match[str]) -> str:
+    """A link when the page exists (a page still to be written stays a file name)."""
+    if not (ROOT / "docs" / match[1]).is_file():
+        log.info("the README names docs/%s, which does not exist (yet)", match[1])
+        return match[0]
+    return f"[`docs/{match[1]}`]({match[1]})"
+
+
 def on_files(files: Files, config: Any) -> Files:
     """Add the pages whose source is a file at the repository's root."""
     for page, source in GENERATED.items():
-        files.append(File.generated(config, page, content=(ROOT / source).read_text("utf-8")))
+        text = DOCS_PATH.sub(_link, (ROOT / source).read_text("utf-8"))
+        files.append(File.generated(config, page, content=text))
     return files
 
 
