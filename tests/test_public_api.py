@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import subprocess
+import sys
 import tomllib
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -65,3 +68,12 @@ def test_every_package_folder_ships_its_py_typed_marker() -> None:
     for package, folder in tops.items():
         assert (ROOT / folder / "py.typed").is_file(), folder
         assert "py.typed" in config["package-data"].get(package, []), package
+
+
+def test_rechain_version_prints_the_installed_distribution_version() -> None:
+    run = subprocess.run([sys.executable, "-m", "rechain", "--version"], capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == f"rechain {version('rechain')}"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert version("rechain") == project["version"]
