@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rechain.conformance import report, report_html, report_text
+from rechain.conformance import report, report_text
 from rechain.conformance.compare import Difference, Verdict
 from rechain.conformance.protocol import Answered, Crashed, ImplementationInfo, Raised, TimedOut
 from rechain.conformance.runner import Record
@@ -154,20 +154,3 @@ def test_the_markdown_keeps_to_its_budget_by_leaving_out_whole_kinds():
     small = report_text.markdown(lines, budget=len(report_text.markdown(lines).encode()) - 10)
     assert "more kinds of failure are in the full report" in small
     assert small.count("why: ") == 1
-
-
-def test_html_groups_identical_result_vectors_and_escapes():
-    records = [record(1, "a", "pass"), record(2, "b", "pass"), record(3, "<c>", "fail"),
-               record(1, "a", "pass", impl="x@1"), record(2, "b", "pass", impl="x@1"),
-               record(3, "<c>", "pass", impl="x@1"), record(4, "d", "pass", group="other")]
-    lines = lines_for(records)
-    rows = report_html.rows(lines)
-    assert [(group, vector, ids) for group, vector, ids, _ in rows] == [
-        ("basic", ("fail", "pass"), ["<c>"]),
-        ("basic", ("pass", "pass"), ["a", "b"]),
-        ("other", ("pass", "none"), ["d"]),
-    ]
-    page = report_html.render(lines)
-    assert "<code>&lt;c&gt;</code>" in page and "<c>" not in page
-    assert page.count('class="cell fail"') == 1
-    assert page.startswith("<!doctype html>") and "<script" not in page
