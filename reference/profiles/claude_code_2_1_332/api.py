@@ -146,14 +146,16 @@ def _message_id(row: Json) -> Any:
 # --- deserialisation filters --------------------------------------------------------------
 
 
+_AFTER_TURN = frozenset({"system", "attachment"})  # rows that never decide how a turn ended
+
+
 def ends_interrupted(rows: list[Json]) -> bool:
-    """The turn was cut off: the last message row is a tool result, an attachment, or an
-    assistant message (any of its fragments) whose calls were not all answered."""
-    last = next((r for r in reversed(rows) if r.get("type") != "system"), None)
+    """The turn was cut off: the last row that is neither a system row nor an attachment is
+    a tool result, or an assistant message (any of its fragments) whose calls were not all
+    answered (probed: a queued command after the row does not change how the turn ended)."""
+    last = next((r for r in reversed(rows) if r.get("type") not in _AFTER_TURN), None)
     if last is None:
         return False
-    if last.get("type") == "attachment":
-        return True
     if last.get("type") == "user":
         return bool(_tool_ids(last, "tool_result", "tool_use_id"))
     answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
@@ -171,7 +173,7 @@ def drop_unanswered_calls(rows: list[Json], spare_interrupted: bool = True) -> l
     # drops (probed: a thinking-only row after an unanswered call still leaves it cut off)
     speaking = drop_thinking_only(rows)
     if spare_interrupted and ends_interrupted(speaking):
-        final = next((r for r in reversed(speaking) if r.get("type") != "system"), None)
+        final = next((r for r in reversed(speaking) if r.get("type") not in _AFTER_TURN), None)
         return _drop_unsandwiched(rows, answered, final)
     return [row for row in rows if not (
         row.get("type") == "assistant"
@@ -183,7 +185,7 @@ def _drop_unsandwiched(rows: list[Json], answered: set[Any], final: Json | None)
     """Mid-turn end: which unanswered-call assistants survive (probed; D1 in the docs).
 
     Only the last turn (after the last user row that is not a tool result) keeps any.
-    Ending on a tool result or an attachment, every call before the turn's last result
+    Ending on a tool result, every call before the turn's last result
     stays. Ending on an assistant whose call is unanswered, its message's fragments stay;
     every other call of the turn stays only when the turn has a tool result and no
     assistant row after the last one says anything without a call (a text row).
