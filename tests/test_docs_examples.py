@@ -84,3 +84,14 @@ def test_every_feature_generation_and_public_name_is_documented() -> None:
         assert f'`"{generation.version}"`' in STRATEGIES_PAGE, generation.version
     for name in testing.__all__:
         assert f"`{name}" in STRATEGIES_PAGE, name
+
+
+def test_the_pasted_failure_shows_the_example_as_it_is() -> None:
+    """The shrunk failure in the guide was printed by the current example file."""
+    source = (ROOT / "examples" / "test_toy_reader.py").read_text(encoding="utf-8").splitlines()
+    cited = re.findall(r"^examples/test_toy_reader\.py:(\d+): in \w+\n    (.+)$",
+                       STRATEGIES_PAGE, re.M)
+    assert cited
+    for number, shown in cited:
+        assert source[int(number) - 1].strip() == shown.strip(), number
+    assert "Prompt(kind='command'" in STRATEGIES_PAGE
