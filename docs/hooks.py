@@ -1,10 +1,13 @@
-"""MkDocs hooks: the README is the site's home page and the changelog a page (the ``docs/*.md``
-they name become links); links from a page to repository files outside ``docs/`` are checked
-to exist and shown as the file's name; the API
-reference finds ``rechain.*`` as installed, although its folders sit side by side in the
-repository (``pyproject.toml``'s ``package-dir``).
+"""MkDocs hooks: pages whose source sits outside ``docs/``, links into the repository, and the
+API reference's view of the package.
 
-A link that names a missing file is a warning, so ``mkdocs build --strict`` fails on it.
+* The README is the home page, its "In CI" section also the CI guide, the changelog a page;
+  the ``docs/*.md`` they name become links. A page that only exists sometimes (the CI guide,
+  ``docs/matrix.md``, which ``rechain matrix`` writes) is in the navigation when it exists.
+* Links from a page to repository files outside ``docs/`` are checked to exist and shown as the
+  file's name: a missing one is a warning, so ``mkdocs build --strict`` fails on it.
+* mkdocstrings finds ``rechain.*`` as installed, although its folders sit side by side in the
+  repository (``pyproject.toml``'s ``package-dir``), through a temporary tree of symlinks.
 """
 
 from __future__ import annotations
@@ -21,14 +24,50 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
-GENERATED = {"index.md": "README.md", "changelog.md": "CHANGELOG.md"}
+log = logging.getLogger("mkdocs.plugins.rechain")
+_trees: list[Path] = []
+
+CI_SECTION = re.compile(r"^## In CI\b.*?(?=^## |\Z)", re.M | re.S)
+#: optional pages, put in the navigation before this entry when they exist
+OPTIONAL_BEFORE = "Findings"
+#: ```docs/page.md``` named in the README or the changelog: a link on the site
+DOCS_PATH = re.compile(r"`docs/([\w.-]+\.md)`")
 REPO_LINK = re.compile(r"\[([^\]]+)\]\((\.\./[^)\s#]+)(#[^)\s]*)?\)")
 #: reStructuredText the docstrings use (``:class:`X```, a paragraph ending in ``::``) that
 #: Markdown shows literally: the role is dropped, ``::`` becomes ``:``
 RST_ROLE = re.compile(r":(?:class|func|data|mod|meth|attr|obj|exc):(?=<code>)")
 RST_LITERAL = re.compile(r"(\S)::</p>|<p>::</p>")
-log = logging.getLogger("mkdocs.plugins.rechain")
-_tree: list[Path] = []
+
+
+def _readme() -> str:
+    return (ROOT / "README.md").read_text("utf-8")
+
+
+def generated_pages() -> dict[str, str]:
+    """Page path → Markdown, for the pages whose source is outside ``docs/``."""
+    pages = {"index.md": _readme(), "changelog.md": (ROOT / "CHANGELOG.md").read_text("utf-8")}
+    section = CI_SECTION.search(pages["index.md"])
+    if section:
+        pages["ci.md"] = section[0].replace("## In CI", "# In CI", 1)
+    return {page: DOCS_PATH.sub(_link, text) for page, text in pages.items()}
+
+
+def optional_nav() -> list[dict[str, str]]:
+    """The navigation entries of the pages that exist only sometimes, when they exist."""
+    entries = []
+    if CI_SECTION.search(_readme()):
+        entries.append({"CI guide": "ci.md"})
+    if (ROOT / "docs" / "matrix.md").is_file():
+        entries.append({"Reader matrix": "matrix.md"})
+    return entries
+
+
+def _link(match: re.Match[str]) -> str:
+    """A link when the page exists (a page still to be written stays a file name)."""
+    if not (ROOT / "docs" / match[1]).is_file():
+        log.info("docs/%s is named but does not exist (yet)", match[1])
+        return match[0]
+    return f"[`docs/{match[1]}`]({match[1]})"
 
 
 def package_tree(into: Path) -> Path:
@@ -47,42 +86,21 @@ def package_tree(into: Path) -> Path:
 
 @event_priority(100)  # before mkdocstrings reads its handler's search paths
 def on_config(config: Any) -> Any:
-    """Point the Python handler at a temporary installed-layout tree."""
+    """Add the optional pages to the navigation; point mkdocstrings at the package tree."""
+    nav = config.nav
+    at = next((i for i, e in enumerate(nav) if isinstance(e, dict) and OPTIONAL_BEFORE in e),
+              len(nav))
+    nav[at:at] = [e for e in optional_nav() if e not in nav]
     tree = package_tree(Path(tempfile.mkdtemp(prefix="rechain-docs-")))
-    _tree.append(tree)
+    _trees.append(tree)
     handlers = config.plugins["mkdocstrings"].config.handlers
     handlers.setdefault("python", {})["paths"] = [str(tree)]
     return config
 
 
-def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
-    """The API reference's docstrings, without reStructuredText markup left in the text."""
-    html = RST_ROLE.sub("", html)
-    return RST_LITERAL.sub(lambda m: f"{m[1]}:</p>" if m[1] else "", html)
-
-
-def on_shutdown() -> None:
-    """Remove the temporary tree."""
-    while _tree:
-        shutil.rmtree(_tree.pop(), ignore_errors=True)
-
-
-#: ```docs/page.md``` named in the README or the changelog: a link on the site
-DOCS_PATH = re.compile(r"`docs/([\w.-]+\.md)`")
-
-
-def _link(match: re.Match[str]) -> str:
-    """A link when the page exists (a page still to be written stays a file name)."""
-    if not (ROOT / "docs" / match[1]).is_file():
-        log.info("the README names docs/%s, which does not exist (yet)", match[1])
-        return match[0]
-    return f"[`docs/{match[1]}`]({match[1]})"
-
-
 def on_files(files: Files, config: Any) -> Files:
-    """Add the pages whose source is a file at the repository's root."""
-    for page, source in GENERATED.items():
-        text = DOCS_PATH.sub(_link, (ROOT / source).read_text("utf-8"))
+    """Add the pages whose source is outside ``docs/``."""
+    for page, text in generated_pages().items():
         files.append(File.generated(config, page, content=text))
     return files
 
@@ -92,9 +110,20 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     folder = (ROOT / "docs" / page.file.src_uri).parent
 
     def replace(match: re.Match[str]) -> str:
-        target = (folder / match[2]).resolve()
-        if not target.exists():
+        if not (folder / match[2]).resolve().exists():
             log.warning("%s links to %s, which does not exist", page.file.src_uri, match[2])
         return match[1]
 
     return REPO_LINK.sub(replace, markdown)
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """The API reference's docstrings, without reStructuredText markup left in the text."""
+    html = RST_ROLE.sub("", html)
+    return RST_LITERAL.sub(lambda m: f"{m[1]}:</p>" if m[1] else "", html)
+
+
+def on_shutdown() -> None:
+    """Remove the temporary package trees."""
+    while _trees:
+        shutil.rmtree(_trees.pop(), ignore_errors=True)

@@ -57,7 +57,33 @@ def test_the_site_builds_strictly_with_every_page(site: Path) -> None:
         assert name in api, name
     for page in ("protocol", "findings", "cli-resume", "stability", "changelog"):
         assert (site / page / "index.html").is_file(), page
+    if "\n## In CI" in (ROOT / "README.md").read_text(encoding="utf-8"):
+        assert (site / "ci" / "index.html").is_file()
+    if (ROOT / "docs" / "matrix.md").is_file():
+        assert (site / "matrix" / "index.html").is_file()
     assert not list(ROOT.glob("site")), "a build wrote into the repository"
+
+
+def test_pages_that_exist_only_sometimes_join_the_site_when_they_exist(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("rechain_docs_hooks", ROOT / "docs" / "hooks.py")
+    assert spec and spec.loader
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    monkeypatch.setattr(hooks, "ROOT", tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "CHANGELOG.md").write_text("# Changelog\n")
+    (tmp_path / "README.md").write_text("# r\n\n## Use\n\nSee `docs/guide.md`.\n")
+    assert hooks.optional_nav() == []
+    assert set(hooks.generated_pages()) == {"index.md", "changelog.md"}
+    (tmp_path / "README.md").write_text(
+        "# r\n\n## In CI\n\nRun `.ci/run`; see `docs/guide.md`.\n\n### Caches\n\nx\n\n## Next\n")
+    (tmp_path / "docs" / "matrix.md").write_text("# Matrix\n")
+    (tmp_path / "docs" / "guide.md").write_text("# Guide\n")
+    assert hooks.optional_nav() == [{"CI guide": "ci.md"}, {"Reader matrix": "matrix.md"}]
+    ci = hooks.generated_pages()["ci.md"]
+    assert ci.startswith("# In CI\n") and "### Caches" in ci and "## Next" not in ci
+    assert "[`docs/guide.md`](guide.md)" in ci  # a page that exists becomes a link
 
 
 def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
