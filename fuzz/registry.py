@@ -28,6 +28,9 @@ class Target:
     #: instrument only these modules (function by function), not the whole package
     scope: tuple[str, ...] = ()
     note: str = ""
+    #: a ``--target`` of the user's: imported only where it runs (the probe, the workers),
+    #: never in rechain's process; it gets the default contract
+    user: bool = False
 
     @property
     def third_party(self) -> bool:

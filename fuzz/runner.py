@@ -56,6 +56,8 @@ class Settings:
     allow: tuple[str, ...] = ()
     #: start from this slice of the seed corpus only (``--shard I/N`` on N machines)
     shard: Shard | None = None
+    #: put first on the workers' PYTHONPATH (a user's module found in their directory)
+    paths: tuple[Path, ...] = ()
 
 
 @dataclass(slots=True)
@@ -120,6 +122,9 @@ def environment(target: Target, settings: Settings) -> dict[str, str]:
         env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"))
         env["PYTHONPATH"] = str(shim_dir(settings.work))
         env.pop("VIRTUAL_ENV", None)
+    if settings.paths:
+        inherited = [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
+        env["PYTHONPATH"] = os.pathsep.join([*map(str, settings.paths), *inherited])
     env["RECHAIN_FUZZ_TARGET"] = target.name
     return env
 
@@ -134,6 +139,9 @@ def contract_for(target: Target, settings: Settings) -> Contract:
     """The declared contract of a harness of ours; the default one for a reader in a venv."""
     if target.third_party or settings.venv is not None:
         return Contract(input="path" if target.input is None else target.input)
+    if target.user:
+        return Contract(input=target.input or "bytes",
+                        description=f"{target.spec}: any exception is a finding")
     from rechain.fuzz.target import load
 
     return load(target.spec)[1]

@@ -1,6 +1,7 @@
-"""Fuzzing for real, for a bounded time: each reference harness, and a toy reader via the CLI.
+"""Fuzzing for real, a bounded number of executions: each reference harness, and toy
+readers via the CLI.
 
-``RECHAIN_FUZZ_SECONDS`` sets the time per harness (default here: 3 s); CI
+``RECHAIN_FUZZ_RUNS`` sets the executions per harness (default here: 300); CI
 can raise it. Skipped when atheris is not installed (``pip install -e '.[fuzz]'``).
 """
 
@@ -25,7 +26,10 @@ from rechain.fuzz.triage import shrink
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("atheris") is None, reason="atheris is not installed"
 )
-SECONDS = os.environ.get("RECHAIN_FUZZ_SECONDS", "3")
+# a campaign's size is a number of executions, never a time: the same work on a loaded
+# machine; the time given with it is only a safety limit
+RUNS = os.environ.get("RECHAIN_FUZZ_RUNS", "300")
+SAFETY = ["--time", "900"]
 KNOWN_OPEN = {
     (meta["target"], meta["exception"])
     for meta in map(fuzz_meta, fuzz_cases())
@@ -73,7 +77,7 @@ def _fuzz(args: list[str]) -> tuple[int, list[dict]]:
 
 @pytest.mark.parametrize("target", REFERENCE, ids=lambda t: t.name)
 def test_reference_harness_fuzzes_clean(target, tmp_path):
-    _, [report] = _fuzz([target.name, "--time", SECONDS, "--work", str(tmp_path)])
+    _, [report] = _fuzz([target.name, "--runs", RUNS, *SAFETY, "--work", str(tmp_path)])
     assert report["executions"] > 0
     unknown = {
         f["signature"]
@@ -99,13 +103,14 @@ def test_cli_finds_and_shrinks_a_toy_readers_crash(tmp_path, monkeypatch):
     (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     work = tmp_path / "work"
-    code, [report] = _fuzz(["--target", "toy_reader:read", "--time", "20", "--work", str(work)])
+    code, [report] = _fuzz(["--target", "toy_reader:read", "--runs", "3000", *SAFETY,
+                            "--work", str(work)])
     assert code == 1
     # one finding per trigger at the same site: the plain non-object line is one of them
     [finding] = [f for f in report["findings"] if f["variant"].endswith("|non-object-line")]
     assert finding["exception"] == "AttributeError"
     target = Target("toy_reader-read", "toy_reader:read")
-    small = shrink(target, Settings(0, work=work), finding, seconds=30)
+    small = shrink(target, Settings(0, work=work), finding, seconds=900)
     assert small.suffix == ".min"
     assert len(small.read_bytes().strip()) <= 2
 
@@ -114,14 +119,15 @@ def test_one_site_two_triggers_two_minimal_cases(tmp_path, monkeypatch):
     (tmp_path / "message_toy.py").write_text(textwrap.dedent(MESSAGE_TOY))
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     work = tmp_path / "work"
-    code, [report] = _fuzz(["--target", "message_toy:read", "--time", "30", "--work", str(work)])
+    code, [report] = _fuzz(["--target", "message_toy:read", "--runs", "5000", *SAFETY,
+                            "--work", str(work)])
     assert code == 1
     found = {f["variant"].partition("|")[2]: f for f in report["findings"]}
     assert {"message-null", "message-not-object"} <= found.keys()
     assert len({found[k]["signature"] for k in ("message-null", "message-not-object")}) == 1
     target = Target("message_toy-read", "message_toy:read")
-    null = shrink(target, Settings(0, work=work), found["message-null"], seconds=30)
-    other = shrink(target, Settings(0, work=work), found["message-not-object"], seconds=30)
+    null = shrink(target, Settings(0, work=work), found["message-null"], seconds=900)
+    other = shrink(target, Settings(0, work=work), found["message-not-object"], seconds=900)
     assert b"null" in null.read_bytes() and b"null" not in other.read_bytes()
     assert len(null.read_bytes()) < 40 and len(other.read_bytes()) < 40
 
@@ -166,3 +172,48 @@ def test_an_unconfirmed_timeout_is_set_aside_not_filed(tmp_path):
         "unconfirmed-timeout-slow",
     ]
     assert [f["size"] for f in load_findings(findings)] == [1]
+
+
+def _fuzz_in(cwd: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    command = [sys.executable, "-m", "rechain", "fuzz", *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=1200, check=False)
+
+
+def test_a_target_in_the_current_directory_is_fuzzed(tmp_path):
+    (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
+    done = _fuzz_in(tmp_path, ["--target", "toy_reader:read", "--runs", "500", *SAFETY,
+                               "--work", "work", "--json"])
+    assert done.returncode == 1, done.stderr[-3000:]  # it crashes on non-object lines
+    [report] = json.loads(done.stdout)
+    assert report["executions"] > 0 and report["findings"]
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("target", "why"), [
+    ("no_such_module_here:read", "cannot import no_such_module_here: ModuleNotFoundError"),
+    ("toy_reader:nope", "toy_reader has no function nope"),
+])
+def test_a_target_that_cannot_run_is_one_line_before_any_worker(tmp_path, target, why):
+    (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
+    done = _fuzz_in(tmp_path, ["--target", target, "--runs", "10", "--work", "work"])
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"rechain: error: --target {target}: {why}")
+    assert not (tmp_path / "work").exists()  # no worker started, nothing prepared
+
+
+def test_a_campaign_that_executed_nothing_fails_and_says_why(tmp_path):
+    (tmp_path / "needs_config.py").write_text(textwrap.dedent('''
+        import json
+        CONFIG = json.load(open("config.json"))  # found where the user runs, not elsewhere
+
+        def read(data: bytes) -> int:
+            return len(data)
+    '''))
+    (tmp_path / "config.json").write_text("{}")
+    done = _fuzz_in(tmp_path, ["--target", "needs_config:read", "--runs", "10", *SAFETY,
+                               "--work", "work"])
+    assert done.returncode == 1
+    assert "needs_config-read executed nothing: FileNotFoundError" in done.stderr

@@ -22,6 +22,7 @@ from typing import Any
 from rechain import helptext, shard
 from rechain.cache import cache_dir
 from rechain.errors import UsageError
+from rechain.fuzz.probe import probe
 
 
 def register(subparsers: Any) -> None:
@@ -38,6 +39,8 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--venv", type=Path, metavar="DIR", help="run the target in this venv")
     parser.add_argument("--time", type=float, metavar="S", help="seconds per target")
+    parser.add_argument("--runs", type=int, metavar="N",
+                        help="stop each worker after N executions (a campaign of a fixed size)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
     parser.add_argument("--work", type=Path, metavar="DIR", help="corpus and findings dir")
     parser.add_argument("--max-len", type=int, metavar="N", help="largest input")
@@ -86,7 +89,7 @@ def _targets(args: argparse.Namespace) -> list[Any]:
     chosen: list[Target] = []
     if args.target:
         name = re.sub(r"[^A-Za-z0-9_.-]+", "-", args.target)
-        chosen.append(Target(name, args.target, input=args.input))
+        chosen.append(Target(name, args.target, input=args.input, user=True))
     if args.all:
         chosen += list(REFERENCE)
     for name in args.names:
@@ -125,6 +128,7 @@ def _settings(args: argparse.Namespace, target: Any, seconds: float) -> Any:
         mutator=not args.no_mutator,
         allow=tuple(args.allow),
         shard=args.shard,
+        runs=args.runs,
     )
 
 
@@ -145,11 +149,24 @@ def fuzz(args: argparse.Namespace) -> int:
     from rechain.fuzz import runner, triage
 
     seconds = args.time if args.time is not None else default_seconds()
-    reports = []
-    for target in _targets(args):
+    if args.runs is not None and args.runs < 1:
+        raise UsageError("--runs must be positive")
+    planned = []
+    for target in _targets(args):  # every target checked before any worker starts
         settings = _settings(args, target, seconds)
-        _require_atheris(runner.python_of(settings.venv))
+        python = runner.python_of(settings.venv)
+        _require_atheris(python)
+        if target.user:
+            found = probe(target.spec, python, runner.environment(target, settings), Path.cwd())
+            settings.paths = (found.path,) if found.path is not None else ()
+        planned.append((target, settings))
+    reports = []
+    idle = []
+    for target, settings in planned:
         report = runner.run(target, settings).to_json()
+        if report["executions"] == 0 and seconds > 0:
+            idle.append(f"rechain: fuzz {target.name} executed nothing: "
+                        f"{_last_words(Path(report['log']))}")
         if args.regressions:
             findings = runner.load_findings(settings.work / target.name / "findings")
             cases = triage.file_findings(target, settings, findings, args.shrink_seconds)
@@ -165,7 +182,19 @@ def fuzz(args: argparse.Namespace) -> int:
         crashes = [finding for report in reports for finding in report["findings"]]
         document = sarif([], crashes, base=Path.cwd())
         args.sarif.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    return 1 if any(r["new_findings"] for r in reports) else 0
+    for line in idle:  # a campaign that ran nothing tested nothing: never a pass
+        print(line, file=sys.stderr)
+    return 1 if idle or any(r["new_findings"] for r in reports) else 0
+
+
+def _last_words(log: Path) -> str:
+    """Why the workers ran nothing: the last line they wrote (their log is named too)."""
+    try:
+        lines = [line.strip() for line in log.read_text("utf-8", "replace").splitlines()
+                 if line.strip()]
+    except OSError:
+        lines = []
+    return f"{lines[-1][:300] if lines else 'the workers wrote nothing'} (log: {log})"
 
 
 def bench(args: argparse.Namespace) -> int:
