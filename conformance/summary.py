@@ -143,6 +143,8 @@ def fields_level(head: Mapping[str, Any]) -> str | None:
     value = head.get("fields")
     if isinstance(value, str):
         return value
+    if "fields" in head and value is None:  # no --fields: what each reader declares
+        return "messages (the default: the fields each reader declares)"
     if isinstance(value, Mapping):
         return str(value.get("level") or value.get("name") or "") or None
     if isinstance(value, list):

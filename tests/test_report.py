@@ -154,3 +154,15 @@ def test_the_markdown_keeps_to_its_budget_by_leaving_out_whole_kinds():
     small = report_text.markdown(lines, budget=len(report_text.markdown(lines).encode()) - 10)
     assert "more kinds of failure are in the full report" in small
     assert small.count("why: ") == 1
+
+
+def test_every_report_states_which_fields_were_compared():
+    from rechain.conformance import report_html
+
+    lines = explained_lines(1)
+    for level, shown in (("uuids", "fields compared: uuids"),
+                         (None, "fields compared: messages (the default")):
+        lines[0] = {**lines[0], "fields": level}
+        assert shown in report_text.terminal(lines).splitlines()[0]
+        assert shown in report_text.markdown(lines)
+        assert shown in report_html.render(lines)
