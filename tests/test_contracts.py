@@ -227,3 +227,32 @@ def test_a_kind_names_the_cause_and_the_row_so_different_losses_shrink_apart() -
                      frozenset({"cause:lost-row", "row:assistant:text"})]
     passing = shown(1, 2, 3, 4, 5, 6)
     assert kind_of(PARALLEL, judge_contract(passing, want, terms), passing, expected) == set()
+
+
+def test_a_python_reader_declares_its_contract_in_rechain_info(tmp_path: Path) -> None:
+    from rechain.cli import main
+
+    reader = tmp_path / "dump.py"
+    reader.write_text(
+        "import json\n"
+        "RECHAIN_INFO = {'name': 'dump', 'version': '2', 'contract': {'scope': 'file-order',\n"
+        "                'rows': {'meta': True}, 'content': 'ignored'}}\n"
+        "def read(data):\n"
+        "    out, seen = [], set()\n"
+        "    for line in data.splitlines():\n"
+        "        try:\n"
+        "            row = json.loads(line)\n"
+        "        except ValueError:\n"
+        "            continue\n"
+        "        if isinstance(row, dict) and row.get('type') in ('user', 'assistant') \\\n"
+        "                and not row.get('isSidechain') and row.get('uuid') not in seen:\n"
+        "            seen.add(row.get('uuid'))\n"
+        "            out.append({'uuid': row.get('uuid'), 'type': row['type']})\n"
+        "    return out\n")
+    report = tmp_path / "r.jsonl"
+    assert main(["check", "--no-progress", "--impl", f"python:{reader}:read", "--examples", "0",
+                 "--case", "cycle-*", "--report", str(report)]) == 0
+    lines = [orjson.loads(line) for line in report.read_bytes().splitlines()]
+    cases = [line for line in lines if line["kind"] == "case"]
+    assert cases and {line["against"] for line in cases} == {"agent-sdk@0.3.332 file-order"}
+    assert lines[0]["implementations"][0]["info"]["contract"]["scope"] == "file-order"
