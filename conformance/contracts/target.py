@@ -58,6 +58,8 @@ class ContractTarget:
         if not found:
             return verdict
         causes = ordered([*verdict.causes, *(name for name, _ in found)])
+        if "invariant:contained-error" in causes:  # it names why it raised: one cause, not two
+            causes = tuple(c for c in causes if c != "raised")
         if verdict.status == "fail":
             return replace(verdict, causes=causes)
         if verdict.status != "pass":
