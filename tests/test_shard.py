@@ -51,7 +51,8 @@ def _check(tmp_path: Path, name: str, *extra: str) -> tuple[int, Path]:
 
 def _merge(tmp_path: Path, name: str, paths: list[Path]) -> tuple[int, list[dict], str]:
     out, html = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.html"
-    code = main(["report", "merge", *map(str, paths), "--report", str(out), "--html", str(html)])
+    code = main(["report", "merge", *map(str, paths), "--report", str(out), "--html", str(html),
+                 "--badge", str(tmp_path / f"{name}.badge.json")])
     return code, report.read(out), html.read_text()
 
 
@@ -67,7 +68,7 @@ def _fixed_timing(lines: list[dict]) -> list[dict]:
 
 
 def test_three_shards_merge_into_the_unsplit_run(tmp_path, capsys) -> None:
-    whole_code, whole = _check(tmp_path, "whole")
+    whole_code, whole = _check(tmp_path, "whole", "--badge", str(tmp_path / "whole.badge.json"))
     one_code, one = _check(tmp_path, "one", "--shard", "1/1")
     shards = [_check(tmp_path, f"shard{i}", "--shard", f"{i}/3") for i in (1, 2, 3)]
     unsplit = report.read(whole)
@@ -91,6 +92,9 @@ def test_three_shards_merge_into_the_unsplit_run(tmp_path, capsys) -> None:
     assert report_text.terminal(_fixed_timing(n3)) == report_text.terminal(
         _fixed_timing(unsplit))
     assert "disagreements found (exit 1)" in n3_summary
+    badges = {name: (tmp_path / f"{name}.badge.json").read_text()
+              for name in ("whole", "merged1", "merged3")}
+    assert badges["merged3"] == badges["merged1"] == badges["whole"]  # the same share passing
     assert not any(word.startswith("--shard") or "/3" in word for word in n3[0]["argv"])
 
 
