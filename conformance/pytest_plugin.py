@@ -59,15 +59,20 @@ class CaseItem(pytest.Item):
             self.add_marker(getattr(pytest.mark, tag.replace("-", "_")))
 
     def runtest(self) -> None:
+        from rechain.conformance.annotate import annotations
         from rechain.conformance.report import case_line
-        from rechain.conformance.report_text import describe_case
+        from rechain.conformance.report_text import describe_case, explained
 
         connections, skip_list = self.config.stash[_CONNECTIONS]
         records = connections.check(0, self.case, skip_list)
         skipped = [r for r in records if r.status == "skip"]
         bad = [r for r in records if r.status in ("fail", "crash", "timeout")]
         if bad:
-            lines = [describe_case(case_line(r)) for r in bad]
+            profile = str(self.config.getoption("rechain_profile"))
+            shown = [case_line(r, **extra) for r, extra in
+                     zip(bad, annotations(self.case, bad, profile), strict=True)]
+            lines = [text for line in shown
+                     for text in [describe_case(line), *explained(line)[1:]]]
             lines.append(f"replay: {_replay(self.config, self.case.case.id)}")
             raise CaseFailedError("\n".join(lines))
         if skipped and len(skipped) == len(records):

@@ -67,6 +67,8 @@ def test_a_wrong_reader_fails_with_the_difference_and_replay(pytester: pytest.Py
     assert result.ret == 1
     result.stdout.fnmatch_lines([
         "*FAIL*cycle-*vs agent-sdk-ts@0.3.332: different chain at /messages/0/uuid*",
+        "why: *",
+        "input (* lines, all):",
         "*replay: rechain check --impl python:*:empty --case cycle-*",
     ])
     xml = junit.read_text()
