@@ -64,12 +64,29 @@ def run(args: argparse.Namespace) -> int:
                               **adapter.contract}).summary
         row = render.row_of(adapter.slug, contract, lines, adapter.name, args.cases)
         rows.append(row)
+        _portable_cases(row, args.cases)
         (args.out / "badges" / f"{adapter.name}.json").write_text(
             json.dumps(render.badge(row)) + "\n", encoding="utf-8")
     (args.out / "matrix.md").write_text(render.markdown(rows, command), encoding="utf-8")
     (args.out / "matrix.html").write_text(render.page(rows, command), encoding="utf-8")
     sys.stdout.write(render.markdown(rows, command))
     return 0
+
+
+def _portable_cases(row: Any, cases: Path) -> None:
+    """Each minimal case's replay command as the matrix shows it (``adapter:NAME``, the
+    cases folder as given), so a case folder committed with the docs replays anywhere."""
+    from rechain.corpus.cases_io import dumps_case
+
+    for finding in row.findings:
+        path = cases / str(finding["case_id"]) / "case.json"
+        if not path.is_file():
+            continue
+        document = json.loads(path.read_text(encoding="utf-8"))
+        differential = document.get("provenance", {}).get("differential")
+        if isinstance(differential, dict) and differential.get("replay") != finding["replay"]:
+            differential["replay"] = finding["replay"]
+            path.write_bytes(dumps_case(document))
 
 
 def _check(args: argparse.Namespace, adapter: Any, report: Path) -> None:
