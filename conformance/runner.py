@@ -10,6 +10,7 @@ With ``jobs > 1`` each worker thread gets its own connections.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -51,6 +52,9 @@ class Item:
 
 
 Signer = Callable[[Item, Verdict, Outcome, Outcome], Iterable[str]]
+
+#: items answered per request by a reader that takes batches
+BATCH = 64
 
 
 class Target(Protocol):
@@ -202,23 +206,83 @@ def run_one(implementation: Implementation, case: CaseInput) -> Outcome:
     reason = implementation.info.unsupported(case)
     if reason is not None:
         return Skipped(reason)
-    views = normal_views(implementation.info.views)
-    if case.view not in views:
-        case = replace(case, view=views[0])  # type: ignore[arg-type]
     try:
-        return implementation.run(case)
+        return implementation.run(_in_view(implementation, case))
     except Exception as error:  # a bug in an adapter must not end the run
         return Crashed(f"{type(error).__name__} in the adapter: {error}")
 
 
+def _in_view(implementation: Implementation, case: CaseInput) -> CaseInput:
+    views = normal_views(implementation.info.views)
+    return case if case.view in views else replace(case, view=views[0])  # type: ignore[arg-type]
+
+
+def run_many(implementation: Implementation, cases: Sequence[CaseInput]) -> list[Outcome]:
+    """``run_one`` for each case, in one request when the implementation takes many
+    (``run_many``, as the pinned SDK oracles do); an adapter bug falls back to one by one."""
+    batch = getattr(implementation, "run_many", None)
+    runnable = [c for c in cases if implementation.info.unsupported(c) is None]
+    if batch is None or len(runnable) <= 1:
+        return [run_one(implementation, case) for case in cases]
+    try:
+        answers = iter(batch([_in_view(implementation, c) for c in runnable]))
+        return [run_one(implementation, c) if implementation.info.unsupported(c) is not None
+                else next(answers) for c in cases]
+    except Exception:  # an adapter bug: the cases again one by one, to blame the right one
+        return [run_one(implementation, case) for case in cases]
+
+
 @dataclass
 class Connections:
-    """The implementations under test and the targets, connected once per worker."""
+    """The implementations under test and the targets, connected once per worker.
+
+    Readers that take batches (``run_many``) get items ``batch_size`` at a time through
+    ``prefetch``; each verdict is still judged one item at a time by ``check``.
+    """
 
     implementations: Sequence[Implementation]
     targets: Sequence[Target]
     seconds: dict[str, tuple[int, float]] = field(default_factory=dict)  # name -> (calls, s)
     level: str | None = None  # ``--fields``: uuids | types | messages (None: as declared)
+    #: (implementation, case) -> (outcome, seconds) answered ahead by ``prefetch``
+    _ready: dict[tuple[int, int], tuple[Outcome, float]] = field(default_factory=dict)
+
+    @property
+    def batch_size(self) -> int:
+        """How many items ``prefetch`` should get at once: many when a reader takes batches."""
+        parts = [*self.implementations,
+                 *(t.implementation for t in self.targets if isinstance(t, Against))]
+        return BATCH if any(hasattr(part, "run_many") for part in parts) else 1
+
+    def prefetch(self, items: Sequence[Item]) -> None:
+        """Answer ``items`` ahead through every reader that takes batches (one request per
+        reader instead of one per case); ``check`` then uses those answers."""
+        if len(items) <= 1:
+            return
+        wanted: dict[int, tuple[Implementation, list[Item]]] = {}
+        for implementation in self.implementations:
+            wanted.setdefault(id(implementation), (implementation, list(items)))
+        for target in self.targets:
+            if isinstance(target, Against):
+                chosen = [i for i in items if target.groups is None or i.group in target.groups]
+                wanted.setdefault(id(target.implementation), (target.implementation, chosen))
+        for implementation, chosen in wanted.values():
+            if not hasattr(implementation, "run_many") or len(chosen) <= 1:
+                continue
+            started = time.perf_counter()
+            outcomes = run_many(implementation, [item.case for item in chosen])
+            each = (time.perf_counter() - started) / len(chosen)
+            for item, outcome in zip(chosen, outcomes, strict=True):
+                self._ready[(id(implementation), id(item.case))] = (outcome, each)
+
+    def _run(self, implementation: Implementation, item: Item) -> tuple[Outcome, float]:
+        """The prefetched answer and its share of the batch's time, else a call now."""
+        ready = self._ready.pop((id(implementation), id(item.case)), None)
+        if ready is not None:
+            return ready
+        started = time.perf_counter()
+        outcome = run_one(implementation, item.case)
+        return outcome, time.perf_counter() - started
 
     def check(self, seq: int, item: Item, skips: SkipList | None = None,
               signature: Signer | None = None
@@ -226,17 +290,17 @@ class Connections:
         """Every (implementation, target) verdict for one item."""
         expected = []
         for target in self.targets:
-            started = time.perf_counter()
-            wanted = target.expect(item)
+            if isinstance(target, Against) and (target.groups is None
+                                                or item.group in target.groups):
+                wanted, took = self._run(target.implementation, item)
+                self._add(target.label, took)
+            else:
+                wanted = target.expect(item)
             expected.append((target, wanted))
-            if isinstance(target, Against) and wanted is not None:
-                self._add(target.label, time.perf_counter() - started)
         records = []
         for implementation in self.implementations:
             name = label("", implementation.info)
-            started = time.perf_counter()
-            outcome = run_one(implementation, item.case)
-            elapsed = time.perf_counter() - started
+            outcome, elapsed = self._run(implementation, item)
             self._add(name, elapsed)
             owned = [t for t, _ in expected if getattr(t, "owner", None) is implementation]
             for target, wanted in expected:
@@ -290,8 +354,12 @@ def run_items(
     if jobs <= 1 or len(numbered) <= 1:
         connections = first or connect()
         try:
-            for seq, item in numbered:
-                yield item, connections.check(seq, item, skips, signature)
+            size = connections.batch_size
+            for start in range(0, len(numbered), size):
+                chunk = numbered[start:start + size]
+                connections.prefetch([item for _, item in chunk])
+                for seq, item in chunk:
+                    yield item, connections.check(seq, item, skips, signature)
         finally:
             if first is None:
                 connections.close()
@@ -312,18 +380,20 @@ def run_items(
                 ready.notify_all()
             return
         try:
+            size = own.batch_size
             while True:
-                try:
-                    pair = todo.get_nowait()
-                except queue.Empty:
+                chunk = []
+                with contextlib.suppress(queue.Empty):
+                    while len(chunk) < size and (pair := todo.get_nowait()) is not None:
+                        chunk.append(pair)
+                if not chunk:
                     return
-                if pair is None:
-                    return
-                seq, item = pair
-                result = (item, own.check(seq, item, skips, signature))
-                with ready:
-                    done[seq] = result
-                    ready.notify_all()
+                own.prefetch([item for _, item in chunk])
+                for seq, item in chunk:
+                    result = (item, own.check(seq, item, skips, signature))
+                    with ready:
+                        done[seq] = result
+                        ready.notify_all()
         finally:
             if connections is None:
                 own.close()

@@ -31,3 +31,36 @@ def test_the_synthetic_transcript_is_deterministic_and_rebuilds() -> None:
 def test_bad_arguments_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "load", "--size-mb", "0"]) == 2
     assert "size-mb" in capsys.readouterr().err
+
+
+def test_oracles_benchmark_prints_a_row_per_reader_and_mode(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from rechain.conformance.oracles.ts_sdk import TsSdkOracle
+
+    readers = "reference:sdk,reference:cli" + (
+        ",agent-sdk-ts" if TsSdkOracle.available() is None else "")
+    assert main(["bench", "oracles", "--cases", "6", "--cli", "0", "--jobs", "2",
+                 "--readers", readers]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    rows = {(r["reader"], r["mode"], r["jobs"]): r for r in summary["rows"]}
+    assert {("reference:sdk", "one_by_one", 1), ("reference:cli", "one_by_one", 1)} <= set(rows)
+    if TsSdkOracle.available() is None:
+        assert {("agent-sdk-ts", "batched", 1), ("agent-sdk-ts", "batched", 2)} <= set(rows)
+    for row in rows.values():
+        assert row["cases"] == 6 and row["same_answers"] is True
+        assert row["cpu_ms_per_case"] > 0 and row["wall_rate"] > 0
+        assert row["cores_bound"] == pytest.approx(
+            summary["cores"] / row["cpu_ms_per_case"] * 1000, rel=0.01)
+
+
+def test_the_oracle_bench_cases_are_seeded() -> None:
+    from rechain.conformance.bench.oracles import generated_cases
+
+    first = generated_cases(5, seed=7)
+    assert [c.data for c in first] == [c.data for c in generated_cases(5, seed=7)]
+    assert len({c.data for c in first}) > 1
+
+
+def test_oracles_benchmark_refuses_unknown_readers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "oracles", "--readers", "nonsense"]) == 2
+    assert "--readers" in capsys.readouterr().err

@@ -23,6 +23,7 @@ from rechain.cache import cache_dir
 from rechain.cli import main
 from rechain.conformance.jsonl_process import JsonLinesProcess
 from rechain.conformance.oracles import OracleError, OracleReaderError
+from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.install import bundled_claude, can_install
 from rechain.conformance.oracles.py_sdk import PySdkOracle, worker_script
 from rechain.conformance.oracles.py_sdk_worker import (
@@ -153,6 +154,29 @@ def test_worker_protocol_with_a_stub_sdk(stub_worker) -> None:
     assert not stub_worker.alive()
 
 
+def test_worker_batch_with_a_stub_sdk(stub_worker) -> None:
+    """One request, many cases: each case's env, the same id twice, per-case failures."""
+    other = "0b4f6f1e-3c2a-4d5e-9f00-cba987654321"
+
+    def case(data: bytes, sid: str = SID, **extra: object) -> dict:
+        return {"session_id": sid, "transcript_b64": base64.b64encode(data).decode(), **extra}
+
+    reply = stub_worker.request({"cmd": "session_messages_many", "cases": [
+        case(b"one"), case(b"two"), case(b"three", other, env={"RECHAIN_STUB_FLAG": "on"}),
+        case(b"bad \xff", other), case(b"x", "../escape"), case(b"x", env={"HOME": "/"}),
+        case(b"four", limit="many"),
+    ]}, timeout=30)
+    replies = reply["replies"]
+    assert [r["messages"][0]["text"] for r in replies[:3]] == ["one", "two", "three"]
+    assert [r["messages"][0]["flag"] for r in replies[:3]] == [None, None, "on"]
+    assert replies[3]["raised"] is True and replies[3]["error_type"] == "UnicodeDecodeError"
+    assert [r["ok"] for r in replies[4:]] == [False, False, False]
+    assert not any("raised" in r for r in replies[4:])
+    assert "unusable session_id" in replies[4]["error"]
+    bad = stub_worker.request({"cmd": "session_messages_many", "cases": "no"}, timeout=30)
+    assert bad["ok"] is False and "cases must be a list" in bad["error"]
+
+
 # --- with the installed SDK -----------------------------------------------------------
 
 
@@ -275,3 +299,30 @@ def test_worker_script_is_standalone() -> None:
     text = Path(worker_script()).read_text(encoding="utf-8")
     assert "rechain" not in "".join(
         row for row in text.splitlines() if row.startswith(("import", "from")))
+
+
+@needs_oracle
+def test_a_batch_answers_like_single_calls(oracle) -> None:
+    other = "0b4f6f1e-3c2a-4d5e-9f00-cba987654321"
+    data = user("m0", None)
+    for i in range(1, 6):
+        data += (assistant if i % 2 else user)(f"m{i}", f"m{i - 1}")
+    calls = [
+        MessagesCall(data, SID), MessagesCall(user("u1", None), SID),  # the same id twice
+        MessagesCall(data, other, limit=2, offset=1),
+        MessagesCall(user("u1", None) + b"bad \xff\n", other),  # the reader raises
+        MessagesCall(data, "../escape"), MessagesCall(data, "not-a-uuid"),
+    ]
+    batched = oracle.session_messages_many(calls)
+    single = []
+    for call in calls:
+        try:
+            single.append(oracle.session_messages(call.data, session_id=call.session_id,
+                                                  limit=call.limit, offset=call.offset))
+        except OracleError as error:
+            single.append(error)
+    assert [uuids(a) if isinstance(a, list) else type(a).__name__ for a in batched] == [
+        [f"m{i}" for i in range(6)], ["u1"], ["m1", "m2"], "OracleReaderError", "OracleError", []]
+    for got, alone in zip(batched, single, strict=True):
+        assert (type(got), str(got)) == (type(alone), str(alone)) if isinstance(
+            alone, OracleError) else got == alone

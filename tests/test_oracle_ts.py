@@ -18,6 +18,7 @@ from oracle_lines import needs_oracle as needs_oracle_named
 from rechain.cache import cache_dir
 from rechain.cli import main
 from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.install import check_pin, committed_package_json
 from rechain.conformance.oracles.registry import (
     AGENT_SDK_TS,
@@ -187,13 +188,18 @@ def test_bytes_reach_the_sdk_exactly(oracle) -> None:
     assert info["fileSize"] == len(data)
 
 
-@needs_oracle
-def test_env_applies_to_one_call_only(oracle) -> None:
-    big = "x" * (5 * 1024 * 1024 + 1)  # over the 5 MiB limit: the reader skips pre-boundary bytes
+def compacted_over_the_limit() -> bytes:
+    """A compaction after 5 MiB: the reader skips the bytes before it unless told not to."""
+    big = "x" * (5 * 1024 * 1024 + 1)
     data = user("u0", None, big) + assistant("a0", "u0")
     data += line(type="system", subtype="compact_boundary", uuid="cb", parentUuid="a0",
                  content="Conversation compacted", compactMetadata={"trigger": "auto"})
-    data += user("u1", "cb") + assistant("a1", "u1")
+    return data + user("u1", "cb") + assistant("a1", "u1")
+
+
+@needs_oracle
+def test_env_applies_to_one_call_only(oracle) -> None:
+    data = compacted_over_the_limit()
     assert uuids(oracle.session_messages(data, session_id=SID)) == ["u1", "a1"]
     env = {"CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP": "1"}
     kept = oracle.session_messages(data, session_id=SID, env=env)
@@ -272,3 +278,55 @@ def test_recycles_the_process_after_many_calls() -> None:
         assert oracle.pid == first
         oracle.session_messages(data, session_id=SID)
         assert oracle.pid not in (None, first)
+
+
+def _one_by_one(oracle, calls):
+    """Each call alone, through ``session_messages``: the messages or the error raised."""
+    answers = []
+    for call in calls:
+        try:
+            answers.append(oracle.session_messages(
+                call.data, session_id=call.session_id,
+                include_system_messages=call.include_system_messages, limit=call.limit,
+                offset=call.offset, env=call.env))
+        except OracleError as error:
+            answers.append(error)
+    return answers
+
+
+def _same(batched, single) -> bool:
+    if isinstance(single, OracleError):
+        return type(batched) is type(single) and str(batched) == str(single)
+    return batched == single
+
+
+@needs_oracle
+def test_a_batch_answers_like_single_calls(oracle) -> None:
+    other = "0b4f6f1e-3c2a-4d5e-9f00-cba987654321"
+    with_system = user("u1", None) + line(
+        type="system", subtype="informational", uuid="s1", parentUuid="u1", content="note",
+        level="info") + assistant("a1", "s1")
+    calls = [
+        MessagesCall(user("u1", None) + assistant("a1", "u1"), SID),
+        MessagesCall(user("u2", None, "other bytes"), SID),  # the same id in one batch
+        MessagesCall(with_system, other, include_system_messages=True),
+        MessagesCall(with_system, SID, limit=1, offset=1),
+        MessagesCall(user("u3", None), "../escape"),  # refused: that case only
+        MessagesCall(user("u4", None), other, env={"HOME": "/"}),  # refused env
+        MessagesCall(b"\xff\xfe{\n" + user("u5", None), SID.upper(), env={"X_FLAG": "1"}),
+    ]
+    batched = oracle.session_messages_many(calls, concurrency=3)
+    single = _one_by_one(oracle, calls)
+    assert [uuids(a) if isinstance(a, list) else "error" for a in batched] == [
+        ["u1", "a1"], ["u2"], ["u1", "s1", "a1"], ["a1"], "error", "error", ["u5"]]
+    assert all(_same(b, s) for b, s in zip(batched, single, strict=True))
+    assert list((oracle.workdir / "tmp").iterdir()) == []  # scratch dirs are removed
+
+
+@needs_oracle
+def test_a_batch_applies_each_cases_env(oracle) -> None:
+    data = compacted_over_the_limit()
+    env = {"CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP": "1"}
+    batched = oracle.session_messages_many(
+        [MessagesCall(data, SID), MessagesCall(data, SID, env=env), MessagesCall(data, SID)])
+    assert [uuids(a) for a in batched] == [["u1", "a1"], ["u0", "a0", "u1", "a1"], ["u1", "a1"]]

@@ -14,6 +14,15 @@
 //   {"id", "cmd": "session_messages", "transcript_b64", "session_id",
 //    "include_system_messages", "limit", "offset", "env"}
 //     -> {"id", "ok": true, "messages": [...]}
+//   {"id", "cmd": "session_messages_many", "cases": [{"transcript_b64", "session_id",
+//    "include_system_messages", "limit", "offset", "env"}, ...], "concurrency"}
+//     -> {"id", "ok": true, "replies": [{"ok": true, "messages"} | {"ok": false, ...}, ...]}
+//     one reply per case, in order, each shaped like a session_messages reply without "id".
+//     Cases with the same env and distinct session ids share one scratch project (each
+//     call reads only <project>/<session_id>.jsonl; a fresh dir per case costs more than
+//     the call), and up to "concurrency" calls run at once: the SDK reads with
+//     asynchronous file I/O, so overlapping calls (and one round trip for many cases)
+//     is where a batch saves time.
 //   {"id", "cmd": "list_sessions", "files": [{"session_id", "transcript_b64", "mtime_ms"}],
 //    "limit", "offset", "include_programmatic", "env"}
 //     -> {"id", "ok": true, "sessions": [...], "dir": "<the project cwd used>"}
@@ -151,6 +160,17 @@ function checkRelative(rel) {
   return rel;
 }
 
+/** The (created) project dir the SDK reads for a project cwd, under configDir. */
+function makeProjectDir(configDir, cwd) {
+  const projectName = cwd.replace(/[^A-Za-z0-9]/g, "-");
+  if (projectName.length > MAX_PROJECT_NAME) {
+    throw new Error(`temp dir path too long for an unhashed project name: ${cwd}`);
+  }
+  const projectDir = path.join(configDir, "projects", projectName);
+  fs.mkdirSync(projectDir, { recursive: true });
+  return projectDir;
+}
+
 /** Run fn in a fresh config dir + project cwd, pointed to by CLAUDE_CONFIG_DIR. */
 async function withScratch(env, fn, cwdName = "cwd", dirs = []) {
   const pairs = envOverrides(env);
@@ -163,18 +183,60 @@ async function withScratch(env, fn, cwdName = "cwd", dirs = []) {
     const cwd = path.join(root, cwdName);
     fs.mkdirSync(cwd);
     for (const dir of dirs ?? []) fs.mkdirSync(path.join(root, checkRelative(dir)), { recursive: true });
-    const projectName = cwd.replace(/[^A-Za-z0-9]/g, "-");
-    if (projectName.length > MAX_PROJECT_NAME) {
-      throw new Error(`temp dir path too long for an unhashed project name: ${cwd}`);
-    }
-    const projectDir = path.join(configDir, "projects", projectName);
-    fs.mkdirSync(projectDir, { recursive: true });
+    const projectDir = makeProjectDir(configDir, cwd);
     return await withEnv([...pairs, ["CLAUDE_CONFIG_DIR", configDir]], () =>
       fn({ cwd, projectDir, root }),
     );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** Run the calls in up to ``limit`` lanes at once; results keep the calls' order. */
+async function inLanes(calls, limit) {
+  const results = new Array(calls.length);
+  let next = 0;
+  async function lane() {
+    while (next < calls.length) {
+      const index = next++;
+      results[index] = await calls[index]();
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, calls.length)) }, lane));
+  return results;
+}
+
+/** One case's reply: its messages, or why not (the SDK raising is the reader's answer). */
+async function settle(call) {
+  try {
+    return { ok: true, messages: await call() };
+  } catch (error) {
+    if (error instanceof ReaderRaised) {
+      return { ok: false, raised: true, error_type: error.errorType, error: error.detail };
+    }
+    return { ok: false, error: describe(error) };
+  }
+}
+
+/** Positions of the cases that can share one scratch project: the same env (as given)
+ * and no session id twice (the file name is the id), in request order. */
+function sharingGroups(cases) {
+  const groups = [];
+  const open = new Map(); // env key -> groups with that env, each with its ids
+  cases.forEach((request, index) => {
+    const key = JSON.stringify(request?.env ?? null);
+    const id = String(request?.session_id).toLowerCase();
+    if (!open.has(key)) open.set(key, []);
+    let group = open.get(key).find((candidate) => !candidate.ids.has(id));
+    if (group === undefined) {
+      group = { ids: new Set(), indexes: [] };
+      open.get(key).push(group);
+      groups.push(group);
+    }
+    group.ids.add(id);
+    group.indexes.push(index);
+  });
+  return groups.map((group) => group.indexes);
 }
 
 /** The bytes to write, with the root token (if any) replaced by the scratch root. */
@@ -229,6 +291,28 @@ function makeHandlers(sdk, info) {
         }));
       });
       return { messages };
+    },
+    async session_messages_many(request) {
+      if (!Array.isArray(request.cases)) throw new Error("cases must be a list");
+      const concurrency = Number.isInteger(request.concurrency) ? request.concurrency : 16;
+      const replies = new Array(request.cases.length);
+      for (const indexes of sharingGroups(request.cases)) {
+        const first = request.cases[indexes[0]];
+        const answers = await settle(() => withScratch(first?.env, ({ cwd, projectDir }) =>
+          inLanes(indexes.map((index) => () => settle(() => {
+            const one = request.cases[index];
+            writeSession(projectDir, one.session_id, one.transcript_b64, null);
+            return fromSdk(() => sdk.getSessionMessages(one.session_id, {
+              dir: cwd,
+              includeSystemMessages: Boolean(one.include_system_messages),
+              ...paging(one),
+            }));
+          })), concurrency)));
+        indexes.forEach((index, lane) => {
+          replies[index] = answers.ok ? answers.messages[lane] : answers;
+        });
+      }
+      return { replies };
     },
     async list_sessions(request) {
       if (!Array.isArray(request.files)) throw new Error("files must be a list");

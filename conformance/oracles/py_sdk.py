@@ -21,11 +21,13 @@ as a float NaN.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.registry import AGENT_SDK_PY, entry_path
 from rechain.conformance.oracles.worker import WorkerOracle
 
@@ -77,3 +79,14 @@ class PySdkOracle(WorkerOracle):
             }
         )
         return list(reply["messages"])
+
+    def session_messages_many(
+        self, calls: Sequence[MessagesCall]
+    ) -> list[list[dict[str, Any]] | OracleError]:
+        """``session_messages`` for many transcripts in one request (answered one after
+        another in the worker): per call its messages, or the ``OracleError``
+        (``OracleReaderError`` when the SDK raised) that ``session_messages`` would raise.
+        A broken or timed-out worker raises ``OracleError`` for the whole batch."""
+        cases = [call.request(system_messages=False) for call in calls]
+        return [answer if isinstance(answer, OracleError) else list(answer["messages"])
+                for answer in self._call_many("session_messages_many", cases, 1)]

@@ -10,6 +10,11 @@ long-lived process. Protocol, one JSON object per line:
 * ``{"id", "cmd": "version"}`` -> ``{"id", "ok": true, "version", "python", "import_ms"}``;
 * ``{"id", "cmd": "session_messages", "transcript_b64", "session_id", "limit",
   "offset", "env"}`` -> ``{"id", "ok": true, "messages": [...]}``;
+* ``{"id", "cmd": "session_messages_many", "cases": [{"transcript_b64", "session_id",
+  "limit", "offset", "env"}, ...]}`` -> ``{"id", "ok": true, "replies": [...]}``: one
+  reply per case, in order, each shaped like a ``session_messages`` reply without ``id``
+  (one round trip for many cases; cases with the same env and distinct session ids share
+  one scratch project, since a call reads only ``<project>/<session_id>.jsonl``);
 * ``{"id", "cmd": "stop"}`` -> ``{"id", "ok": true}``, then exit 0.
 
 A failure of the request is ``{"id", "ok": false, "error"}``; an exception
@@ -88,19 +93,39 @@ def checked_env(value: object) -> dict[str, str]:
 
 
 @contextmanager
-def laid_out(data: bytes, session_id: str) -> Iterator[str]:
-    """A temp config dir holding the transcript; yields the project dir to pass as ``directory``."""
+def scratch_project() -> Iterator[tuple[str, Path]]:
+    """A temp config dir pointed to by ``CLAUDE_CONFIG_DIR``: yields (the project dir to pass
+    as ``directory``, the folder its transcripts go in)."""
     root = Path(os.path.realpath(tempfile.mkdtemp(prefix="rechain-py-")))
     try:
         project = root / "project"
         project.mkdir()
         folder = root / "config" / "projects" / project_dir_name(str(project))
         folder.mkdir(parents=True)
-        (folder / f"{session_id}.jsonl").write_bytes(data)
         with scoped_env({"CLAUDE_CONFIG_DIR": str(root / "config")}):
-            yield str(project)
+            yield str(project), folder
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def sharing_groups(cases: list[Any]) -> list[list[int]]:
+    """Positions of the cases that can share one scratch project: the same env and no
+    session id twice (the file name is the id), in request order."""
+    groups: list[tuple[set[str], list[int]]] = []
+    by_env: dict[str, list[tuple[set[str], list[int]]]] = {}
+    for index, case in enumerate(cases):
+        request = case if isinstance(case, dict) else {}
+        key = json.dumps(request.get("env"), sort_keys=True)
+        sid = str(request.get("session_id")).lower()
+        candidates = by_env.setdefault(key, [])
+        group = next((g for g in candidates if sid not in g[0]), None)
+        if group is None:
+            group = (set(), [])
+            candidates.append(group)
+            groups.append(group)
+        group[0].add(sid)
+        group[1].append(index)
+    return [indexes for _, indexes in groups]
 
 
 class Worker:
@@ -118,20 +143,54 @@ class Worker:
                 "import_ms": self.import_ms}
 
     def session_messages(self, request: dict[str, Any]) -> dict[str, Any]:
+        with scoped_env(checked_env(request.get("env"))), scratch_project() as (cwd, folder):
+            return self.read(request, cwd, folder)
+
+    def session_messages_many(self, request: dict[str, Any]) -> dict[str, Any]:
+        cases = request.get("cases")
+        if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+            raise BadRequestError("cases must be a list of objects")
+        replies: list[dict[str, Any]] = [{} for _ in cases]
+        for indexes in sharing_groups(cases):
+            try:
+                with (scoped_env(checked_env(cases[indexes[0]].get("env"))),
+                      scratch_project() as (cwd, folder)):
+                    for index in indexes:
+                        replies[index] = guarded(lambda i=index: self.read(cases[i], cwd, folder))
+            except (BadRequestError, ValueError, OSError) as error:
+                for index in indexes:
+                    replies[index] = replies[index] or failure(error)
+        return {"ok": True, "replies": replies}
+
+    def read(self, request: dict[str, Any], cwd: str, folder: Path) -> dict[str, Any]:
+        """One call on a transcript written into ``folder`` (the project of ``cwd``)."""
         session_id = checked_session_id(request.get("session_id"))
         data = base64.b64decode(str(request.get("transcript_b64", "")), validate=True)
         limit, offset = request.get("limit"), request.get("offset", 0)
         if not (limit is None or isinstance(limit, int)) or not isinstance(offset, int):
             raise BadRequestError("limit must be an integer or null, offset an integer")
-        with scoped_env(checked_env(request.get("env"))), laid_out(data, session_id) as cwd:
-            try:
-                messages = self.sdk.get_session_messages(
-                    session_id, directory=cwd, limit=limit, offset=offset
-                )
-            except Exception as error:  # an observation about the reader
-                return {"ok": False, "raised": True, "error_type": type(error).__name__,
-                        "error": str(error)[:2000]}
+        (folder / f"{session_id}.jsonl").write_bytes(data)
+        try:
+            messages = self.sdk.get_session_messages(
+                session_id, directory=cwd, limit=limit, offset=offset
+            )
+        except Exception as error:  # an observation about the reader
+            return {"ok": False, "raised": True, "error_type": type(error).__name__,
+                    "error": str(error)[:2000]}
         return {"ok": True, "messages": [dataclasses.asdict(m) for m in messages]}
+
+
+def failure(error: Exception) -> dict[str, Any]:
+    """A request this worker could not serve (not an answer of the reader)."""
+    return {"ok": False, "error": f"{type(error).__name__}: {error}"}
+
+
+def guarded(handler: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The handler's reply, or the failure of a request that was unusable."""
+    try:
+        return handler()
+    except (BadRequestError, ValueError, OSError) as error:
+        return failure(error)
 
 
 def answer(worker: Worker, request: dict[str, Any]) -> dict[str, Any]:
@@ -139,15 +198,13 @@ def answer(worker: Worker, request: dict[str, Any]) -> dict[str, Any]:
     handlers: dict[str, Callable[[], dict[str, Any]]] = {
         "version": lambda: {"ok": True, **worker.about()},
         "session_messages": lambda: worker.session_messages(request),
+        "session_messages_many": lambda: worker.session_messages_many(request),
         "stop": lambda: {"ok": True},
     }
     handler = handlers.get(str(request.get("cmd")))
     if handler is None:
         return {"ok": False, "error": f"unknown cmd {request.get('cmd')!r}"}
-    try:
-        return handler()
-    except (BadRequestError, ValueError, OSError) as error:
-        return {"ok": False, "error": f"{type(error).__name__}: {error}"}
+    return guarded(handler)
 
 
 def send(out: BinaryIO, reply: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """The TypeScript Agent SDK's session readers as an oracle, in one long-lived Node process.
 
 Importing the SDK costs ~0.2 s but a call ~1 ms, so ``TsSdkOracle`` starts
-``conformance/node/ts_sdk_bridge.mjs`` once and sends it one JSON line per call.
+``conformance/node/ts_sdk_bridge.mjs`` once and sends it one JSON line per call (or per
+batch: ``session_messages_many``).
 The bridge writes each transcript byte-exact into a fresh temp config dir; the
 Node process itself runs with a private HOME and TMPDIR and without any
 inherited CLAUDE_*/ANTHROPIC_* variable, so a real ~/.claude is never involved.
@@ -27,6 +28,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.registry import AGENT_SDK_TS, OracleSpec, entry_path
 from rechain.conformance.oracles.worker import WorkerOracle
 
@@ -125,6 +128,17 @@ class TsSdkOracle(WorkerOracle):
             }
         )
         return list(reply["messages"])
+
+    def session_messages_many(
+        self, calls: Sequence[MessagesCall], *, concurrency: int = 16
+    ) -> list[list[dict[str, Any]] | OracleError]:
+        """``session_messages`` for many transcripts in one request (up to ``concurrency``
+        SDK calls at once in the bridge): per call its messages, or the ``OracleError``
+        (``OracleReaderError`` when the SDK raised) that ``session_messages`` would raise.
+        A broken or timed-out bridge raises ``OracleError`` for the whole batch."""
+        cases = [call.request(system_messages=True) for call in calls]
+        return [answer if isinstance(answer, OracleError) else list(answer["messages"])
+                for answer in self._call_many("session_messages_many", cases, concurrency)]
 
     def list_sessions(
         self,

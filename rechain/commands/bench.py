@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from rechain.errors import UsageError
+
+BENCH_READERS = ("reference:sdk", "agent-sdk-ts", "agent-sdk-py", "claude-code")
 
 
 def register(subparsers: Any) -> None:
@@ -30,6 +33,19 @@ def register(subparsers: Any) -> None:
     )
     listing.add_argument("--runs", type=int, default=3, help="best of N runs (default 3)")
     listing.set_defaults(handler=_listing)
+    oracles = kinds.add_parser(
+        "oracles", help="cases/s of the reference and each installed oracle on the same cases")
+    oracles.add_argument("--cases", type=int, default=500, metavar="N",
+                         help="generated transcripts (up to 20 entries) to answer (default 500)")
+    oracles.add_argument("--seed", type=int, default=0, help="seed of the cases (default 0)")
+    oracles.add_argument("--cli", type=int, default=8, metavar="N",
+                         help="how many of the cases the real CLI answers (~1 CPU-s each; "
+                              "default 8, 0 leaves it out)")
+    oracles.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
+                         help="also measure J connections at once (default: the cores)")
+    oracles.add_argument("--readers", default=",".join(BENCH_READERS), metavar="LIST",
+                         help=f"comma-separated readers (default {','.join(BENCH_READERS)})")
+    oracles.set_defaults(handler=_oracles)
 
 
 def _load(args: argparse.Namespace) -> int:
@@ -53,4 +69,23 @@ def _listing(args: argparse.Namespace) -> int:
     if not sizes or min(sizes) <= 0 or args.sessions < 1 or args.runs < 1:
         raise UsageError("--sizes-mb must be > 0, --sessions and --runs >= 1")
     print(json.dumps(listing.run(args.sessions, sizes, args.runs), indent=2))
+    return 0
+
+
+def _oracles(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from rechain.conformance.bench import oracles
+
+    readers = [r.strip() for r in args.readers.split(",") if r.strip()]
+    if args.cases < 1 or args.cli < 0 or args.jobs < 1 or not readers:
+        raise UsageError("--cases and --jobs must be >= 1, --cli >= 0, --readers not empty")
+    for reader in readers:
+        if reader.partition(":")[0] != "reference" and reader.partition("@")[0] not in (
+                "agent-sdk-ts", "agent-sdk-py", "claude-code"):
+            raise UsageError(f"--readers: {reader!r} is not reference[:PROFILE] or an oracle")
+    summary = oracles.run(args.cases, args.seed, args.cli, args.jobs, readers,
+                          lambda text: print(text, file=sys.stderr, flush=True))
+    print(json.dumps(summary, sort_keys=True))
     return 0
