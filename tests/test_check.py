@@ -134,8 +134,10 @@ def test_markdown_and_html_outputs(faux, tmp_path, capsys):
                  "--markdown", "-", "--html", str(html)) == 1
     out = capsys.readouterr().out
     assert "### rechain check: ❌ disagreements" in out
+    assert "why: " in out and "input (" in out  # the Markdown explains a failure
     page = html.read_text()
-    assert "faux@1" in page and 'class="cell fail"' in page
+    assert "faux@1" in page and '<span class="status fail">fail</span>' in page
+    assert '<section class="kind"' in page and '<p class="why">' in page
 
 
 @needs_strategies
