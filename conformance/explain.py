@@ -257,9 +257,16 @@ def _traits(sides: Sides, uuid: str) -> list[str]:
     messages = [x for x in entries if x.type in ("user", "assistant")]
     continued = {x.parent for x in entries if x.parent}
     found = []
+    if "sidechain" in line.label:
+        found.append("a sidechain row")
+    if "meta" in line.label:
+        found.append("a meta row")
     terminals = [x for x in entries if x.uuid not in continued]
     if terminals and terminals[-1].number == line.number:
         found.append("the last-written row that nothing continues")
+    main = [x for x in terminals if "sidechain" not in x.label]
+    if main and main[-1].number == line.number:
+        found.append("the last-written row outside sidechains that nothing continues")
     if messages and messages[-1].number == line.number:
         found.append("the last-written message")
     stamps = [x.timestamp for x in messages if x.timestamp]
@@ -267,10 +274,6 @@ def _traits(sides: Sides, uuid: str) -> list[str]:
         found.append("the newest timestamp")
     if uuid in continued:
         found.append("a row that something continues")
-    if "sidechain" in line.label:
-        found.append("a sidechain row")
-    if "meta" in line.label:
-        found.append("a meta row")
     return found
 
 

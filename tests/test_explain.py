@@ -141,3 +141,46 @@ def test_a_reader_that_does_not_answer_is_named(got, behaviour, word):
     explanation = explain(b"{}\n", got, Answered(({"uuid": "a"},)), None, target=TARGET)
     assert explanation["behaviour"] == behaviour and word in explanation["sentence"]
     assert "returned 1 messages" in explanation["sentence"]
+
+
+def newest_timestamp(data: bytes) -> Answered:
+    """A reader that takes the message with the newest timestamp as the leaf."""
+    entries: dict[str, dict[str, Any]] = {}
+    for raw in data.split(b"\n"):
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and entry.get("type") in ("user", "assistant") and isinstance(
+                entry.get("uuid"), str):
+            entries[entry["uuid"]] = entry
+    leaf: Any = max(entries.values(), key=lambda e: str(e.get("timestamp", "")))["uuid"]
+    chain, seen = [], set()
+    while leaf in entries and leaf not in seen:
+        seen.add(leaf)
+        chain.append({"uuid": leaf})
+        leaf = entries[leaf].get("parentUuid")
+    return Answered(tuple(reversed(chain)))
+
+
+def test_a_leaf_on_another_branch_after_a_rewind_is_named_with_each_sides_rule(corpus):
+    item = corpus["rewind-newer-branch-written-earlier"]
+    got = newest_timestamp(item.case.data)
+    verdict = judge(got, item.recorded, frozenset({"uuid"}))
+    explanation = explain(item.case.data, got, item.recorded, verdict.difference.to_json(),
+                          target=TARGET, tags=item.source.tags)
+    assert explanation["behaviour"] == "branch-after-rewind"
+    assert explanation["sentence"] == (
+        "the real reader (agent-sdk@0.3.332) continued from the last-written row that nothing "
+        "continues (line 6); yours from the newest timestamp (line 4)")
+    untagged = explain(item.case.data, got, item.recorded, verdict.difference.to_json(),
+                       target=TARGET)
+    assert untagged["behaviour"] == "leaf-choice"  # the rewind comes from the case's tags
+
+
+def test_a_sidechain_leaf_is_named_as_one(corpus):
+    explanation = explained(corpus["sidechain-in-main-file"])
+    assert explanation["behaviour"] == "leaf-choice"
+    assert explanation["sentence"].endswith("yours from a sidechain row (line 8)")
+    assert "the last-written row outside sidechains that nothing continues (line 6)" in (
+        explanation["sentence"])
