@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rechain.conformance.compare import judge
 from rechain.conformance.explain import SHOWN_WHOLE, as_text, explain
@@ -184,3 +186,39 @@ def test_a_sidechain_leaf_is_named_as_one(corpus):
     assert explanation["sentence"].endswith("yours from a sidechain row (line 8)")
     assert "the last-written row outside sidechains that nothing continues (line 6)" in (
         explanation["sentence"])
+
+
+@given(st.data())
+@settings(max_examples=40)
+def test_any_pair_of_answers_on_any_damaged_file_gets_an_explanation(data):
+    from rechain.conformance import differential as diff
+    from rechain.reference import rebuild
+
+    value = data.draw(diff.strategy_for("corrupted"))
+    raw = value.to_bytes()
+    expected = Answered(tuple({k: v for k, v in m.items() if k != "line"}
+                              for m in rebuild(raw).messages))
+    pool = [m["uuid"] for m in expected.messages] + ["not-in-the-file"]
+    picked = data.draw(st.lists(st.sampled_from(pool), unique=True, max_size=8))
+    got = Answered(tuple({"uuid": u} for u in picked))
+    verdict = judge(got, expected, frozenset({"uuid"}))
+    difference = verdict.difference.to_json() if verdict.difference else None
+    explanation = explain(raw, got, expected, difference, target=TARGET,
+                          message=verdict.message or "agree")
+    assert explanation["sentence"] and explanation["behaviour"]
+    rows = explanation["rows"]
+    if len(rows) < SHOWN_WHOLE and not any(row["mark"] == "…" for row in rows):
+        assert sum(1 for row in rows if row["got"]) == len(picked)
+        assert sum(1 for row in rows if row["expected"]) == len(expected.messages)
+    json.dumps(explanation, allow_nan=False).encode("utf-8")  # strict JSON, valid UTF-8
+
+
+def test_answers_without_uuids_are_aligned_by_position():
+    got = Answered(({"role": "user", "content": "hi"}, {"role": "assistant", "content": "a"}))
+    expected = Answered(({"role": "user", "content": "hi"},
+                         {"role": "assistant", "content": "b"}))
+    difference = judge(got, expected).difference
+    assert difference is not None
+    explanation = explain(b"", got, expected, difference.to_json(), target="claude-code@2.1.332")
+    assert explanation["behaviour"] == "field" and "`content`" in explanation["sentence"]
+    assert [row["mark"] for row in explanation["rows"]] == ["=", "≠"]
