@@ -280,13 +280,19 @@ def write(args: Any, lines: Sequence[Mapping[str, Any]]) -> None:
     import os
     import sys
 
-    if getattr(args, "junit", None) is not None:
-        args.junit.write_text(junit(lines), encoding="utf-8")
-    if getattr(args, "sarif", None) is not None:
-        document = sarif(lines, base=Path.cwd())
-        args.sarif.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    if getattr(args, "badge", None) is not None:
-        args.badge.write_text(json.dumps(badge(lines)) + "\n", encoding="utf-8")
+    from rechain.errors import UsageError
+
+    texts = {"junit": lambda: junit(lines),
+             "sarif": lambda: json.dumps(sarif(lines, base=Path.cwd()), indent=1) + "\n",
+             "badge": lambda: json.dumps(badge(lines)) + "\n"}
+    for name, text in texts.items():
+        path = getattr(args, name, None)
+        if path is None:
+            continue
+        try:
+            path.write_text(text(), encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"--{name} {path}: cannot write: {error.strerror}") from None
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for command in annotations(lines, base=Path.cwd()):
             sys.stdout.write(command + "\n")

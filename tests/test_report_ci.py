@@ -141,3 +141,11 @@ def test_check_writes_every_ci_report_and_keeps_its_exit_code(tmp_path, monkeypa
                  "--badge", str(out["b.json"])]) == 0
     assert "::error" not in capsys.readouterr().out
     assert json.loads(out["b.json"].read_text())["message"] == "100% passing"
+
+
+def test_an_unwritable_report_path_is_a_one_line_usage_error(tmp_path, capsys):
+    code = main(["check", "--no-progress", "--examples", "0", "--case", "cycle-full",
+                 "--junit", str(tmp_path / "missing" / "j.xml")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--junit" in err and "cannot write" in err and "Traceback" not in err
