@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 _CONNECTIONS = pytest.StashKey[Any]()
+_TALLY = pytest.StashKey[dict[str, int]]()  # rechain items run, and those compared
+_COLLECTED = pytest.StashKey[int]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,6 +69,11 @@ class CaseItem(pytest.Item):
         records = connections.check(0, self.case, skip_list)
         skipped = [r for r in records if r.status == "skip"]
         bad = [r for r in records if r.status in ("fail", "crash", "timeout")]
+        tally = self.config.stash.setdefault(_TALLY, {"ran": 0, "compared": 0})
+        tally["ran"] += 1
+        if len(skipped) == len(records):
+            pytest.skip(skipped[0].verdict.message if skipped else "nothing to compare with")
+        tally["compared"] += 1
         if bad:
             profile = str(self.config.getoption("rechain_profile"))
             shown = [case_line(r, **extra) for r, extra in
@@ -75,8 +82,6 @@ class CaseItem(pytest.Item):
                      for text in [describe_case(line), *explained(line)[1:]]]
             lines.append(f"replay: {_replay(self.config, self.case.case.id)}")
             raise CaseFailedError("\n".join(lines))
-        if skipped and len(skipped) == len(records):
-            pytest.skip(skipped[0].verdict.message or "skipped")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CaseFailedError):
@@ -132,6 +137,7 @@ def _items(suite: Suite) -> Iterator[CaseItem]:
     against = config.getoption("rechain_against")
     target = Against(connect(against, limits, venv=venv)) if against else Recorded(profile)
     config.stash[_CONNECTIONS] = (Connections([implementation], [target]), skips.load())
+    config.stash[_COLLECTED] = len(items)
     for item in items:
         yield CaseItem.from_parent(suite, name=item.case.id, case=item)
 
@@ -151,6 +157,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
         for tag in load_schema("case")["$defs"]["tag"]["enum"]:
             config.addinivalue_line("markers", f"{tag.replace('-', '_')}: corpus tag {tag}")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run that compared nothing is a failure: no case matched, or every one was skipped."""
+    config = session.config
+    if not config.getoption("rechain_impl", None) or _COLLECTED not in config.stash:
+        return
+    tally = config.stash.get(_TALLY, {"ran": 0, "compared": 0})
+    if config.stash[_COLLECTED] and (not tally["ran"] or tally["compared"]):
+        return  # compared something, or the user deselected every case (-k, -m)
+    why = ("no corpus case matches the selection" if not config.stash[_COLLECTED]
+           else "every rechain case was skipped")
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"rechain: compared nothing ({why}): a run that tested nothing "
+                            "fails", red=True)
+    if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

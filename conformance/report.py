@@ -109,11 +109,21 @@ def counts(lines: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, 
             for impl, by in table.items()}
 
 
+def _total(table: Mapping[str, Mapping[str, Mapping[str, int]]], statuses: set[str]) -> int:
+    return sum(n for by in table.values() for c in by.values()
+               for s, n in c.items() if s in statuses)
+
+
+def compared_nothing(table: Mapping[str, Mapping[str, Mapping[str, int]]]) -> bool:
+    """No case was compared: there was none, or every one was skipped."""
+    return _total(table, {"pass", "fail", "crash", "timeout"}) == 0
+
+
 def exit_code(table: Mapping[str, Mapping[str, Mapping[str, int]]]) -> int:
-    """1 when any case failed, crashed or timed out; else 0 (skips are fine)."""
-    bad = sum(n for by in table.values() for c in by.values()
-              for s, n in c.items() if s in ("fail", "crash", "timeout"))
-    return 1 if bad else 0
+    """1 when any case failed, crashed or timed out, or when nothing was compared (a run
+    that tested nothing is never a pass); else 0 (skips beside passes are fine)."""
+    bad = _total(table, {"fail", "crash", "timeout"})
+    return 1 if bad or compared_nothing(table) else 0
 
 
 def footer(case_lines: Iterable[Mapping[str, Any]], rates: Mapping[str, Rate], seconds: float,

@@ -12,6 +12,7 @@ from typing import Any
 from rechain.conformance import summary
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.explain import as_text
+from rechain.conformance.report import compared_nothing
 
 Json = dict[str, Any]
 SHOWN_FAILURES = 10
@@ -117,7 +118,9 @@ def terminal(lines: Sequence[Mapping[str, Any]]) -> str:
             out.append(f"    replay: {finding['replay']}")
     out += _coverage_text(lines)
     verdict = "interrupted" if foot.get("interrupted") else (
-        "all agree or are skipped" if foot.get("exit", 1) == 0 else "disagreements found")
+        "all agree or are skipped" if foot.get("exit", 1) == 0 else
+        "nothing was compared: there was no case, or every case was skipped"
+        if compared_nothing(foot.get("counts") or {}) else "disagreements found")
     out.append(f"result: {verdict} (exit {foot.get('exit', 1)})")
     return "\n".join(out) + "\n"
 

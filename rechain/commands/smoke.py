@@ -117,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     limits = Limits(timeout=args.timeout, memory_mb=args.memory_mb)
     implementation = Validating(connect(args.impl, limits, strict=True, venv=args.venv))
     results = []
+    skipped = 0
     try:
         info = implementation.info
         resume_view = "session-messages" not in info.views
@@ -126,12 +127,16 @@ def run(args: argparse.Namespace) -> int:
             outcome = run_one(implementation, CaseInput(f"smoke:{case.name}", case.data,
                                                         SESSION, options))
             problem = check_one(outcome, case, resume_view)
-            if problem is not None and outcome_to_json(outcome)["status"] == "skipped":
+            if outcome_to_json(outcome)["status"] == "skipped":
                 problem = None
+                skipped += 1
             results.append((case.name, problem))
     finally:
         implementation.close()
     failed = [name for name, problem in results if problem]
+    if skipped == len(results):  # nothing was checked: never a pass
+        failed = [name for name, _ in results]
+        results = [(name, "skipped: the reader answered no smoke case") for name, _ in results]
     if args.format == "json":
         print(json.dumps({"implementation": info.to_json(),
                           "results": [{"case": n, "problem": p} for n, p in results],
@@ -141,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
         for name, problem in results:
             print(f"  {'ok  ' if problem is None else 'FAIL'} {name}"
                   + (f": {problem}" if problem else ""))
-        if failed and len(failed) == len(results):
+        if skipped == len(results):
+            print("the reader skipped every smoke case: nothing was checked, which is no pass")
+        elif failed and len(failed) == len(results):
             print("every smoke case failed: this is a broken harness or host, not a "
                   "conformance problem (check the output shape and the session file)")
         elif not failed:

@@ -1,0 +1,92 @@
+"""A run that compared or executed nothing is a failure, never a pass: check, smoke and the
+pytest plugin (``rechain fuzz`` is covered in test_fuzz_run.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rechain.cli import main
+from rechain.conformance.report import exit_code
+
+pytest_plugins = ["pytester"]
+
+SKIPPER = textwrap.dedent('''
+    """A tier-2 harness that declines every case."""
+    import json, sys
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["cmd"] == "start":
+            reply = {"version": 1, "implementation": {"name": "skipper", "version": "1",
+                                                      "language": "python"}}
+        elif request["cmd"] == "run":
+            reply = {"seq": request["seq"], "skipped": True, "message": "not mine"}
+        else:
+            break
+        print(json.dumps(reply), flush=True)
+''')
+
+
+@pytest.fixture
+def skipper(tmp_path: Path) -> str:
+    script = tmp_path / "skipper.py"
+    script.write_text(SKIPPER)
+    return f"harness:{sys.executable} {script}"
+
+
+def test_the_exit_code_needs_something_compared() -> None:
+    assert exit_code({}) == 1
+    assert exit_code({"r@1": {"t": {"skip": 3}}}) == 1
+    assert exit_code({"r@1": {"t": {"skip": 3, "pass": 1}}}) == 0
+    assert exit_code({"r@1": {"t": {"pass": 1, "fail": 1}}}) == 1
+
+
+def test_a_check_without_cases_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "r.jsonl"
+    code = main(["check", "--no-corpus", "--examples", "0", "--report", str(report)])
+    assert code == 1
+    assert "nothing was compared" in capsys.readouterr().out
+    assert json.loads(report.read_text().splitlines()[-1])["exit"] == 1
+
+
+def test_a_check_where_every_case_skipped_fails(
+        tmp_path: Path, skipper: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", "--impl", skipper, "--case", "cycle-*", "--no-shrink"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "nothing was compared" in out
+
+
+def test_smoke_where_every_case_skipped_fails(
+        skipper: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["smoke", "--impl", skipper]) == 1
+    assert "nothing was checked" in capsys.readouterr().out
+
+
+PLUGIN = "rechain.conformance.pytest_plugin"
+
+
+def _pytest(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    from importlib.metadata import entry_points
+
+    autoloaded = any(ep.value == PLUGIN for ep in entry_points(group="pytest11"))
+    load = [] if autoloaded else ["-p", PLUGIN]
+    return pytester.runpytest_subprocess(*load, "-p", "no:cacheprovider", *args)
+
+
+def test_the_plugin_fails_a_run_that_compared_nothing(pytester: pytest.Pytester,
+                                                      skipper: str) -> None:
+    pytester.makepyfile(test_own="def test_own():\n    assert True\n")
+    none = _pytest(pytester, f"--rechain-impl={skipper}", "--rechain-case=no-such-case-*")
+    assert none.ret == 1
+    none.stdout.fnmatch_lines(["*compared nothing (no corpus case matches the selection)*"])
+    skipped = _pytest(pytester, f"--rechain-impl={skipper}", "--rechain-case=cycle-full")
+    assert skipped.ret == 1
+    skipped.stdout.fnmatch_lines(["*compared nothing (every rechain case was skipped)*"])
+    deselected = _pytest(pytester, f"--rechain-impl={skipper}", "--rechain-case=cycle-full",
+                         "-k", "own")
+    assert deselected.ret == 0  # the user left the cases out: their own tests decide
