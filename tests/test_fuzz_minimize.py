@@ -30,13 +30,13 @@ def test_shrink_keeps_only_the_failing_line_and_key():
     ]
     lines[12] = json.dumps({"type": "user", "uuid": "bad", "message": None, "cwd": "/tmp"})
     data = ("\n".join(lines) + "\n").encode()
-    small = shrink(data, _message_null, seconds=20)
+    small = shrink(data, _message_null, seconds=900)  # the call budget ends it
     assert small == b'{"message":null}\n'
 
 
 def test_shrink_bytes_of_a_non_json_line():
     data = b"garbage[[[ nested ]]] tail\n"
-    assert shrink(data, lambda d: b"[[[" in d, seconds=10) == b"[[[\n"
+    assert shrink(data, lambda d: b"[[[" in d, seconds=900) == b"[[[\n"
 
 
 def test_shrink_returns_the_input_when_it_does_not_fail():

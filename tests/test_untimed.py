@@ -10,7 +10,7 @@ TESTS = Path(__file__).parent
 CLOCKS = ("perf_counter", "monotonic", "time")
 
 
-@pytest.mark.parametrize("profile", ["default", "ci", "nightly"])
+@pytest.mark.parametrize("profile", ["default", "ci", "nightly", "rechain-ci"])
 def test_no_profile_has_a_deadline_or_a_speed_health_check(profile: str) -> None:
     chosen = settings.get_profile(profile)
     assert chosen.deadline is None
