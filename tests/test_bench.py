@@ -17,6 +17,9 @@ def test_load_benchmark_prints_its_ratio(capsys: pytest.CaptureFixture[str]) -> 
     assert {"floor_s", "reference_s", "ratio", "lines", "messages"} <= set(summary)
     assert summary["floor_s"] > 0 and summary["reference_s"] > 0 and summary["ratio"] > 0
     assert summary["lines"] > 100 and summary["messages"] > 10
+    peaks = summary["peak_rss_mb"]
+    assert {"floor", "agent-sdk@0.3.332", "claude-code@2.1.332"} <= set(peaks)
+    assert all(peak > 1 for peak in peaks.values())
 
 
 def test_the_synthetic_transcript_is_deterministic_and_rebuilds() -> None:
@@ -64,3 +67,32 @@ def test_the_oracle_bench_cases_are_seeded() -> None:
 def test_oracles_benchmark_refuses_unknown_readers(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "oracles", "--readers", "nonsense"]) == 2
     assert "--readers" in capsys.readouterr().err
+
+
+def test_load_curve_prints_each_reader_at_each_size(capsys: pytest.CaptureFixture[str]) -> None:
+    from rechain.reference import PROFILES
+
+    assert main(["bench", "load", "--sizes", "0.1,0.4"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    curves = summary["curves"]
+    assert {"floor", *PROFILES} <= set(curves)
+    for curve in curves.values():
+        assert [round(p["size_mb"], 1) for p in curve["points"]] == [0.1, 0.4]
+        assert all(p["seconds"] > 0 and p["peak_rss_mb"] > 1 for p in curve["points"])
+        assert isinstance(curve["time_exponent"], float)
+        assert isinstance(curve["rss_exponent"], float)
+
+
+def test_curve_exponent_is_the_log_log_slope() -> None:
+    from rechain.conformance.bench.curve import exponent
+
+    assert exponent([1, 10, 100], [2, 20, 200]) == pytest.approx(1.0)
+    assert exponent([1, 10], [3, 300]) == pytest.approx(2.0)
+    assert exponent([1, 10, 100], [5, 5, 5]) == pytest.approx(0.0)
+    assert exponent([10], [1]) is None
+
+
+def test_bad_curve_sizes_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "load", "--sizes", "1,x"]) == 2
+    assert "--sizes" in capsys.readouterr().err
+    assert main(["bench", "load", "--sizes", "0"]) == 2

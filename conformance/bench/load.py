@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -82,7 +81,8 @@ def _timer_output(path: Path, command: list[str], runs: int) -> dict[str, Any] |
     """Run a timer in its own process on a laid-out copy; its JSON line, or None if it failed.
 
     The command gets the config dir, the project cwd, the session id and the run count
-    as its last arguments; its environment is PATH and a throwaway HOME only.
+    as its last arguments; its environment is PATH and a throwaway HOME only. The JSON
+    gets ``peak_rss_mb``, the process's peak resident memory.
     """
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
         cwd = Path(tmp) / "project"
@@ -91,17 +91,12 @@ def _timer_output(path: Path, command: list[str], runs: int) -> dict[str, Any] |
         target = config / "projects" / project_dir_name(str(cwd.resolve()))
         target.mkdir(parents=True)
         shutil.copyfile(path, target / f"{SESSION_ID}.jsonl")
-        done = subprocess.run(
+        from rechain.conformance.bench.curve import measured_process
+
+        found, _, peak = measured_process(
             [*command, str(config), str(cwd), SESSION_ID, str(runs)],
-            capture_output=True,
-            text=True,
-            timeout=1800,
-            check=False,
-            env={"PATH": "/usr/bin:/bin", "HOME": tmp},
-        )
-    if done.returncode != 0:
-        return None
-    return json.loads(done.stdout)
+            {"PATH": "/usr/bin:/bin", "HOME": tmp}, timeout=1800)
+    return None if found is None else {**found, "peak_rss_mb": peak}
 
 
 def _time_ts_sdk(path: Path, runs: int) -> float | None:
@@ -123,7 +118,8 @@ for _ in range(int(sys.argv[4])):
     t = time.perf_counter()
     m = get_session_messages(sys.argv[3], directory=sys.argv[2])
     best = min(best, time.perf_counter() - t)
-print(json.dumps({"s": best, "messages": len(m)}))
+peak = next(int(r.split()[1]) / 1024 for r in open("/proc/self/status") if r.startswith("VmHWM:"))
+print(json.dumps({"s": best, "messages": len(m), "peak_mb": peak}))
 """
 
 
@@ -133,6 +129,19 @@ def _time_py_sdk(path: Path, runs: int) -> float | None:
         return None
     timed = _timer_output(path, [str(registry.entry_path(spec)), "-c", _PY_TIMER], runs)
     return None if timed is None else float(timed["s"])
+
+
+def _peaks(path: Path) -> dict[str, float]:
+    """Peak resident memory (MB) of the floor, each profile and the SDKs on the file, each
+    loading it once in a process of its own."""
+    from rechain.conformance.bench.curve import readers
+
+    peaks = {}
+    for name, reader in readers().items():
+        point = reader(path)
+        if point is not None:
+            peaks[name] = round(point[1], 1)
+    return peaks
 
 
 def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, Any]:
@@ -174,6 +183,9 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, An
             "retain_s": round(retain_s, 4),
             "retain_ratio": round(retain_s / floor_s, 3),
         }
+        summary["peak_rss_mb"] = _peaks(path)
+        print(f"peak RSS, each in its own process: {summary['peak_rss_mb']} MB "
+              f"({summary['size_mb']} MB file)", file=sys.stderr)
         for name, timer in (("ts_sdk_s", _time_ts_sdk), ("py_sdk_s", _time_py_sdk)):
             seconds = timer(path, runs)
             if seconds is not None:

@@ -1,7 +1,9 @@
 // Times getSessionMessages on one transcript already laid out in a config dir.
 // argv: <sdk dir> <config dir> <project cwd> <session id> <repeats>
-// Prints {"ms": [...], "messages": N} on stdout. The import is not timed.
+// Prints {"ms": [...], "messages": N, "peak_mb"} on stdout (peak_mb: VmHWM, this
+// process's own peak resident memory, on Linux). The import is not timed.
 import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 
@@ -16,4 +18,9 @@ for (let i = 0; i < Number(repeatsText); i++) {
   timings.push(performance.now() - started);
   count = messages.length;
 }
-process.stdout.write(JSON.stringify({ ms: timings, messages: count }) + "\n");
+let peakMb = null;
+try {
+  const hwm = readFileSync("/proc/self/status", "utf8").match(/^VmHWM:\s+(\d+)/m);
+  if (hwm) peakMb = Number(hwm[1]) / 1024;
+} catch { /* not Linux: no peak */ }
+process.stdout.write(JSON.stringify({ ms: timings, messages: count, peak_mb: peakMb }) + "\n");

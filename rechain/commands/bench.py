@@ -22,6 +22,10 @@ def register(subparsers: Any) -> None:
     load.add_argument("--seed", type=int, default=0,
                       help="seed of the generated transcript (default 0)")
     load.add_argument("--keep", type=Path, help="write the generated transcript here")
+    load.add_argument("--sizes", metavar="MB,...",
+                      help="a scale curve instead: time and peak memory of the floor, each "
+                           "profile and the SDKs at each size (e.g. 1,10,100,300), and each "
+                           "curve's exponent")
     load.set_defaults(handler=_load)
     listing = kinds.add_parser(
         "listing", help="session-list time at several file sizes (sparse files; must be flat)"
@@ -53,6 +57,17 @@ def _load(args: argparse.Namespace) -> int:
 
     if args.size_mb <= 0 or args.runs < 1:
         raise UsageError("--size-mb must be > 0 and --runs >= 1")
+    if args.sizes is not None:
+        import json
+        import sys
+
+        from rechain.conformance.bench import curve
+
+        sizes = _sizes(args.sizes, "--sizes")
+        print(json.dumps(curve.run(sizes, args.seed,
+                                   lambda text: print(text, file=sys.stderr, flush=True)),
+                         sort_keys=True))
+        return 0
     print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep)))
     return 0
 
@@ -62,12 +77,9 @@ def _listing(args: argparse.Namespace) -> int:
 
     from rechain.conformance.bench import listing
 
-    try:
-        sizes = [float(x) for x in args.sizes_mb.split(",") if x.strip()]
-    except ValueError:
-        raise UsageError(f"--sizes-mb {args.sizes_mb!r}: give numbers like 1,100") from None
-    if not sizes or min(sizes) <= 0 or args.sessions < 1 or args.runs < 1:
-        raise UsageError("--sizes-mb must be > 0, --sessions and --runs >= 1")
+    sizes = _sizes(args.sizes_mb, "--sizes-mb")
+    if args.sessions < 1 or args.runs < 1:
+        raise UsageError("--sessions and --runs must be >= 1")
     print(json.dumps(listing.run(args.sessions, sizes, args.runs), indent=2))
     return 0
 
@@ -89,3 +101,14 @@ def _oracles(args: argparse.Namespace) -> int:
                           lambda text: print(text, file=sys.stderr, flush=True))
     print(json.dumps(summary, sort_keys=True))
     return 0
+
+
+def _sizes(text: str, option: str) -> list[float]:
+    """Comma-separated sizes in MB, each > 0."""
+    try:
+        sizes = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"{option} {text!r}: give numbers like 1,100") from None
+    if not sizes or min(sizes) <= 0:
+        raise UsageError(f"{option} {text!r}: give sizes > 0, like 1,100")
+    return sizes
