@@ -2,10 +2,11 @@
 
 It rebuilds the conversation of one Claude Code session file the way the TypeScript Agent
 SDK's ``getSessionMessages`` does, for files without compactions and without streamed
-responses split over several lines (``examples/test_toy_reader.py`` switches those
-features off). Set ``RECHAIN_TOY_BUG=1`` to plant a bug: the reader then returns
-``isMeta`` rows (the caveat Claude Code writes before a local slash command's output),
-which the SDK hides, and its property test catches it.
+responses split over several lines, and it does not bring back tool results left off the
+walked path (``examples/test_toy_reader.py`` switches those features off, and the ``cycle``
+corruption, which can leave a result off the path). Set ``RECHAIN_TOY_BUG=1`` to plant a
+bug: the reader then returns ``isMeta`` rows (the caveat Claude Code writes before a local
+slash command's output), which the SDK hides, and its property test catches it.
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ from rechain.conformance.invariants import (
 from rechain.conformance.reader_invariants import Read
 from rechain.reference.model import Options
 from rechain.strategies import (
+    EFFECTS,
     FEATURES,
     GENERATIONS,
     CorruptedTranscript,
@@ -61,6 +62,7 @@ from rechain.strategies import (
 from rechain.strategies.machine import TranscriptMachine
 
 __all__ = [
+    "EFFECTS",
     "FEATURES",
     "GENERATIONS",
     "CorruptedTranscript",
