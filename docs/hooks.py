@@ -5,7 +5,8 @@ API reference's view of the package.
   the ``docs/*.md`` they name become links. A page that only exists sometimes (the CI guide,
   ``docs/matrix.md``, which ``rechain matrix`` writes) is in the navigation when it exists.
 * Links from a page to repository files outside ``docs/`` are checked to exist and shown as the
-  file's name: a missing one is a warning, so ``mkdocs build --strict`` fails on it.
+  file's name: a missing one is a warning, so ``mkdocs build --strict`` fails on it. A link to
+  ``matrix.md`` before ``rechain matrix`` has written it is shown as its text.
 * mkdocstrings finds ``rechain.*`` as installed, although its folders sit side by side in the
   repository (``pyproject.toml``'s ``package-dir``), through a temporary tree of symlinks.
 """
@@ -32,6 +33,8 @@ CI_SECTION = re.compile(r"^## In CI\b.*?(?=^## |\Z)", re.M | re.S)
 OPTIONAL_BEFORE = "Findings"
 #: ```docs/page.md``` named in the README or the changelog: a link on the site
 DOCS_PATH = re.compile(r"`docs/([\w.-]+\.md)`")
+#: pages a command writes (``rechain matrix``): a link to one is kept once it exists
+GENERATED_LINK = re.compile(r"\[([^\]]+)\]\((matrix\.md)(#[^)\s]*)?\)")
 REPO_LINK = re.compile(r"\[([^\]]+)\]\((\.\./[^)\s#]+)(#[^)\s]*)?\)")
 #: reStructuredText the docstrings use (``:class:`X```, a paragraph ending in ``::``) that
 #: Markdown shows literally: the role is dropped, ``::`` becomes ``:``
@@ -106,7 +109,8 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    """Links to ``../somewhere`` in the repository: checked, then rendered as the link text."""
+    """Links to ``../somewhere`` in the repository: checked, then rendered as the link text;
+    links to a generated page not written yet: the link text."""
     folder = (ROOT / "docs" / page.file.src_uri).parent
 
     def replace(match: re.Match[str]) -> str:
@@ -114,7 +118,13 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
             log.warning("%s links to %s, which does not exist", page.file.src_uri, match[2])
         return match[1]
 
-    return REPO_LINK.sub(replace, markdown)
+    def unwritten(match: re.Match[str]) -> str:
+        if (ROOT / "docs" / match[2]).is_file():
+            return match[0]
+        log.info("%s links to %s, not generated yet", page.file.src_uri, match[2])
+        return match[1]
+
+    return GENERATED_LINK.sub(unwritten, REPO_LINK.sub(replace, markdown))
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:

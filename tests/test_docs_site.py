@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -76,11 +77,15 @@ def test_pages_that_exist_only_sometimes_join_the_site_when_they_exist(
     (tmp_path / "README.md").write_text("# r\n\n## Use\n\nSee `docs/guide.md`.\n")
     assert hooks.optional_nav() == []
     assert set(hooks.generated_pages()) == {"index.md", "changelog.md"}
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="findings.md"))
+    linking = "The table is in [`matrix.md`](matrix.md)."
+    assert hooks.on_page_markdown(linking, page, None, None) == "The table is in `matrix.md`."
     (tmp_path / "README.md").write_text(
         "# r\n\n## In CI\n\nRun `.ci/run`; see `docs/guide.md`.\n\n### Caches\n\nx\n\n## Next\n")
     (tmp_path / "docs" / "matrix.md").write_text("# Matrix\n")
     (tmp_path / "docs" / "guide.md").write_text("# Guide\n")
     assert hooks.optional_nav() == [{"CI guide": "ci.md"}, {"Reader matrix": "matrix.md"}]
+    assert hooks.on_page_markdown(linking, page, None, None) == linking
     ci = hooks.generated_pages()["ci.md"]
     assert ci.startswith("# In CI\n") and "### Caches" in ci and "## Next" not in ci
     assert "[`docs/guide.md`](guide.md)" in ci  # a page that exists becomes a link
