@@ -179,7 +179,8 @@ def _latest(rows: Any) -> Json | None:
 
 
 class _Bridge:
-    """Per side, rows sorted by time, skipping rows already on the chain."""
+    """Per side, rows sorted by time, skipping rows already on the chain and results of
+    their calls."""
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
@@ -207,11 +208,26 @@ class _Bridge:
             self.sides[side_key] = side
         times, rows = side
         at = bisect.bisect_right(times, moment) - 1
-        while at >= 0 and rows[at]["uuid"] in seen:
-            at -= 1
+        calls = _ids(seen, self.graph.nodes, "tool_use", "id")
+        while at >= 0 and (rows[at]["uuid"] in seen
+                           or not calls.isdisjoint(_ids((rows[at]["uuid"],), self.graph.nodes,
+                                                        "tool_result", "tool_use_id"))):
+            at -= 1  # nor a result of a call on the chain: recovery puts it back (probed)
         if at < 0 or moment - times[at] > BRIDGE_MS:
             return None
         return rows[at]
+
+
+def _ids(uuids: Any, nodes: dict[str, Json], kind: str, field: str) -> set[str]:
+    """The string ids of the ``kind`` blocks (``tool_use`` or ``tool_result``) of these rows."""
+    found: set[str] = set()
+    for uuid in uuids:
+        message = nodes[uuid].get("message")
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is list:
+            found.update(b[field] for b in content if type(b) is dict
+                         and b.get("type") == kind and type(b.get(field)) is str)
+    return found
 
 
 def _side_key(value: Any) -> Any:
