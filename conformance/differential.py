@@ -319,29 +319,13 @@ class Disagreement:
         return hashlib.sha256(self.data).hexdigest()[:8]
 
 
-def group_first(
-    signatures: Sequence[tuple[int, frozenset[str]]],
-) -> dict[frozenset[str], tuple[int, int]]:
-    """signature -> (index of its first example, how many examples had it), sweep order."""
-    found: dict[frozenset[str], tuple[int, int]] = {}
-    for index, tokens in signatures:
-        if not tokens:
-            continue
-        first, count = found.get(tokens, (index, 0))
-        found[tokens] = (first, count + 1)
-    return found
-
-
 # --- generated items --------------------------------------------------------------------
 
 
 def strategy_for(kind: str) -> st.SearchStrategy[Any]:
     """The strategy behind a generated group: ``generated`` (valid) or ``corrupted``."""
-    try:
-        from rechain.strategies import corrupted, transcripts
-    except ImportError:  # the package façade may not re-export them
-        from rechain.strategies.corruptions import corrupted
-        from rechain.strategies.scripts import transcripts
+    from rechain.strategies import corrupted, transcripts
+
     base = transcripts()
     return corrupted(base) if kind == "corrupted" else base
 
@@ -359,11 +343,9 @@ def intended_of(
 ) -> tuple[str, ...] | str | None:
     """The uuids ``profile``'s view shows of what the generator intended; a reason string when
     the generator leaves it undetermined; None when no view is known for the profile."""
-    try:
-        from rechain.conformance.invariant_views import visible
-        from rechain.reference import Options
-    except ImportError:
-        return None
+    from rechain.conformance.invariant_views import visible
+    from rechain.reference import Options
+
     chosen = Options(include_system_messages=bool(options.get("include_system_messages")),
                      limit=options.get("limit"), offset=int(options.get("offset") or 0))
     try:

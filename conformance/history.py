@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from rechain.reference import Options, get_profile
+from rechain.reference import Options, get_profile, rebuild
 
 Json = dict[str, Any]
 
@@ -49,7 +49,7 @@ class Span:
 def resume_of(profile_name: str, data: bytes, entry: str | None) -> Resumed:
     """The ``chain`` view of one release's profile, in one shape for every profile."""
     profile = get_profile(profile_name)
-    view = profile.views["chain"](data, Options(entry=entry), None)
+    view = rebuild(data, profile, Options(entry=entry)).view("chain")
     chain = view.get("chain") or []
     uuids = tuple(str(row.get("uuid") if isinstance(row, dict) else row) for row in chain)
     tip = view.get("tip", view.get("leaf"))

@@ -117,13 +117,13 @@ class Reference:
 
     def _resumed(self, case: CaseInput, options: Any) -> Outcome:
         """Views ``api`` and ``chain`` in one answer: the messages, and the tip as ``leaf``."""
-        from rechain.reference import get_profile
+        from rechain.reference import rebuild
 
-        views = get_profile(self.profile).views
-        api = views["api"](case.data, options, case.session_id)
+        rebuilt = rebuild(case.data, self.profile, options, session_id=case.session_id)
+        api = rebuilt.view("api")
         if api.get("error"):
             return Raised("exit 1", str(api["error"]))
-        tip = views["chain"](case.data, options, case.session_id).get("tip")
+        tip = rebuilt.view("chain").get("tip")
         return Answered(tuple(api["messages"]), tip if isinstance(tip, str) else None)
 
     def close(self) -> None:

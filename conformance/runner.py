@@ -420,13 +420,6 @@ def run_items(
         thread.join()
 
 
-def info_of(connections: Connections) -> list[ImplementationInfo]:
-    """The infos of every connected implementation, under test first."""
-    infos = [i.info for i in connections.implementations]
-    infos += [t.implementation.info for t in connections.targets if isinstance(t, Against)]
-    return infos
-
-
 def variant_id(case_id: str, options: Mapping[str, Any]) -> str:
     """A corpus case id, plus the non-default options in brackets (``b4[system]``)."""
     from rechain.conformance.protocol import DEFAULT_OPTIONS

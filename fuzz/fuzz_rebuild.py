@@ -106,8 +106,9 @@ def output_one_input(data: bytes) -> None:
 def views_one_input(data: bytes) -> None:
     options = options_for(data)
     for profile in PROFILES.values():
-        for view in profile.views.values():
-            jsonio.dumps(view(data, options, None))
+        result = rebuild(data, profile, options)
+        for view in profile.views:
+            jsonio.dumps(result.view(view))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ Json = dict[str, Any]
 class UsageError(Exception):
     """A request the caller must fix (an unknown profile, entry point or view): never a
     traceback. The CLI prints it on one line and exits 2; ``rechain.errors`` re-exports it,
-    so the reference needs nothing outside its folder."""
+    so the reference needs no CLI code."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,25 @@ class Options:
 
 
 @dataclass(frozen=True, slots=True)
+class Run:
+    """What one rebuild's stages worked out, kept so every view is a function of it.
+
+    ``source`` (a ``read.Source``; a read stage may leave its own findings in
+    ``source.found``), ``parsed`` (``parse.Parsed``), ``graph`` (``graph.Graph``),
+    the leaf and the recovered chain (as far as the stages got before a reader
+    error), the options, and the profile's views.
+    """
+
+    source: Any
+    parsed: Any
+    graph: Any
+    leaf: Json | None
+    chain: list[Json]
+    options: Options
+    views: Mapping[str, Callable[[Rebuild], Json]]
+
+
+@dataclass(frozen=True, slots=True)
 class Rebuild:
     """The conversation a profile rebuilds from one transcript, plus what it left out."""
 
@@ -63,6 +83,16 @@ class Rebuild:
     messages: tuple[Json, ...]
     diagnostics: tuple[Diagnostic, ...] = field(default=())
     error: str | None = None
+    # the stages' own results, for the views (never part of the JSON output)
+    run: Run | None = field(default=None, compare=False, repr=False)
+
+    def view(self, name: str) -> Json:
+        """One of the profile's extra views, computed from this result (nothing re-parsed)."""
+        views = self.run.views if self.run is not None else {}
+        if name not in views:
+            offered = ", ".join(["messages", *views])
+            raise UsageError(f"profile {self.profile} has no view {name!r}; it offers: {offered}")
+        return views[name](self)
 
     @property
     def uuids(self) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.model import Diagnostic
@@ -33,6 +34,7 @@ class Source:
     data: bytes
     diagnostics: tuple[Diagnostic, ...] = ()
     first_line: int = 1
+    found: Any = None  # what a read stage worked out beyond the lines, for its profile's views
 
     def numbered_lines(self) -> Iterable[tuple[int, bytes]]:
         """(1-based number, bytes without the LF); no empty line after a final LF."""

@@ -27,14 +27,7 @@ from rechain.reference.js.values import (
     truthy,
 )
 from rechain.reference.model import Diagnostic, Json
-
-
-def message_id(entry: Json) -> str | None:
-    """``message.id`` of an assistant row; None when absent or not a string."""
-    if entry.get("type") != "assistant":
-        return None
-    value = prop(entry.get("message"), "id")
-    return value if type(value) is str else None
+from rechain.reference.rows import same_writer
 
 
 def block_ids(entry: Json, kind: str, field: str) -> Iterator[str]:
@@ -49,20 +42,10 @@ def block_ids(entry: Json, kind: str, field: str) -> Iterator[str]:
                 yield value
 
 
-def _same_writer(a: Json, b: Json) -> bool:
-    """Equal ``isSidechain`` (null counts as false) and equal ``agentId``."""
-    side_a, side_b = a.get("isSidechain"), b.get("isSidechain")
-    side_a = False if nullish(side_a) else side_a
-    side_b = False if nullish(side_b) else side_b
-    return strict_equal(side_a, side_b) and strict_equal(
-        a.get("agentId", UNDEFINED), b.get("agentId", UNDEFINED)
-    )
-
-
 _DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
 
 
-def _sorted_by_timestamp(rows: list[Json]) -> list[Json]:
+def sorted_by_timestamp(rows: list[Json]) -> list[Json]:
     """``localeCompare`` on timestamps, throwing where the SDK's comparator throws."""
     if len(rows) < 2:
         return rows
@@ -146,14 +129,14 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
         source = row.get("sourceToolAssistantUUID")
         if type(source) is str and not strict_equal(source, parent):
             assistant = nodes.get(source)
-            if assistant is not None and _same_writer(row, assistant):
+            if assistant is not None and same_writer(row, assistant):
                 file_under(source, fact)
         for call in fact[ANSWERS]:  # type: ignore[union-attr]
             caller = owner.get(call)
             # the source row itself was just filed (or refused): filing again changes nothing
             if caller is None or caller[UUID] == source:
                 continue
-            if _same_writer(row, nodes[caller[UUID]]):
+            if same_writer(row, nodes[caller[UUID]]):
                 file_under(caller[UUID], fact)
 
     answered_on_chain = {c for f in chain_facts if f[ANSWERS] for c in f[ANSWERS]}  # type: ignore[union-attr]
@@ -203,7 +186,7 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
                 direct.append(result)
         if not siblings and not direct:
             continue
-        recovered = _sorted_by_timestamp(siblings) + _sorted_by_timestamp(
+        recovered = sorted_by_timestamp(siblings) + sorted_by_timestamp(
             [nodes[r[UUID]] for r in direct]
         )
         on_chain.update(r["uuid"] for r in recovered)
@@ -229,4 +212,4 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     return out
 
 
-__all__ = ["block_ids", "message_id", "recover_orphans", "truthy"]
+__all__ = ["block_ids", "recover_orphans", "truthy"]

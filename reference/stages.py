@@ -1,16 +1,23 @@
-"""The Profile record: which stage function fills each slot of the one ``rebuild``.
+"""The Profile record and the one driver that runs its stages.
 
-A profile is data. New readers recombine the stages and swap the ones that
-differ, instead of ``if profile == ...`` inside the stages.
+A profile is data: which function fills each stage slot. ``drive`` runs the
+slots in order for every profile; a reader that needs a different step swaps
+that slot, never ``if profile == ...`` inside the stages. Its result keeps what
+the stages worked out (``Run``), and every view is a function of that result,
+so the bytes are read and parsed once whatever views are asked.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from rechain.reference import graph, parse, read, view
-from rechain.reference.model import Json, Options
+from rechain.reference.explain import left_out, unshown_on_error
+from rechain.reference.graph import ReaderError, index
+from rechain.reference.model import Diagnostic, Json, Options, Rebuild, Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +37,65 @@ class Profile:
     hidden_reason: Callable[[Json, bool], str | None]
     aliases: tuple[str, ...] = field(default=())
     # extra views a profile offers besides its messages (``rechain rebuild --view NAME``):
-    # each takes (data, options, session_id) and returns a JSON object
-    views: Mapping[str, Callable[[bytes, Options, str | None], Json]] = field(
-        default_factory=dict
+    # each is a function of the Rebuild (``Rebuild.view(name)``) and returns a JSON object
+    views: Mapping[str, Callable[[Rebuild], Json]] = field(default_factory=dict)
+
+
+def drive(data: bytes, profile: Profile, options: Options, session_id: str | None) -> Rebuild:
+    """Run ``profile``'s stages over a transcript's bytes; never raises on input.
+
+    The cyclic garbage collector is paused meanwhile: parsing keeps every entry alive
+    and creates no cycles, so its collections would only rescan a growing heap (on a
+    100 MB file that is most of the time spent).
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _drive(data, profile, options, session_id)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _drive(data: bytes, profile: Profile, options: Options, session_id: str | None) -> Rebuild:
+    source = profile.read(data, options)
+    parsed = profile.parse(source.numbered_lines())
+    graph = index(parsed.entries, parsed.lines, parsed.extras, parsed.facts)
+    diagnostics: list[Diagnostic] = [*source.diagnostics, *parsed.diagnostics]
+    leaf: Json | None = None
+    chain: list[Json] = []
+    try:
+        profile.relink(graph)
+        leaf = profile.choose_leaf(graph)
+        chain = profile.walk(graph, leaf) if leaf is not None else []
+        chain = profile.recover(graph, chain)
+        shown = profile.present(parsed, graph, chain, leaf, options)
+    except ReaderError as error:
+        diagnostics.extend(graph.diagnostics)
+        diagnostics.extend(unshown_on_error(graph, str(error)))
+        diagnostics.append(Diagnostic(None, "reader-error", str(error)))
+        return Rebuild(profile.name, session_id, None, (), in_line_order(diagnostics),
+                       error=str(error),
+                       run=Run(source, parsed, graph, leaf, chain, options, profile.views))
+    diagnostics.extend(graph.diagnostics)
+    diagnostics.extend(left_out(graph, chain, shown.lines, profile.hidden_reason, options))
+    for message, line in zip(shown.messages, shown.lines, strict=True):
+        message["line"] = line
+    return Rebuild(
+        profile.name,
+        session_id,
+        leaf["uuid"] if leaf is not None else None,
+        tuple(shown.messages),
+        in_line_order(diagnostics),
+        run=Run(source, parsed, graph, leaf, chain, options, profile.views),
     )
+
+
+def in_line_order(diagnostics: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """By line (stable), findings tied to no line last: one attribute read per diagnostic."""
+    numbered = [d for d in diagnostics if d.line is not None]
+    numbered.sort(key=_LINE)
+    return (*numbered, *(d for d in diagnostics if d.line is None))
+
+
+_LINE = attrgetter("line")

@@ -110,7 +110,7 @@ def seed_agent_transcript(data: bytes, agent_id: str, options: Options | None = 
     from rechain.reference.js import date_v8
     from rechain.reference.profiles.claude_code_2_1_88.load import mkey
     from rechain.reference.profiles.claude_code_2_1_88.pipeline import load_bytes
-    from rechain.reference.profiles.claude_code_2_1_88.resume import _latest, recover, walk
+    from rechain.reference.profiles.claude_code_2_1_88.resume import latest, recover, walk
 
     options = options or Options()
     try:
@@ -128,7 +128,7 @@ def seed_agent_transcript(data: bytes, agent_id: str, options: Options | None = 
         return Rebuild(SEED_PROFILE, None, None, (), tuple(diagnostics), error="no-conversation")
     parents = {mkey(e.get("parentUuid", UNDEFINED)) for e in mine}
     terminals = [e for e in mine if mkey(e.get("uuid", UNDEFINED)) not in parents]
-    leaf = _latest(terminals, date_v8.parse, float("-inf"))
+    leaf = latest(terminals, date_v8.parse, float("-inf"))
     if leaf is None:
         return Rebuild(SEED_PROFILE, None, None, (), tuple(diagnostics), error="no-conversation")
     chain, seen = walk(loaded, leaf)

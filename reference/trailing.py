@@ -12,15 +12,7 @@ from rechain.reference.graph import Graph
 from rechain.reference.js.collate import code_unit_key
 from rechain.reference.js.values import truthy
 from rechain.reference.model import Json
-
-
-def _is_queued_attachment(entry: Json) -> bool:
-    attachment = entry.get("attachment")
-    return (
-        entry.get("type") == "attachment"
-        and type(attachment) is dict
-        and attachment.get("type") == "queued_command"
-    )
+from rechain.reference.rows import queued_attachment
 
 
 def trailing_queued_commands(
@@ -41,7 +33,7 @@ def trailing_queued_commands(
         attachments = (e for e, f in zip(entries, facts, strict=True) if f[KIND] == "attachment")
     else:
         attachments = (e for e in entries if e.get("type") == "attachment")
-    if not any(_is_queued_attachment(e) for e in attachments):
+    if not any(queued_attachment(e) is not None for e in attachments):
         return []
     below: dict[str, list[Json]] = {}
     for entry in entries:
@@ -79,7 +71,7 @@ def trailing_queued_commands(
             if row["uuid"] in visited:
                 continue
             visited.add(row["uuid"])
-            if _is_queued_attachment(row) and row["uuid"] not in leads_on:
+            if queued_attachment(row) is not None and row["uuid"] not in leads_on:
                 found.append(row)
         children = below.get(row["uuid"], [])
         if len(children) > 1:

@@ -21,13 +21,16 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import os
 import sys
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+# the tree measured: this checkout, or another one (``RECHAIN_TREE``, whose ``reference/`` must
+# also be the one imported, e.g. through ``PYTHONPATH``)
+ROOT = Path(os.environ.get("RECHAIN_TREE") or Path(__file__).resolve().parent.parent)
 FOLDERS = ("rechain", "reference", "strategies", "conformance", "fuzz", "corpus")
 STOP = {"rechain.reference", "rechain.reference.profiles"}
 
@@ -62,7 +65,10 @@ def imported(name: str) -> set[str]:
 
 
 def closure(roots: set[str]) -> set[str]:
-    """Every reference module reachable from ``roots`` by imports, stopping at the registry."""
+    """Every reference module reachable from ``roots`` by imports, stopping at the registry.
+
+    A package's ``__init__`` runs (with its own imports) when a module below it is imported.
+    """
     seen: set[str] = set()
     todo = [r for r in roots if r not in STOP]
     while todo:
@@ -70,11 +76,9 @@ def closure(roots: set[str]) -> set[str]:
         if name in seen:
             continue
         seen.add(name)
-        todo += [m for m in imported(name) if m not in seen and m not in STOP]
-    # a package's __init__ runs when any module below it is imported
-    for name in list(seen):
         parts = name.split(".")
-        seen |= {".".join(parts[:i]) for i in range(3, len(parts))} - STOP
+        parents = {".".join(parts[:i]) for i in range(3, len(parts))}
+        todo += [m for m in imported(name) | parents if m not in seen and m not in STOP]
     return seen
 
 

@@ -25,25 +25,25 @@ from rechain.corpus.cases_io import load_cases
 from rechain.corpus.lint import lint_cases
 from rechain.corpus.record import CLI_PROFILE
 from rechain.errors import UsageError
+from rechain.reference import rebuild
 from rechain.reference.model import Options
-from rechain.reference.profiles.claude_code_2_1_332.profile import api_view, chain_view
 
 API = ({"role": "user", "content": "u1"},
        {"role": "assistant", "content": [{"type": "text", "text": "a2"}]})
 
 FAUX = textwrap.dedent('''
     """Resume readers, each wrong in one way (or not at all)."""
-    from rechain.reference import Options
-    from rechain.reference.profiles.claude_code_2_1_332.profile import api_view, chain_view
+    from rechain.reference import Options, rebuild
 
     RECHAIN_INFO = {"name": "faux-resume", "version": "1", "views": ["api", "chain"],
                     "options": []}
 
     def right(data, session_id, options):
-        api = api_view(data, Options(), session_id)
+        rebuilt = rebuild(data, "cli", Options(), session_id=session_id)
+        api = rebuilt.view("api")
         if api["error"]:
             return {"raised": {"type": "exit 1", "message": api["error"]}}
-        return {"messages": api["messages"], "leaf": chain_view(data, Options(), session_id)["tip"]}
+        return {"messages": api["messages"], "leaf": rebuilt.view("chain")["tip"]}
 
     def drops_last(data, session_id, options):
         """Loses the last API message of conversations of three messages or more."""
@@ -143,8 +143,10 @@ def test_the_reference_answer_is_its_two_views() -> None:
     data = case.input_bytes()
     outcome = reference.run(CaseInput(case.id, data, case.session_id, view="api"))
     assert isinstance(outcome, Answered)
-    assert list(outcome.messages) == api_view(data, Options(), case.session_id)["messages"]
-    assert outcome.leaf == chain_view(data, Options(), case.session_id)["tip"]
+    assert list(outcome.messages) == rebuild(data, "cli", Options(),
+                                             session_id=case.session_id).view("api")["messages"]
+    assert outcome.leaf == rebuild(data, "cli", Options(),
+                                   session_id=case.session_id).view("chain")["tip"]
     empty = reference.run(CaseInput("empty", b"", case.session_id, view="api"))
     assert isinstance(empty, Raised) and "No conversation" in empty.message
 

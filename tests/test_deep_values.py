@@ -31,10 +31,10 @@ def test_every_profile_and_output_takes_deep_values(name: str) -> None:
     result = rebuild(DATA, profile)
     assert jsonio.dumps(as_stringified(result.to_json()))
     assert textview.render_bytes(result)
-    for view, show in profile.views.items():
-        for entry in ENTRIES if name.endswith("2.1.88") else (None,):
-            shown = show(DATA, Options(entry=entry), None)
-            assert jsonio.dumps(as_stringified(shown)), (view, entry)
+    for entry in ENTRIES if name.endswith("2.1.88") else (None,):
+        rebuilt = rebuild(DATA, profile, Options(entry=entry))
+        for view in profile.views:
+            assert jsonio.dumps(as_stringified(rebuilt.view(view))), (view, entry)
 
 
 def test_helpers_do_not_recurse() -> None:

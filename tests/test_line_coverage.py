@@ -85,7 +85,7 @@ KINDS = NOTES | frozenset(SCHEMA["$defs"]["lineKind"]["enum"])
 
 
 def assert_chain_view_once(data: bytes, options: Options) -> None:
-    view = PROFILES["claude-code@2.1.332"].views["chain"](data, options, None)
+    view = rebuild(data, "claude-code@2.1.332", options).view("chain")
     diagnostics = [Diagnostic(d["line"], d["kind"], d["detail"], d.get("through"))
                    for d in view["diagnostics"]]
     assert problems(data, accounting(view["lines"], diagnostics)) == [], options

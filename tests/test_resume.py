@@ -26,7 +26,6 @@ from rechain.reference.profiles.claude_code_2_1_332.api import (
     MISSING_RESULT,
     ORPHANED_RESULT,
 )
-from rechain.reference.profiles.claude_code_2_1_332.profile import api_view, chain_view
 
 SID = "e648d96b-892b-4db2-9b34-efa1c54e45c9"
 MODEL = "claude-sonnet-4-6"
@@ -77,7 +76,7 @@ def jsonl(*rows: dict[str, Any] | bytes) -> bytes:
 
 
 def api(data: bytes, model: str = MODEL) -> list[dict[str, Any]]:
-    return api_view(data, Options(model=model), SID)["messages"]
+    return rebuild(data, "cli", Options(model=model), session_id=SID).view("api")["messages"]
 
 
 def texts(messages: list[dict[str, Any]]) -> list[tuple[str, Any]]:
@@ -174,7 +173,7 @@ def test_the_last_written_branch_is_resumed_whatever_the_timestamps() -> None:
     data = jsonl(user(1, None, second=0), assistant(2, uid(1), second=10),
                  user(3, uid(2), second=100), assistant(4, uid(3), second=110),
                  user(5, uid(2), second=50), assistant(6, uid(5), second=60))
-    assert chain_view(data, Options(), SID)["tip"] == uid(6)
+    assert rebuild(data, "cli", Options(), session_id=SID).view("chain")["tip"] == uid(6)
 
 
 def test_a_last_prompt_checkpoint_overrides_the_last_row() -> None:
@@ -182,12 +181,13 @@ def test_a_last_prompt_checkpoint_overrides_the_last_row() -> None:
                   "sessionId": SID}
     data = jsonl(user(1, None), assistant(2, uid(1)), user(3, uid(2)), assistant(4, uid(3)),
                  checkpoint, user(5, uid(2)), assistant(6, uid(5)), checkpoint)
-    assert chain_view(data, Options(), SID)["tip"] == uid(4)
+    assert rebuild(data, "cli", Options(), session_id=SID).view("chain")["tip"] == uid(4)
 
 
 def test_no_main_chain_row_is_no_conversation() -> None:
     side = user(1, None) | {"isSidechain": True}
-    assert api_view(jsonl(side), Options(), SID)["error"] == "No conversation found"
+    assert rebuild(jsonl(side), "cli", Options(),
+                   session_id=SID).view("api")["error"] == "No conversation found"
 
 
 # --- the API messages ------------------------------------------------------------------
@@ -232,7 +232,7 @@ def test_an_interrupted_turn_keeps_every_call() -> None:
     assert messages[4]["content"] == [{"type": "tool_result", "content": INTERRUPTED_CALL,
                                        "is_error": True, "tool_use_id": "toolu_w"}]
     assert texts(messages)[-1] == ("assistant", ["No response requested."])
-    assert chain_view(data, Options(), SID)["tip"] == uid(5)
+    assert rebuild(data, "cli", Options(), session_id=SID).view("chain")["tip"] == uid(5)
 
 
 def test_orphaned_first_result_and_legacy_tool_name() -> None:
@@ -300,11 +300,13 @@ def test_recorded_cli_expectations(case: Case) -> None:
             continue
         options = _options(expectation.options)
         if expectation.view == "api":
-            assert api_view(data, options, case.session_id)["messages"] == list(
+            assert rebuild(data, "cli", options,
+                           session_id=case.session_id).view("api")["messages"] == list(
                 expectation.messages)
         elif expectation.view == "chain":
             tip = expectation.messages[0]["uuid"] if expectation.messages else None
-            assert chain_view(data, options, case.session_id)["tip"] == tip
+            assert rebuild(data, "cli", options,
+                           session_id=case.session_id).view("chain")["tip"] == tip
 
 
 def test_every_corpus_case_records_both_cli_views() -> None:

@@ -6,8 +6,8 @@ import pytest
 
 from rechain.conformance.oracles.claude_cli import ClaudeCliOracle, CliCase
 from rechain.corpus.cases_io import load_cases
+from rechain.reference import rebuild
 from rechain.reference.model import Options
-from rechain.reference.profiles.claude_code_2_1_332.profile import api_view, chain_view
 
 UNAVAILABLE = ClaudeCliOracle.available()
 SAMPLE = (
@@ -33,5 +33,6 @@ def test_reference_agrees_with_the_real_cli_on_a_sample() -> None:
         assert not isinstance(result, Exception), (case.id, result)
         assert result.ok, (case.id, result.stderr[-300:])
         data = case.input_bytes()
-        assert api_view(data, Options(), case.session_id)["messages"] == result.messages, case.id
-        assert chain_view(data, Options(), case.session_id)["tip"] == result.resumed_leaf, case.id
+        rebuilt = rebuild(data, "cli", Options(), session_id=case.session_id)
+        assert rebuilt.view("api")["messages"] == result.messages, case.id
+        assert rebuilt.view("chain")["tip"] == result.resumed_leaf, case.id

@@ -16,9 +16,6 @@ from rechain.reference.js import date_v8
 from rechain.reference.profiles.claude_code_2_1_88.deadbranch import excise_dead_branches, own_uuid
 from rechain.reference.profiles.claude_code_2_1_88.views import (
     PROFILE_NAME,
-    api_view,
-    chain_view,
-    state_view,
 )
 
 SID = "5eed0000-2188-4000-8000-00000000aaaa"
@@ -53,7 +50,7 @@ def file_of(*rows: Json | str) -> bytes:
 
 def uuids(data: bytes, entry: str = "continue") -> list[Any]:
     """The resumed messages' uuids (synthetic ones by their marker)."""
-    view = chain_view(data, Options(entry=entry), None)
+    view = rebuild(data, "seed", Options(entry=entry)).view("chain")
     return [m["uuid"] or m["synthetic"] for m in view["messages"]]
 
 
@@ -121,7 +118,7 @@ def test_a_null_line_stops_loading() -> None:
 def test_continue_skips_a_session_whose_head_says_sidechain() -> None:
     data = file_of(row("user", 1, None, "main", 1), row("assistant", 2, 1, text("m"), 2),
                    row("user", 3, None, "side", 8, isSidechain=True))
-    assert chain_view(data, Options(entry="continue"), None)["messages"] == []
+    assert rebuild(data, "seed", Options(entry="continue")).view("chain")["messages"] == []
     assert uuids(data, "resume-id") == [uid(1), uid(2)]
 
 
@@ -130,7 +127,7 @@ def test_trailing_tool_result_gets_continue_and_the_sentinel() -> None:
                    row("assistant", 2, 1, [{"type": "tool_use", "id": "t1", "name": "Bash",
                                             "input": {}}], 2),
                    row("user", 3, 2, [{"type": "tool_result", "tool_use_id": "t1"}], 3))
-    view = chain_view(data, Options(entry="resume-id"), None)
+    view = rebuild(data, "seed", Options(entry="resume-id")).view("chain")
     assert view["interruption"] == "interrupted_turn"
     assert uuids(data, "resume-id") == [uid(1), uid(2), uid(3), "continue", "no-response"]
 
@@ -146,7 +143,7 @@ def test_unresolved_tool_use_drops_the_whole_assistant() -> None:
 def test_whitespace_only_assistant_removed_and_users_merged() -> None:
     data = file_of(row("user", 1, None, "a", 1), row("assistant", 2, 1, text("  \n"), 2),
                    row("user", 3, 2, "b", 3), row("assistant", 4, 3, text("ok"), 4))
-    view = chain_view(data, Options(), None)
+    view = rebuild(data, "seed", Options()).view("chain")
     assert [m["uuid"] for m in view["messages"]] == [uid(1), uid(4)]
     assert view["messages"][0]["message"]["content"] == [{"type": "text", "text": "a\n"},
                                                           {"type": "text", "text": "b"}]
@@ -192,13 +189,13 @@ def test_state_view_restores_metadata_of_the_leaf_session() -> None:
                    {"type": "custom-title", "customTitle": "T", "sessionId": SID},
                    {"type": "tag", "tag": "x", "sessionId": "other"},
                    {"type": "summary", "summary": "S", "leafUuid": uid(2)})
-    state = state_view(data, Options(entry="resume-id"), None)["state"]
+    state = rebuild(data, "seed", Options(entry="resume-id")).view("state")["state"]
     assert (state["customTitle"], state["tag"], state["summary"]) == ("T", None, "S")
 
 
 def test_api_view_merges_adjacent_users() -> None:
     data = file_of(row("user", 1, None, "a", 1), row("assistant", 2, 1, text("b"), 2))
-    assert api_view(data, Options(), None)["messages"] == [
+    assert rebuild(data, "seed", Options()).view("api")["messages"] == [
         {"role": "user", "content": text("a")}, {"role": "assistant", "content": text("b")}]
 
 
@@ -217,7 +214,8 @@ def test_large_file_skips_before_the_boundary_and_keeps_metadata() -> None:
                                                                     text("ok"), 12))
     assert len(data) > 5 * 1024 * 1024
     assert uuids(data, "resume-id") == [uid(10), uid(11), uid(12)]
-    assert state_view(data, Options(entry="resume-id"), None)["state"]["customTitle"] == "Old"
+    assert rebuild(data, "seed",
+                   Options(entry="resume-id")).view("state")["state"]["customTitle"] == "Old"
     assert uuids(data, "resume-id")[:1] == [uid(10)]
 
 
@@ -243,7 +241,7 @@ def test_seed_corpus_cases_agree_with_2_1_88(case: Any) -> None:
     data = case.input_bytes()
     for expectation in recorded:
         entry = expectation.options["entry"]
-        view = chain_view(data, Options(entry=entry), case.session_id)
+        view = rebuild(data, "seed", Options(entry=entry), session_id=case.session_id).view("chain")
         assert expected(view["messages"]) == as_items(list(expectation.messages)), entry
 
 
@@ -251,7 +249,7 @@ def test_assistant_with_string_content_fails_the_resume() -> None:
     data = file_of(row("user", 1, None, "hi", 1),
                    {**row("assistant", 2, 1, "plain", 2)})
     for entry in ("continue", "resume-id", "resume-file"):
-        assert "content.find" in chain_view(data, Options(entry=entry), None)["error"]
+        assert "content.find" in rebuild(data, "seed", Options(entry=entry)).view("chain")["error"]
 
 
 def test_todos_come_from_the_last_todowrite() -> None:
@@ -260,7 +258,7 @@ def test_todos_come_from_the_last_todowrite() -> None:
     data = file_of(row("user", 1, None, "plan", 1), row("assistant", 2, 1, todo, 2),
                    row("user", 3, 2, [{"type": "tool_result", "tool_use_id": "t1"}], 3),
                    row("assistant", 4, 3, text("ok"), 4))
-    state = state_view(data, Options(), None)["state"]
+    state = rebuild(data, "seed", Options()).view("state")["state"]
     assert state["todos"] == [{"content": "x", "status": "pending"}]
 
 
@@ -275,8 +273,10 @@ def test_state_difference_reads_the_reappended_title() -> None:
 def test_resume_file_restores_no_metadata() -> None:
     data = file_of(row("user", 1, None, "a", 1), row("assistant", 2, 1, text("b"), 2),
                    {"type": "custom-title", "customTitle": "T", "sessionId": SID})
-    assert state_view(data, Options(entry="resume-file"), None)["state"]["customTitle"] is None
-    assert state_view(data, Options(entry="continue"), None)["state"]["customTitle"] == "T"
+    assert rebuild(data, "seed",
+                   Options(entry="resume-file")).view("state")["state"]["customTitle"] is None
+    assert rebuild(data, "seed",
+                   Options(entry="continue")).view("state")["state"]["customTitle"] == "T"
 
 
 def test_api_merges_fragments_across_tool_results_and_sends_local_commands() -> None:
@@ -290,7 +290,7 @@ def test_api_merges_fragments_across_tool_results_and_sends_local_commands() -> 
                    row("assistant", 4, 3, use2, 4, mid="m"),
                    row("user", 5, 4, [{"type": "tool_result", "tool_use_id": "t2"}], 5),
                    local, row("user", 8, 7, "next", 8), row("assistant", 9, 8, text("ok"), 9))
-    sent = api_view(data, Options(), None)["messages"]
+    sent = rebuild(data, "seed", Options()).view("api")["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant"]
     assert [b["id"] for b in sent[1]["content"]] == ["t1", "t2"]
     assert sent[2]["content"][-2:] == [

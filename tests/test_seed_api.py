@@ -10,9 +10,9 @@ import json
 from typing import Any
 
 from rechain.conformance.claude_code_2_1_88.compare import api_difference, observed_request
+from rechain.reference import rebuild
 from rechain.reference.model import Options
 from rechain.reference.profiles.claude_code_2_1_88 import api, attachments
-from rechain.reference.profiles.claude_code_2_1_88.views import api_view
 
 Json = dict[str, Any]
 SID = "5eed0000-2188-4000-8000-00000000bbbb"
@@ -51,7 +51,7 @@ def result(tid: str, content: str = "out") -> Json:
 
 def sent(*rows: Json, entry: str = "resume-id") -> list[Json]:
     data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
-    return api_view(data, Options(entry=entry), SID)["messages"]
+    return rebuild(data, "seed", Options(entry=entry), session_id=SID).view("api")["messages"]
 
 
 def test_a_queued_command_is_folded_into_the_tool_result_before_it() -> None:
@@ -164,17 +164,18 @@ def test_hook_context_that_is_not_an_array_fails_the_request() -> None:
             attachment(3, 2, {"type": "hook_additional_context", "content": "s1"}),
             row("user", 4, 3, "more"), row("assistant", 5, 4, [{"type": "text", "text": "b"}])]
     data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
-    view = api_view(data, Options(entry="resume-id"), SID)
+    view = rebuild(data, "seed", Options(entry="resume-id"), session_id=SID).view("api")
     assert view["messages"] == [] and "content.join" in view["error"]
     rows[2] = attachment(3, 2, {"type": "hook_additional_context", "content": ""})
     assert [m["role"] for m in sent(*rows)] == ["user", "assistant", "user", "assistant"]
 
 
 def test_continue_on_a_session_without_messages_restores_its_title() -> None:
-    from rechain.reference.profiles.claude_code_2_1_88.views import state_view
 
     data = (json.dumps({"type": "custom-title", "customTitle": "T", "sessionId": SID}) + "\n"
             ).encode()
-    assert state_view(data, Options(entry="continue"), SID)["state"]["customTitle"] == "T"
+    assert rebuild(data, "seed", Options(entry="continue"),
+                   session_id=SID).view("state")["state"]["customTitle"] == "T"
     hidden = data + json.dumps({"isSidechain": True}, separators=(",", ":")).encode() + b"\n"
-    assert state_view(hidden, Options(entry="continue"), SID)["state"]["customTitle"] is None
+    assert rebuild(hidden, "seed", Options(entry="continue"),
+                   session_id=SID).view("state")["state"]["customTitle"] is None

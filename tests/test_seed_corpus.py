@@ -16,8 +16,9 @@ import pytest
 from rechain.conformance.claude_code_2_1_88.compare import api_difference, expected
 from rechain.conformance.claude_code_2_1_88.record import API_VIEW, VIEW, as_items
 from rechain.corpus import Case, Expectation, load_cases
+from rechain.reference import rebuild
 from rechain.reference.model import Options
-from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME, api_view, chain_view
+from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME
 
 CASES = load_cases()
 RECORDED = [
@@ -41,13 +42,14 @@ def difference(case: Case, expectation: Expectation) -> str | None:
     """None when the seed gives what 2.1.88 recorded, else a short description."""
     data = case.input_bytes()
     if expectation.view == VIEW:
-        view = chain_view(data, options(case, expectation), case.session_id)
+        view = rebuild(data, "seed", options(case, expectation),
+                       session_id=case.session_id).view("chain")
         if expectation.failed or view["error"] is not None:
             return None if expectation.failed == (view["error"] is not None) else (
                 f"error: seed {view['error']!r} vs 2.1.88 {expectation.error}")
         mine, theirs = expected(view["messages"]), as_items(list(expectation.messages))
         return None if mine == theirs else f"chain: seed {mine!r:.300} vs {theirs!r:.300}"
-    view = api_view(data, options(case, expectation), case.session_id)
+    view = rebuild(data, "seed", options(case, expectation), session_id=case.session_id).view("api")
     if expectation.failed or view["error"] is not None:
         return None if expectation.failed == (view["error"] is not None) else (
             f"error: seed {view['error']!r} vs 2.1.88 {expectation.error}")

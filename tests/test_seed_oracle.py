@@ -13,8 +13,7 @@ from rechain.conformance.claude_code_2_1_88.compare import expected, first_diffe
 from rechain.conformance.claude_code_2_1_88.differential import known_uuids
 from rechain.conformance.oracles.claude_cli import PROMPT, ClaudeCliOracle
 from rechain.conformance.oracles.registry import CLAUDE_CODE, CLAUDE_CODE_2_1_88, get
-from rechain.reference import Options
-from rechain.reference.profiles.claude_code_2_1_88.views import chain_view
+from rechain.reference import Options, rebuild
 
 UNAVAILABLE = ClaudeCliOracle.available(CLAUDE_CODE_2_1_88)
 SID = "5eed0000-2188-4000-8000-00000000bbbb"
@@ -60,7 +59,8 @@ def test_2_1_88_agrees_with_the_seed_profile(entry: str) -> None:
         result = oracle.resume(DATA, session_id=SID)
         assert oracle.version().startswith("2.1.88 ")
     assert result.ok, result.stderr
-    mine = expected(chain_view(DATA, Options(entry=entry), SID)["messages"])
+    mine = expected(rebuild(DATA, "seed", Options(entry=entry),
+                            session_id=SID).view("chain")["messages"])
     theirs = observed(result.forked, known_uuids(DATA), PROMPT)
     assert first_difference(mine, theirs) is None
 
@@ -94,13 +94,13 @@ def _state_rows() -> bytes:
 @pytest.mark.parametrize("entry", ["continue", "resume-id", "resume-file"])
 def test_2_1_88_writes_back_what_the_state_view_restores(entry: str) -> None:
     from rechain.conformance.claude_code_2_1_88.compare import state_difference
-    from rechain.reference.profiles.claude_code_2_1_88.views import RESTORED_BY_ENTRY, state_view
+    from rechain.reference.profiles.claude_code_2_1_88.views import RESTORED_BY_ENTRY
 
     data = _state_rows()
     with ClaudeCliOracle(spec=CLAUDE_CODE_2_1_88, entry=entry) as oracle:
         result = oracle.resume(data, session_id=SID)
     assert result.ok, result.stderr
-    state = state_view(data, Options(entry=entry), SID)["state"]
+    state = rebuild(data, "seed", Options(entry=entry), session_id=SID).view("state")["state"]
     assert state_difference(state, result.appended) is None
     # without a fork the worktree is adopted and written back too (null included)
     written = any(r.get("type") == "worktree-state" for r in result.appended)

@@ -27,10 +27,10 @@ from rechain.conformance.claude_code_2_1_88.compare import (
     state_difference,
     wrote_prompt,
 )
+from rechain.reference import rebuild
 from rechain.reference.model import Options
 from rechain.reference.profiles.claude_code_2_1_88.parse import numbered_lines, parse_values
 from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS
-from rechain.reference.profiles.claude_code_2_1_88.views import api_view, chain_view, state_view
 
 SESSION = "5eed0000-2188-4000-8000-000000000001"
 # corpus cases run under their own session id (by case name); everything else under SESSION
@@ -79,21 +79,21 @@ def judge(name: str, data: bytes, entry: str, result: object,
 
     if not isinstance(result, CliResume):
         return Verdict(name, entry, f"oracle failed: {result}")
-    options = Options(entry=entry)
-    view = chain_view(data, options, session)
+    rebuilt = rebuild(data, "seed", Options(entry=entry), session_id=session)
+    view = rebuilt.view("chain")
     written = result.ok or wrote_prompt(result.forked, PROMPT)
     chain = _outcomes_differ(view["error"], not written, result)
     if chain is None and view["error"] is None:
         chain = first_difference(expected(view["messages"]),
                                  observed(result.forked, known_uuids(data), PROMPT))
-    request = api_view(data, options, session)
+    request = rebuilt.view("api")
     api = _outcomes_differ(request["error"], not result.ok, result)
     if api is None and request["error"] is None:
         api = api_difference(request["messages"],
                              observed_request(result.messages, result.prompt_turn, PROMPT))
     state = None
     if result.ok and view["error"] is None:
-        state = state_difference(state_view(data, options, session)["state"], result.forked)
+        state = state_difference(rebuilt.view("state")["state"], result.forked)
     return Verdict(name, entry, chain, api, state)
 
 

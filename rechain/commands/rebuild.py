@@ -134,7 +134,8 @@ def _print_view(
     if form == "text" and view not in viewtext.RENDERERS:
         raise UsageError(f"view {view!r} has no text rendering; use --format json")
     session_id = stem if is_session_id(stem) else None
-    shown = as_stringified(profile.views[view](data, options, session_id))
+    rebuilt = rebuild(data, profile, options, session_id=session_id)
+    shown = as_stringified(rebuilt.view(view))
     if form == "json":
         sys.stdout.buffer.write(jsonio.dumps(shown) + b"\n")
     else:

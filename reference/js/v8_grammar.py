@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rechain.reference.js.date_iso import time_of_day_ok
+from rechain.reference.js.text import JS_SPACE
 
 MAX_DIGITS = 9
 SMI_MAX = 2**31 - 1  # Node 20 on x64: 32-bit Smis (no pointer compression)
-WHITESPACE = frozenset("\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-                       "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+WHITESPACE = frozenset(JS_SPACE)
 # first three letters (lower-cased by ``| 0x20``) -> (kind, value)
 KEYWORDS: dict[str, tuple[str, int]] = {
     **{name: ("month", n) for n, name in enumerate(

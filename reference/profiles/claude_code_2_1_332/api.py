@@ -16,8 +16,11 @@ from typing import Any
 
 import orjson
 
+from rechain.reference.js.text import trim
 from rechain.reference.js.values import UNDEFINED, deep_copy, key, prop, to_string
 from rechain.reference.model import Json
+from rechain.reference.rows import any_key, as_blocks, message_id
+from rechain.reference.rows import content as row_content
 
 NO_RESPONSE = "No response requested."
 INTERRUPTED_CALL = (
@@ -104,13 +107,8 @@ def _canonical(model: str) -> str:
     return _DATE_SUFFIX.sub("", name)
 
 
-def _content(row: Json) -> Any:
-    message = row.get("message")
-    return message.get("content") if type(message) is dict else None
-
-
 def _blocks_of(row: Json, kind: str, field: str) -> list[str]:
-    content = _content(row)
+    content = row_content(row, None)
     if type(content) is not list:
         return []
     return [b[field] for b in content
@@ -118,7 +116,7 @@ def _blocks_of(row: Json, kind: str, field: str) -> list[str]:
 
 
 def _tool_blocks(row: Json, kind: str) -> list[Json]:
-    content = _content(row)
+    content = row_content(row, None)
     if type(content) is not list:
         return []
     return [b for b in content if type(b) is dict and b.get("type") == kind]
@@ -138,11 +136,6 @@ def _tool_ids(row: Json, kind: str, field: str) -> list[Any]:
     return [_id_key(prop(b, field), b) for b in _tool_blocks(row, kind)]
 
 
-def _message_id(row: Json) -> Any:
-    message = row.get("message")
-    return message.get("id") if type(message) is dict else None
-
-
 # --- deserialisation filters --------------------------------------------------------------
 
 
@@ -159,9 +152,9 @@ def ends_interrupted(rows: list[Json]) -> bool:
     if last.get("type") == "user":
         return bool(_tool_ids(last, "tool_result", "tool_use_id"))
     answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
-    last_id = _message_id(last)
+    last_id = message_id(last)
     fragments = [r for r in rows if r is last or (
-        last_id is not None and r.get("type") == "assistant" and _message_id(r) == last_id)]
+        last_id is not None and r.get("type") == "assistant" and message_id(r) == last_id)]
     return any(c not in answered for r in fragments for c in _tool_ids(r, "tool_use", "id"))
 
 
@@ -206,11 +199,11 @@ def _drop_unsandwiched(rows: list[Json], answered: set[Any], final: Json | None)
     if final is None or final.get("type") != "assistant":
         spared = {at for at in candidates if start < at < last_result}
     else:
-        final_id = _key(_message_id(final))
+        final_id = any_key(message_id(final))
         whole_turn = bool(results) and not any(_says_without_call(r) for r in rows[last_result:])
         spared = {at for at in candidates if at > start and (
             whole_turn or rows[at] is final
-            or (_message_id(final) is not None and _key(_message_id(rows[at])) == final_id))}
+            or (message_id(final) is not None and any_key(message_id(rows[at])) == final_id))}
     return [row for at, row in enumerate(rows) if at in spared or not dropped(row)]
 
 
@@ -218,7 +211,7 @@ def _says_without_call(row: Json) -> bool:
     """An assistant row with no tool_use block that is not thinking only (a text row)."""
     if row.get("type") != "assistant" or _only(row, THINKING):
         return False
-    content = _content(row)
+    content = row_content(row, None)
     return not (type(content) is list
                 and any(type(b) is dict and b.get("type") == "tool_use" for b in content))
 
@@ -242,7 +235,7 @@ def drop_textless_blocks(rows: list[Json]) -> list[Json]:
     before it)."""
     out: list[Json] = []
     for row in rows:
-        content = _content(row)
+        content = row_content(row, None)
         if row.get("type") not in ("user", "assistant") or type(content) is not list \
                 or not any(_textless(b) for b in content):
             out.append(row)
@@ -268,15 +261,11 @@ def redone_turn(rows: list[Json]) -> Json | None:
         return last
     if last.get("isMeta") is True or last.get("isCompactSummary") is True:
         return None
-    content = _content(last)
+    content = row_content(last, None)
     texts = [content] if type(content) is str else _blocks_of(last, "text", "text")
     if any(text.startswith(INTERRUPT_MARKER) for text in texts):
         return None
     return last
-
-
-def _key(value: Any) -> Any:
-    return value if type(value) is str else ("\x01", repr(value))
 
 
 def unanswered_tip(rows: list[Json]) -> Json | None:
@@ -285,10 +274,10 @@ def unanswered_tip(rows: list[Json]) -> Json | None:
     last = next((r for r in reversed(rows) if r.get("type") == "assistant"), None)
     if last is None:
         return None
-    last_id = _message_id(last)
+    last_id = message_id(last)
     for row in reversed(rows):
         if row.get("type") != "assistant" or not (row is last or (
-                last_id is not None and _message_id(row) == last_id)):
+                last_id is not None and message_id(row) == last_id)):
             continue
         if any(c not in answered for c in _tool_ids(row, "tool_use", "id")):
             return row
@@ -296,7 +285,7 @@ def unanswered_tip(rows: list[Json]) -> Json | None:
 
 
 def _only(row: Json, kinds: tuple[str, ...]) -> bool:
-    content = _content(row)
+    content = row_content(row, None)
     if type(content) is not list or not content:
         return False
     return all(type(b) is dict and b.get("type") in kinds for b in content)
@@ -304,16 +293,16 @@ def _only(row: Json, kinds: tuple[str, ...]) -> bool:
 
 def drop_thinking_only(rows: list[Json]) -> list[Json]:
     """Assistants with only thinking, unless a fragment of the same message says more."""
-    speaking = {_key(_message_id(r)) for r in rows
+    speaking = {any_key(message_id(r)) for r in rows
                 if r.get("type") == "assistant" and not _only(r, THINKING)}
     return [r for r in rows if not (r.get("type") == "assistant" and _only(r, THINKING)
-                                    and _key(_message_id(r)) not in speaking)]
+                                    and any_key(message_id(r)) not in speaking)]
 
 
 def drop_blank(rows: list[Json]) -> list[Json]:
     """Assistants whose text blocks are all whitespace."""
     def blank(row: Json) -> bool:
-        content = _content(row)
+        content = row_content(row, None)
         if row.get("type") != "assistant" or type(content) is not list or not content:
             return False
         return all(type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str
@@ -330,19 +319,19 @@ def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
     if kind == "user":
         if _empty_user(row):
             return None  # probed: a user row with no blocks sends nothing
-        content = deep_copy(_content(row))
+        content = deep_copy(row_content(row, None))
         if _origin_kind(row) == "task-notification" and type(content) is str:
             content = TASK_NOTIFICATION.format(prompt=content)
         return {"role": "user", "content": content}, None
     if kind == "assistant":
-        content = deep_copy(_content(row))
+        content = deep_copy(row_content(row, None))
         message = row.get("message")
         row_model = message.get("model") if type(message) is dict else None
         if type(content) is list and not same_model(row_model, model):
             content = [b for b in content if not (type(b) is dict and b.get("type") in THINKING)]
         if type(content) is list:
             content = [_renamed(b) for b in content if not _blank_text(b)] or content
-        return {"role": "assistant", "content": content}, _message_id(row)
+        return {"role": "assistant", "content": content}, message_id(row)
     if kind == "system" and row.get("subtype") == "local_command":
         text = row.get("content")
         return ({"role": "user", "content": text}, None) if type(text) is str else None
@@ -450,14 +439,8 @@ def well_formed(value: Any) -> Any:
     return copied
 
 
-def _as_blocks(content: Any) -> list[Any]:
-    if type(content) is str:
-        return [{"type": "text", "text": content}]
-    return list(content) if type(content) is list else []
-
-
 def _is_reminder(content: Any) -> bool:
-    blocks = _as_blocks(content)
+    blocks = as_blocks(content)
     return bool(blocks) and all(
         type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str
         and b["text"].startswith("<system-reminder>") for b in blocks)
@@ -476,9 +459,9 @@ def _with_voice_records(rows: list[Json]) -> list[Json]:
         if row.get("type") != "user" or _origin_kind(row) != "voice-call":
             out.append(row)
             continue
-        content = _content(row)
+        content = row_content(row, None)
         text = content if type(content) is str else "\n".join(
-            b["text"] for b in _as_blocks(content)
+            b["text"] for b in as_blocks(content)
             if type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str)
         call = f"voicecallrecord_{row['uuid']}"
         out += [
@@ -498,12 +481,12 @@ def _merge_users(earlier: Json, later: Json, attached: bool = False) -> None:
     unless the later message opens with a result or comes from an attachment (``attached``:
     a queued command or hook context; a written row that reads like a reminder still gets
     the LF)."""
-    left = _as_blocks(earlier["content"])
-    right = _as_blocks(later["content"])
+    left = as_blocks(earlier["content"])
+    right = as_blocks(later["content"])
     if left and _is_reminder(right) and not _voice_talk(right) and type(left[-1]) is dict \
             and left[-1].get("type") == "tool_result" and type(left[-1].get("content")) is str:
         text = "\n\n".join(b["text"] for b in right)
-        left[-1] = {**left[-1], "content": _js_trim(left[-1]["content"]) + "\n\n" + text}
+        left[-1] = {**left[-1], "content": trim(left[-1]["content"]) + "\n\n" + text}
         earlier["content"] = left
         return
     left_rest = [b for b in left if not _is_result(b)]
@@ -518,13 +501,6 @@ def _merge_users(earlier: Json, later: Json, attached: bool = False) -> None:
     earlier["content"] = [b for b in left + right if _is_result(b)] + left_rest + right_rest
 
 
-def _js_trim(text: str) -> str:
-    """``String.prototype.trim``: JavaScript's whitespace and line terminators, both ends."""
-    return text.strip(JS_SPACE)
-
-
-JS_SPACE = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-            "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
 
 
 def _hoist_reminders(rows: list[Json], model: str) -> list[tuple[Json, Any, bool]]:
@@ -546,7 +522,7 @@ def _hoist_reminders(rows: list[Json], model: str) -> list[tuple[Json, Any, bool
 
 def _has_results(message: Json) -> bool:
     return any(type(b) is dict and b.get("type") == "tool_result"
-               for b in _as_blocks(message["content"]))
+               for b in as_blocks(message["content"]))
 
 
 SENTINEL = "\x00sentinel"
@@ -567,7 +543,7 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False) -> li
         if message["role"] == "assistant" and mid is not None and mid != SENTINEL:
             target = _fragment_target(out, ids, mid)
             if target is not None:
-                out[target]["content"] = _as_blocks(out[target]["content"]) + _as_blocks(
+                out[target]["content"] = as_blocks(out[target]["content"]) + as_blocks(
                     message["content"])
                 continue
         if out and out[-1]["role"] == "user" and message["role"] == "user":
@@ -605,7 +581,7 @@ def _drop_blank_user_text(out: list[Json]) -> list[Json]:
 
 def _blank_user_text(block: Any) -> bool:
     return type(block) is dict and block.get("type") == "text" \
-        and type(block.get("text")) is str and not _js_trim(block["text"])
+        and type(block.get("text")) is str and not trim(block["text"])
 
 
 def _filled(message: Json) -> Json:
@@ -642,9 +618,9 @@ def _with_synthetic_rows(rows: list[Json]) -> list[Json]:
     answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
     tip = unanswered_tip(rows)
     if tip is not None and ends_interrupted(rows):
-        last_id = _message_id(tip)
+        last_id = message_id(tip)
         calls = [prop(b, "id") for row in rows if row.get("type") == "assistant" and (
-            row is tip or (last_id is not None and _message_id(row) == last_id))
+            row is tip or (last_id is not None and message_id(row) == last_id))
             for b in _tool_blocks(row, "tool_use") if _id_key(prop(b, "id"), b) not in answered]
         rows = [*rows, {"type": "user", "uuid": INTERRUPTED, "message": {"content": [
             _result_for(c, INTERRUPTED_CALL, same=True) for c in calls]}}]
@@ -683,7 +659,7 @@ def _pair_results(out: list[Json]) -> list[Json]:
             at += 1
             continue
         paired.append(message)
-        calls = [prop(b, "id") for b in _as_blocks(message["content"])
+        calls = [prop(b, "id") for b in as_blocks(message["content"])
                  if type(b) is dict and b.get("type") == "tool_use"]
         following = out[at + 1] if at + 1 < len(out) else None
         if following is None or following["role"] != "user":
@@ -691,7 +667,7 @@ def _pair_results(out: list[Json]) -> list[Json]:
                 paired.append({"role": "user", "content": [_missing(c) for c in calls]})
             at += 1
             continue
-        blocks = _as_blocks(following["content"])
+        blocks = as_blocks(following["content"])
         # ids compare as JavaScript's Set and includes do: an object or array id matches
         # nothing, except the very object an interrupted-call result was given
         answered = {_result_key(b) for b in blocks if _is_result(b)} - {None}
@@ -787,7 +763,7 @@ def _empty_user(row: Json) -> bool:
 def empty_blocks(row: Json) -> bool:
     """A user or assistant row whose content is an empty list: the CLI never chains the new
     prompt to it (probed: the prompt follows the row before it, rules A7 and A8)."""
-    content = _content(row)
+    content = row_content(row, None)
     return row.get("type") in ("user", "assistant") and type(content) is list and not content
 
 
@@ -796,7 +772,7 @@ def _fragment_target(out: list[Json], ids: list[Any], mid: Any) -> int | None:
     for at in range(len(out) - 1, -1, -1):
         if out[at]["role"] == "assistant":
             return at if ids[at] == mid else None
-        blocks = _as_blocks(out[at]["content"])
+        blocks = as_blocks(out[at]["content"])
         if not blocks or not all(type(b) is dict and b.get("type") == "tool_result"
                                  for b in blocks):
             return None

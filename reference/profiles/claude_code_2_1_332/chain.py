@@ -190,12 +190,12 @@ class _Bridge:
         moment = time_of(child.get("timestamp", UNDEFINED))
         if math.isnan(moment):
             return None
-        side_key = _side_key(child.get("isSidechain", UNDEFINED))
+        side_key = sidechain_key(child.get("isSidechain", UNDEFINED))
         side = self.sides.get(side_key)
         if side is None:
             timed: list[tuple[float, Json]] = []
             for row in self.graph.nodes.values():
-                if _side_key(row.get("isSidechain", UNDEFINED)) != side_key:
+                if sidechain_key(row.get("isSidechain", UNDEFINED)) != side_key:
                     continue
                 if row["uuid"] in seen or is_snapshot_row(row):
                     continue
@@ -230,7 +230,7 @@ def _ids(uuids: Any, nodes: dict[str, Json], kind: str, field: str) -> set[str]:
     return found
 
 
-def _side_key(value: Any) -> Any:
+def sidechain_key(value: Any) -> Any:
     """``Map.groupBy`` keys by ``isSidechain`` itself: true, false and missing differ."""
     if value is UNDEFINED:
         return ("undefined",)

@@ -21,6 +21,7 @@ from rechain.reference.js.jsonl import Skipped, join_lines, read_values
 from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.parse import Parsed, rewrite_voice_call
+from rechain.reference.rows import is_boundary
 
 STATE = "claude-code"
 ROW_TYPES = frozenset({"user", "assistant", "attachment", "system"})
@@ -95,10 +96,6 @@ def _usable_message(row: Json) -> Json | None:
 def is_snapshot_row(row: Json) -> bool:
     """A ``file_snapshot`` system row (never the tip, never a bridge target)."""
     return row.get("type") == "system" and row.get("subtype") == "file_snapshot"
-
-
-def is_boundary(row: Json) -> bool:
-    return row.get("type") == "system" and row.get("subtype") == "compact_boundary"
 
 
 def _forks(row: Json) -> bool:

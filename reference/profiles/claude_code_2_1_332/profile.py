@@ -15,9 +15,13 @@ from dataclasses import dataclass
 import orjson
 
 from rechain.reference.explain import left_out
-from rechain.reference.graph import Graph, ReaderError, index
+from rechain.reference.first_prompt import (
+    FIRST_PROMPT_ERROR,
+    first_prompt_fails,
+)
+from rechain.reference.graph import Graph, ReaderError
 from rechain.reference.js.values import truthy
-from rechain.reference.model import Diagnostic, Json, Options
+from rechain.reference.model import Diagnostic, Json, Options, Rebuild
 from rechain.reference.parse import Parsed
 from rechain.reference.profiles.claude_code_2_1_332.api import (
     deserialise,
@@ -30,10 +34,6 @@ from rechain.reference.profiles.claude_code_2_1_332.api import (
 )
 from rechain.reference.profiles.claude_code_2_1_332.chain import choose_leaf_cli, walk_cli
 from rechain.reference.profiles.claude_code_2_1_332.load import parse_cli, raw_uuid, relink_cli
-from rechain.reference.profiles.claude_code_2_1_332.prompt import (
-    FIRST_PROMPT_ERROR,
-    first_prompt_fails,
-)
 from rechain.reference.profiles.claude_code_2_1_332.recover import RECOVERED, recover_cli
 from rechain.reference.read import (
     LARGE_FILE_BYTES,
@@ -42,7 +42,7 @@ from rechain.reference.read import (
     read_after,
     read_sdk,
 )
-from rechain.reference.stages import Profile
+from rechain.reference.stages import Profile, drive, in_line_order
 from rechain.reference.view import Presented, session_message
 
 DEFAULT_MODEL = "claude-sonnet-4-6"  # the oracle adapter's pinned --model
@@ -153,54 +153,58 @@ def _silent(row: Json) -> bool:
     return row.get("type") == "system" and type(subtype) is str and subtype in SILENT_SYSTEM
 
 
-def resume(data: bytes, options: Options | None = None) -> Resumed:
-    """The CLI's load of one transcript, stage by stage (never raises on any bytes)."""
-    options = options or Options()
-    source = read_cli(data, options)
-    parsed = parse_cli(source.numbered_lines())
-    graph = index(parsed.entries, parsed.lines, parsed.extras)
-    relink_cli(graph)
-    leaf = choose_leaf_cli(graph)
-    chain = recover_cli(graph, walk_cli(graph, leaf)) if leaf is not None else []
-    diagnostics = [*source.diagnostics, *parsed.diagnostics, *graph.diagnostics]
+def resumed(result: Rebuild) -> Resumed:
+    """What the CLI's load decided, from one run of this profile's stages: every row of the
+    chain counts as shown (the chain view lists them all), and a first prompt that is not a
+    string resumes nothing (rule L7)."""
+    run = result.run
+    if run is None:  # not a run of this profile's stages: nothing was resumed
+        return Resumed(None, [], [], list(result.diagnostics), error=result.error)
+    graph, chain, leaf, options = run.graph, run.chain, run.leaf, run.options
+    diagnostics = [*run.source.diagnostics, *run.parsed.diagnostics, *graph.diagnostics]
     shown = [graph.line[row["uuid"]] for row in chain]
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
-    diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
     if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         diagnostics.append(Diagnostic(None, "first-prompt", FIRST_PROMPT_ERROR))
         diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {FIRST_PROMPT_ERROR}")
                         for n in shown]
-        diagnostics.sort(key=lambda d: (d.line is None, d.line or 0))
-        return Resumed(leaf, [], [], diagnostics, recovered, options.resume_interrupted_turn,
-                       FIRST_PROMPT_ERROR)
-    return Resumed(leaf, chain, shown, diagnostics, recovered, options.resume_interrupted_turn)
+        return Resumed(leaf, [], [], list(in_line_order(diagnostics)), recovered,
+                       options.resume_interrupted_turn, FIRST_PROMPT_ERROR)
+    return Resumed(leaf, chain, shown, list(in_line_order(diagnostics)), recovered,
+                   options.resume_interrupted_turn)
 
 
-def chain_view(data: bytes, options: Options, session_id: str | None) -> Json:
+def resume(data: bytes, options: Options | None = None) -> Resumed:
+    """The CLI's load of one transcript (never raises on any bytes)."""
+    return resumed(drive(data, CLAUDE_CODE, options or Options(), None))
+
+
+def chain_view(result: Rebuild) -> Json:
     """``--view chain``: the leaf, the tip the prompt follows, the chain's uuids, diagnostics."""
-    resumed = resume(data, options)
+    found = resumed(result)
     return {
         "profile": CLAUDE_CODE.name,
-        "session_id": session_id,
-        "leaf": raw_uuid(resumed.leaf["uuid"]) if resumed.leaf is not None else None,
-        "tip": raw_uuid(resumed.tip) if resumed.tip is not None else None,
-        "chain": [raw_uuid(row["uuid"]) for row in resumed.chain],
-        "lines": resumed.lines,
-        "diagnostics": [d.to_json() for d in resumed.diagnostics],
+        "session_id": result.session_id,
+        "leaf": raw_uuid(found.leaf["uuid"]) if found.leaf is not None else None,
+        "tip": raw_uuid(found.tip) if found.tip is not None else None,
+        "chain": [raw_uuid(row["uuid"]) for row in found.chain],
+        "lines": found.lines,
+        "diagnostics": [d.to_json() for d in found.diagnostics],
     }
 
 
-def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
+def api_view(result: Rebuild) -> Json:
     """``--view api``: the request's ``messages`` before the new prompt's turn."""
+    options = result.run.options if result.run is not None else Options()
     model = options.model or DEFAULT_MODEL
-    resumed = resume(data, options)
-    error = resumed.error if resumed.leaf is not None else "No conversation found"
+    found = resumed(result)
+    error = found.error if found.leaf is not None else "No conversation found"
     return {
         "profile": CLAUDE_CODE.name,
-        "session_id": session_id,
+        "session_id": result.session_id,
         "model": model,
-        "messages": (to_api(resumed.chain, model, options.resume_interrupted_turn)
+        "messages": (to_api(found.chain, model, options.resume_interrupted_turn)
                      if error is None else []),
         "error": error,
     }

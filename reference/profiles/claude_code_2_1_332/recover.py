@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from rechain.reference.graph import Graph
-from rechain.reference.js.values import UNDEFINED, nullish, strict_equal, truthy
+from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Diagnostic, Json
-from rechain.reference.profiles.claude_code_2_1_332.chain import BY_CHECKPOINT, _side_key
+from rechain.reference.profiles.claude_code_2_1_332.chain import BY_CHECKPOINT, sidechain_key
+from rechain.reference.rows import any_key, message_id, same_writer
 
 
 def _blocks(row: Json, kind: str, field: str) -> list[str]:
@@ -32,11 +33,6 @@ def _has_block(row: Json, kind: str) -> bool:
     content = content.get("content") if type(content) is dict else None
     return type(content) is list and any(type(b) is dict and b.get("type") == kind
                                          for b in content)
-
-
-def _message_id(row: Json) -> Any:
-    message = row.get("message")
-    return message.get("id") if type(message) is dict else None
 
 
 RECOVERED = "claude-code:recovered"
@@ -60,11 +56,11 @@ def _is_virtual_call(row: Json) -> bool:
     return _has_block(row, "tool_use" if kind == "assistant" else "tool_result")
 
 
-def _in_turn(row: Json, message_id: Any) -> bool:
-    """A row that belongs to the turn of ``message_id`` when it follows it."""
+def _in_turn(row: Json, turn_id: Any) -> bool:
+    """A row that belongs to the turn of ``turn_id`` when it follows it."""
     kind = row.get("type")
     if kind == "assistant":
-        return message_id is not None and _message_id(row) == message_id
+        return turn_id is not None and message_id(row) == turn_id
     if kind == "user":
         return row.get("isMeta") is True or _has_block(row, "tool_result")
     if kind == "attachment":
@@ -93,17 +89,17 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str]) -> list[Js
     results: list[Json] = []
     for row in nodes.values():
         kind = row.get("type")
-        if kind == "assistant" and truthy(_message_id(row)):
-            groups.setdefault(_key(_message_id(row)), []).append(row)
+        if kind == "assistant" and truthy(message_id(row)):
+            groups.setdefault(any_key(message_id(row)), []).append(row)
         elif kind == "user" and _has_block(row, "tool_result"):
             results.append(row)
     filed: set[tuple[Any, str]] = set()
 
     def file_under(parent: Any, row: Json) -> None:
-        tag = (_key(parent), row["uuid"])
+        tag = (any_key(parent), row["uuid"])
         if tag not in filed:
             filed.add(tag)
-            results_by_parent.setdefault(_key(parent), []).append(row)
+            results_by_parent.setdefault(any_key(parent), []).append(row)
 
     strays: list[Json] = []
     for row in results:
@@ -124,17 +120,17 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str]) -> list[Js
                 for call in _blocks(member, "tool_use", "id"):
                     known = caller.get(call, UNDEFINED)
                     caller[call] = member if known is UNDEFINED or (
-                        known is not None and _message_id(known) == _message_id(member)) else None
+                        known is not None and message_id(known) == message_id(member)) else None
     for row in strays:
         source = row.get("sourceToolAssistantUUID")
         assistant = nodes.get(source) if type(source) is str and source != row.get(
             "parentUuid") else None
-        if assistant is not None and _same_writer(row, assistant):
+        if assistant is not None and same_writer(row, assistant):
             file_under(assistant["uuid"], row)
         for call in _blocks(row, "tool_result", "tool_use_id"):
             owner = caller.get(call)
             if owner is not None and owner["uuid"] != row.get("parentUuid") \
-                    and _same_writer(row, owner):
+                    and same_writer(row, owner):
                 file_under(owner["uuid"], row)
     on_chain_answers = {a for r in chain for a in _blocks(r, "tool_result", "tool_use_id")}
     late: dict[str, float] = {}
@@ -144,18 +140,18 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str]) -> list[Js
     done: set[Any] = set()
     spans: list[tuple[int, int, list[Json], dict[str, list[Json]]]] = []
     for row in assistants:
-        mid = _message_id(row)
-        if not truthy(mid) or _key(mid) in done:
+        mid = message_id(row)
+        if not truthy(mid) or any_key(mid) in done:
             continue
-        done.add(_key(mid))
-        group = groups.get(_key(mid)) or [row]
+        done.add(any_key(mid))
+        group = groups.get(any_key(mid)) or [row]
         siblings = [m for m in group if m["uuid"] not in seen]
         direct: list[Json] = []
         others: list[Json] = []
         taken: set[str] = set()
         members = {m["uuid"] for m in group}
         for member in group:
-            for result in results_by_parent.get(_key(member["uuid"]), ()):
+            for result in results_by_parent.get(any_key(member["uuid"]), ()):
                 if result["uuid"] in seen or result["uuid"] in taken:
                     continue
                 taken.add(result["uuid"])
@@ -194,7 +190,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str]) -> list[Js
             owners = list(group)
             members = {m["uuid"] for m in group}
             for member in group:
-                for result in results_by_parent.get(_key(member["uuid"]), ()):
+                for result in results_by_parent.get(any_key(member["uuid"]), ()):
                     if result["uuid"] in seen and result["uuid"] not in members:
                         members.add(result["uuid"])
                         owners.append(result)
@@ -251,33 +247,20 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str]) -> list[Js
     return out
 
 
-def _same_writer(a: Json, b: Json) -> bool:
-    """Equal ``isSidechain`` (missing counts as false) and equal ``agentId``."""
-    side_a, side_b = a.get("isSidechain"), b.get("isSidechain")
-    side_a = False if nullish(side_a) else side_a
-    side_b = False if nullish(side_b) else side_b
-    return strict_equal(side_a, side_b) and strict_equal(
-        a.get("agentId", UNDEFINED), b.get("agentId", UNDEFINED))
-
-
-def _key(value: Any) -> Any:
-    return value if type(value) is str else ("\x01", repr(value))
-
-
 def _children(nodes: dict[str, Json]) -> dict[Any, list[Json]]:
     """Rows by truthy parent, in index order."""
     out: dict[Any, list[Json]] = {}
     for row in nodes.values():
         parent = row.get("parentUuid")
         if truthy(parent):
-            out.setdefault(_key(parent), []).append(row)
+            out.setdefault(any_key(parent), []).append(row)
     return out
 
 
 def _asides_below(owner: Json, children: dict[Any, list[Json]], seen: set[str]) -> list[Json]:
     """From each child: a single line of same-side aside rows, else nothing."""
     found: list[Json] = []
-    for child in children.get(_key(owner["uuid"]), ()):
+    for child in children.get(any_key(owner["uuid"]), ()):
         line: list[Json] = []
         current: Json | None = child
         while current is not None:
@@ -285,7 +268,7 @@ def _asides_below(owner: Json, children: dict[Any, list[Json]], seen: set[str]) 
                 line = []
                 break
             line.append(current)
-            following = [c for c in children.get(_key(current["uuid"]), ())
+            following = [c for c in children.get(any_key(current["uuid"]), ())
                          if c["uuid"] not in seen]
             if len(following) > 1:
                 line = []
@@ -298,7 +281,7 @@ def _asides_below(owner: Json, children: dict[Any, list[Json]], seen: set[str]) 
 
 
 def _same_side_aside(row: Json, owner: Json) -> bool:
-    same = _side_key(row.get("isSidechain")) == _side_key(owner.get("isSidechain"))
+    same = sidechain_key(row.get("isSidechain")) == sidechain_key(owner.get("isSidechain"))
     return same and (is_aside(row) or _is_virtual_call(row))
 
 
@@ -308,12 +291,12 @@ def _below_tip(graph: Graph, tip: Json, seen: set[str]) -> list[Json]:
     for row in graph.nodes.values():
         parent = row.get("parentUuid")
         if truthy(parent) and row.get("type") not in ("user", "assistant"):
-            below.setdefault(_key(parent), []).append(row)
+            below.setdefault(any_key(parent), []).append(row)
     found: list[Json] = []
     queue = [tip["uuid"]]
     while queue:
         uuid = queue.pop(0)
-        for row in below.get(_key(uuid), ()):
+        for row in below.get(any_key(uuid), ()):
             if row["uuid"] in seen:
                 continue
             seen.add(row["uuid"])

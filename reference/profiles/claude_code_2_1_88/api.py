@@ -27,16 +27,17 @@ import re
 from typing import Any
 
 from rechain.reference.graph import ReaderError
+from rechain.reference.js.text import JS_SPACE
 from rechain.reference.js.values import UNDEFINED, prop, strict_equal, to_string
 from rechain.reference.model import Json
 from rechain.reference.profiles.claude_code_2_1_88 import attachments
 from rechain.reference.profiles.claude_code_2_1_88.load import mkey
-from rechain.reference.profiles.claude_code_2_1_88.parse import JS_WHITESPACE
 from rechain.reference.profiles.claude_code_2_1_88.resume import (
     filter_orphaned_thinking,
     filter_whitespace_only,
     merge_user_messages,
 )
+from rechain.reference.rows import content as content_of
 
 CONTEXT_PREFIX = ("<system-reminder>\nAs you answer the user's questions, you can use the "
                   "following context:")
@@ -47,10 +48,6 @@ INTERRUPTED_USE = "[Tool use interrupted]"
 TODO_PREFIX = "<system-reminder>\nThe TodoWrite tool hasn't been used recently"
 
 
-def _content(entry: Json) -> Any:
-    return prop(entry.get("message", UNDEFINED), "content")
-
-
 def _with_content(entry: Json, content: Any) -> Json:
     message = entry.get("message")
     return {**entry, "message": {**(message if type(message) is dict else {}),
@@ -58,7 +55,7 @@ def _with_content(entry: Json, content: Any) -> Json:
 
 
 def _is_tool_result_message(entry: Json) -> bool:
-    content = _content(entry)
+    content = content_of(entry)
     return entry.get("type") == "user" and type(content) is list and any(
         prop(b, "type") == "tool_result" for b in content)
 
@@ -75,14 +72,14 @@ def _as_blocks(content: Any) -> list[Any]:
 
 def _smoosh(result: Json, texts: list[Any]) -> Json:
     """``smooshIntoToolResult``'s string path: trimmed texts joined by blank lines."""
-    parts = [to_string(result.get("content", "")).strip(JS_WHITESPACE)]
-    parts += [to_string(prop(b, "text")).strip(JS_WHITESPACE) for b in texts]
+    parts = [to_string(result.get("content", "")).strip(JS_SPACE)]
+    parts += [to_string(prop(b, "text")).strip(JS_SPACE) for b in texts]
     return {**result, "content": "\n\n".join(p for p in parts if p)}
 
 
 def merge_with_results(a: Json, b: Json) -> Json:
     """``mergeUserMessagesAndToolResults`` (legacy smoosh, no seam newline, results first)."""
-    left, right = _as_blocks(_content(a)), _as_blocks(_content(b))
+    left, right = _as_blocks(content_of(a)), _as_blocks(content_of(b))
     tail = left[-1] if left else UNDEFINED
     if (prop(tail, "type") == "tool_result" and type(prop(tail, "content")) is str
             and all(prop(x, "type") == "text" for x in right)):
@@ -129,7 +126,7 @@ def _tool_use(block: Any) -> Any:
 
 
 def _add_assistant(result: list[Json], entry: Json) -> None:
-    content = _content(entry)
+    content = content_of(entry)
     if type(content) is list:
         entry = _with_content(entry, [_tool_use(b) for b in content])
     for at in range(len(result) - 1, -1, -1):
@@ -137,7 +134,7 @@ def _add_assistant(result: list[Json], entry: Json) -> None:
         if earlier.get("type") != "assistant" and not _is_tool_result_message(earlier):
             break
         if earlier.get("type") == "assistant" and _same_id(earlier, entry):
-            left, right = _content(earlier), _content(entry)
+            left, right = content_of(earlier), content_of(entry)
             joined = [*(left if type(left) is list else []),
                       *(right if type(right) is list else [])]
             result[at] = _with_content(earlier, joined)
@@ -157,7 +154,7 @@ def _add_attachment(result: list[Json], entry: Json) -> None:
 def _non_empty_assistants(result: list[Json]) -> list[Json]:
     """``ensureNonEmptyAssistantContent``: an empty assistant (not the last) says so."""
     return [_with_content(e, [{"type": "text", "text": attachments.NO_CONTENT, "citations": []}])
-            if e.get("type") == "assistant" and _content(e) == [] and at < len(result) - 1
+            if e.get("type") == "assistant" and content_of(e) == [] and at < len(result) - 1
             else e for at, e in enumerate(result)]
 
 
@@ -170,7 +167,7 @@ def check_user_texts(entry: Json) -> None:
     text that is not a string (missing, null, false, a number, an object) throws,
     after the fork has written the conversation and the prompt (rule 25).
     """
-    content = _content(entry)
+    content = content_of(entry)
     if type(content) is not list:
         return
     for block in content:
@@ -211,7 +208,7 @@ def pair_results(messages: list[Json]) -> list[Json]:
     while at < len(messages):
         entry = messages[at]
         at += 1
-        content = _content(entry)
+        content = content_of(entry)
         if entry.get("type") != "assistant":
             if (entry.get("type") == "user" and type(content) is list
                     and (not out or out[-1].get("type") != "assistant")):
@@ -240,7 +237,7 @@ def pair_results(messages: list[Json]) -> list[Json]:
                 {"type": "text", "text": INTERRUPTED_USE, "citations": []}])
         out.append(entry)
         following = messages[at] if at < len(messages) else None
-        next_content = _content(following) if following is not None else UNDEFINED
+        next_content = content_of(following) if following is not None else UNDEFINED
         answered = (_result_ids(next_content) if following is not None
                     and following.get("type") == "user" and type(next_content) is list else [])
         missing = [u for u in uses if u not in answered]
@@ -281,7 +278,7 @@ def request(messages: list[Json], prompt: str) -> list[Json]:
                 "attachment": attachments.HarnessReminder(f"{SKILLS_PREFIX[18:]} (harness)")}
     turn = attachments.user(prompt, meta=False)
     items = pair_results(normalise([context, *messages, reminder, turn]))
-    return [{"role": e.get("type"), "content": _content(e)} for e in items]
+    return [{"role": e.get("type"), "content": content_of(e)} for e in items]
 
 
 HARNESS_PREFIXES = (CONTEXT_PREFIX, SKILLS_PREFIX, TODO_PREFIX)

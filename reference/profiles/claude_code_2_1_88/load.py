@@ -15,6 +15,7 @@ from typing import Any
 
 from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
 from rechain.reference.model import Diagnostic, Json
+from rechain.reference.rows import is_boundary
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 SESSION_MAPS = {
@@ -79,11 +80,6 @@ class Loaded:
 
     def line_of(self, entry: Json) -> int | None:
         return self.line.get(id(entry))
-
-
-def is_boundary(entry: Any) -> bool:
-    """``isCompactBoundaryMessage``."""
-    return prop(entry, "type") == "system" and prop(entry, "subtype") == "compact_boundary"
 
 
 def dispatch_metadata(loaded: Loaded, entry: Any) -> None:

@@ -14,14 +14,10 @@ from typing import Any
 import orjson
 
 from rechain.reference.js.jsonparse import JsonError, parse_text
+from rechain.reference.js.text import JS_SPACE
 from rechain.reference.model import Diagnostic
 
 BOM = b"\xef\xbb\xbf"
-# String.prototype.trim: WhiteSpace + LineTerminator of ECMAScript
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 def numbered_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
@@ -40,7 +36,7 @@ def parse_values(
     """Every line that ``JSON.parse`` accepts, as (line number, value); others reported."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for number, raw in lines:
-        text = raw.decode("utf-8", "replace").strip(JS_WHITESPACE)
+        text = raw.decode("utf-8", "replace").strip(JS_SPACE)
         if not text:
             continue
         try:

@@ -99,8 +99,3 @@ def run(data: bytes, options: Options) -> Outcome:
     if not outcome.resumed.messages and entry != "continue":
         outcome.error = outcome.error or "no-conversation"
     return outcome
-
-
-def uuid_of(entry: Json) -> Any:
-    """An entry's uuid for output (``None`` for a synthetic message)."""
-    return entry.get("uuid")

@@ -27,7 +27,7 @@ def read_chain(data: bytes, options: Options) -> Source:
     by_number = dict(numbered_lines(data))
     ordered = [outcome.loaded.line_of(e) for e in outcome.chain]
     lines = tuple((n, by_number[n]) for n in ordered if n is not None and n in by_number)
-    return Source(lines, data, tuple(off_chain_reasons(data, outcome)))
+    return Source(lines, data, tuple(off_chain_reasons(data, outcome)), found=outcome)
 
 
 def no_relink(graph: Graph) -> None:

@@ -15,13 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rechain.reference.first_prompt import first_prompt_fails as scan_throws
 from rechain.reference.graph import ReaderError
 from rechain.reference.js import date_v8
+from rechain.reference.js.text import trim
 from rechain.reference.js.values import UNDEFINED, prop, to_string, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, mkey
-from rechain.reference.profiles.claude_code_2_1_332.prompt import first_prompt_fails as scan_throws
-from rechain.reference.recover import _sorted_by_timestamp
+from rechain.reference.recover import sorted_by_timestamp
+from rechain.reference.rows import as_blocks
+from rechain.reference.rows import content as content_of
 
 ENTRY_POINTS = ("continue", "resume-id", "resume-file")
 DEFAULT_ENTRY = "continue"
@@ -30,7 +33,7 @@ NO_RESPONSE_TEXT = "No response requested."
 PERMISSION_MODES = frozenset({"acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"})
 
 
-def _latest(entries: list[Json], time: Callable[[Any], float], start: float) -> Json | None:
+def latest(entries: list[Json], time: Callable[[Any], float], start: float) -> Json | None:
     """The first entry with the strictly greatest time (NaN never compares greater)."""
     best: Json | None = None
     best_time = start
@@ -45,20 +48,20 @@ def leaf_for_continue(loaded: Loaded) -> Json | None:
     """``loadFullLog``: newest leaf of type user/assistant, sidechains not excluded."""
     pool = [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
             and e.get("type") in ("user", "assistant")]
-    return _latest(pool, date_v8.parse, float("-inf"))
+    return latest(pool, date_v8.parse, float("-inf"))
 
 
 def leaf_for_resume_id(loaded: Loaded) -> Json | None:
     """``getLastSessionLog``: newest entry of any type that is not a sidechain."""
     pool = [e for e in loaded.messages.values() if not truthy(e.get("isSidechain"))]
-    return _latest(pool, date_v8.parse, float("-inf"))
+    return latest(pool, date_v8.parse, float("-inf"))
 
 
 def leaf_for_resume_file(loaded: Loaded) -> Json | None:
     """``loadMessagesFromJsonlPath``: newest non-sidechain leaf whose time is above 0."""
     pool = [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
             and not truthy(e.get("isSidechain"))]
-    return _latest(pool, date_v8.get_time, 0.0)
+    return latest(pool, date_v8.get_time, 0.0)
 
 
 LEAF_RULES: dict[str, Callable[[Loaded], Json | None]] = {
@@ -131,7 +134,7 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
                    if mkey(r.get("uuid", UNDEFINED)) not in seen]
         if not siblings and not orphans:
             continue
-        recovered = _sorted_by_timestamp(siblings) + _sorted_by_timestamp(orphans)
+        recovered = sorted_by_timestamp(siblings) + sorted_by_timestamp(orphans)
         seen.update(mkey(r.get("uuid", UNDEFINED)) for r in recovered)
         anchor = anchors[mkey(mid)]
         inserts.setdefault(id(anchor), []).extend(recovered)
@@ -163,12 +166,8 @@ class Resumed:
     interruption: str = "none"
 
 
-def _content(entry: Json) -> Any:
-    return prop(entry.get("message", UNDEFINED), "content")
-
-
 def _blocks(entry: Json, kind: str) -> list[Json]:
-    content = _content(entry)
+    content = content_of(entry)
     return [b for b in content if prop(b, "type") == kind] if type(content) is list else []
 
 
@@ -226,7 +225,7 @@ def filter_orphaned_thinking(messages: list[Json]) -> list[Json]:
     """Drop thinking-only assistants unless their ``message.id`` also has other content."""
     with_other: set[Any] = set()
     for entry in messages:
-        content = _content(entry)
+        content = content_of(entry)
         if entry.get("type") != "assistant" or type(content) is not list:
             continue
         mid = prop(entry["message"], "id")
@@ -234,7 +233,7 @@ def filter_orphaned_thinking(messages: list[Json]) -> list[Json]:
             with_other.add(mkey(mid))
     kept = []
     for entry in messages:
-        content = _content(entry)
+        content = content_of(entry)
         if entry.get("type") == "assistant" and type(content) is list and content:
             mid = prop(entry["message"], "id")
             if all(prop(b, "type") in THINKING for b in content) and not (
@@ -252,15 +251,13 @@ def _whitespace_only(content: list[Any]) -> bool:
     or non-blank text, so a text that is not a string throws only when reached:
     2.1.88 then fails the whole resume (rule 23).
     """
-    from rechain.reference.profiles.claude_code_2_1_88.parse import JS_WHITESPACE
-
     for block in content:
         if prop(block, "type") != "text":
             return False
         text = prop(block, "text")
         if type(text) is not str:
             raise ReaderError("text.trim is not a function (TypeError)")
-        if text.strip(JS_WHITESPACE):
+        if trim(text):
             return False
     return True
 
@@ -269,7 +266,7 @@ def filter_whitespace_only(messages: list[Json]) -> list[Json]:
     """Drop whitespace-only assistants; when any went, merge adjacent user messages."""
     kept = []
     for entry in messages:
-        content = _content(entry)
+        content = content_of(entry)
         if (entry.get("type") == "assistant" and type(content) is list and content
                 and _whitespace_only(content)):
             continue
@@ -285,16 +282,9 @@ def filter_whitespace_only(messages: list[Json]) -> list[Json]:
     return merged
 
 
-def _as_blocks(content: Any) -> list[Any]:
-    """``normalizeUserTextContent``: a string becomes one text block."""
-    if type(content) is str:
-        return [{"type": "text", "text": content}]
-    return list(content) if type(content) is list else []
-
-
 def merge_user_messages(a: Json, b: Json) -> Json:
     """``mergeUserMessages``: a newline ends a's text at a text-text seam; tool results first."""
-    left, right = _as_blocks(_content(a)), _as_blocks(_content(b))
+    left, right = as_blocks(content_of(a)), as_blocks(content_of(b))
     if (left and right and prop(left[-1], "type") == "text"
             and prop(right[0], "type") == "text"):
         seam = {**left[-1], "text": f"{to_string(left[-1].get('text', UNDEFINED))}\n"}
@@ -320,7 +310,7 @@ def detect_interruption(messages: list[Json]) -> tuple[str, int]:
         if kind == "user":
             if truthy(entry.get("isMeta")) or truthy(entry.get("isCompactSummary")):
                 return "none", at
-            content = _content(entry)
+            content = content_of(entry)
             first = content[0] if type(content) is list and content else UNDEFINED
             if prop(first, "type") == "tool_result" or truthy(entry.get("toolUseResult")):
                 return "interrupted_turn", at
@@ -383,7 +373,7 @@ def extract_todos(messages: list[Json]) -> list[Any]:
     for entry in reversed(messages):
         if entry.get("type") != "assistant":
             continue
-        content = _content(entry)
+        content = content_of(entry)
         if type(content) is not list:
             raise ReaderError("message.content.find is not a function (TypeError)")
         for block in content:

@@ -1,6 +1,7 @@
 """The seed profile's views: ``chain`` (what is resumed), ``state`` (what is restored), ``api``.
 
-Each view is ``(data, options, session_id) -> JSON`` and reads ``options.entry``.
+Each view is a function of the Rebuild: the seed pipeline's outcome for ``options.entry``,
+left by the read stage in ``Source.found`` (the bytes are loaded once).
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from typing import Any
 
 from rechain.reference.graph import ReaderError
 from rechain.reference.js.values import UNDEFINED, prop, truthy
-from rechain.reference.model import Json, Options
+from rechain.reference.model import Json, Rebuild
 from rechain.reference.profiles.claude_code_2_1_88.api import to_api
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, mkey
-from rechain.reference.profiles.claude_code_2_1_88.pipeline import Outcome, run
+from rechain.reference.profiles.claude_code_2_1_88.pipeline import Outcome
 from rechain.reference.profiles.claude_code_2_1_88.read import hidden_from_continue
-from rechain.reference.profiles.claude_code_2_1_88.resume import first_prompt_fails
+from rechain.reference.profiles.claude_code_2_1_88.resume import DEFAULT_ENTRY, first_prompt_fails
 
 PROFILE_NAME = "claude-code@2.1.88"
 
@@ -58,9 +59,15 @@ def written(entry: Json) -> bool:
                 and prop(entry.get("message", UNDEFINED), "content") == [])
 
 
-def chain_view(data: bytes, options: Options, session_id: str | None) -> Json:
+def _outcome(result: Rebuild) -> Outcome:
+    """The seed pipeline's outcome the read stage kept (a run that never got there: none)."""
+    found = result.run.source.found if result.run is not None else None
+    return found if isinstance(found, Outcome) else Outcome(DEFAULT_ENTRY, Loaded())
+
+
+def chain_view(result: Rebuild) -> Json:
     """The leaf, the walked-and-recovered chain, and the resumed messages as recorded."""
-    outcome = run(data, options)
+    outcome, session_id = _outcome(result), result.session_id
     loaded = outcome.loaded
     return {
         **_header(outcome, "chain", session_id),
@@ -125,9 +132,10 @@ TABLES = {"customTitle": "custom_titles", "tag": "tags", "agentName": "agent_nam
           "worktreeSession": "worktree_states", "prLink": "pr_links"}
 
 
-def state_view(data: bytes, options: Options, session_id: str | None) -> Json:
+def state_view(result: Rebuild) -> Json:
     """What a resume restores besides messages (which fields depends on the entry point)."""
-    outcome = run(data, options)
+    outcome, session_id = _outcome(result), result.session_id
+    data = result.run.source.data if result.run is not None else b""
     loaded, leaf = outcome.loaded, outcome.leaf
     sources = RESTORED_BY_ENTRY[outcome.entry]
     leaf_session = leaf.get("sessionId", UNDEFINED) if leaf is not None else UNDEFINED
@@ -150,14 +158,14 @@ def state_view(data: bytes, options: Options, session_id: str | None) -> Json:
     return {**_header(outcome, "state", session_id), "state": state}
 
 
-def api_view(data: bytes, options: Options, session_id: str | None) -> Json:
+def api_view(result: Rebuild) -> Json:
     """The ``messages`` of the first model request after the resume (harness text left out).
 
     Building the request can throw where loading did not (an attachment 2.1.88
     cannot render): ``error`` says so and no request is made.
     """
-    outcome = run(data, options)
-    header = _header(outcome, "api", session_id)
+    outcome = _outcome(result)
+    header = _header(outcome, "api", result.session_id)
     if outcome.error is not None:
         return {**header, "messages": []}
     try:

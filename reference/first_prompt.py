@@ -1,4 +1,4 @@
-"""The first-prompt scan of ``claude -p --resume <id>`` (2.1.332): a throw resumes nothing.
+"""The first-prompt scan both resume profiles run (2.1.332 and 2.1.88): a throw resumes nothing.
 
 Every print-mode resume looks for the conversation's first prompt along the resumed
 chain. Which rows and which strings it passes over is 2.1.88's rule 24 too, so the seed
