@@ -164,3 +164,25 @@ def test_the_oracles_step_installs_exactly_the_oracles_named(tmp_path) -> None:
 def test_the_verdict_step_fails_when_the_check_never_ran(tmp_path) -> None:
     runner = Runner(tmp_path, {"impl": "reference"})
     assert runner.step("verdict").returncode == 2
+
+
+def test_the_readme_workflows_parse_and_use_only_the_actions_inputs() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## In CI"):]
+    section = section[:section.index("\n## ", 1)]
+    blocks = [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", section, re.S)]
+    assert len(blocks) >= 3
+
+    def steps(node: object) -> list[dict]:
+        if isinstance(node, dict):
+            found = [node] if "uses" in node else []
+            return found + [s for value in node.values() for s in steps(value)]
+        if isinstance(node, list):
+            return [s for value in node for s in steps(value)]
+        return []
+
+    ours = [s for block in blocks for s in steps(block) if "/rechain@" in str(s["uses"])]
+    assert len(ours) >= 2
+    for step in ours:
+        assert set(step.get("with", {})) <= set(ACTION["inputs"]), step
+        assert "impl" in step["with"]
