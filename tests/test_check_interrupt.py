@@ -29,9 +29,9 @@ GATED = textwrap.dedent(f'''
 
     def read(data):
         calls = Path(os.environ["RECHAIN_TEST_CALLS"])
+        calls.with_name("pid").write_text(str(os.getpid()))  # before the call is counted
         with calls.open("a") as log:
             log.write("x")
-        calls.with_name("pid").write_text(str(os.getpid()))
         if len(calls.read_text()) == {HANG_AT}:
             time.sleep(3600)
         return []

@@ -112,9 +112,10 @@ def measured(args: list[str], cwd: Path, bound_s: float, cap_mb: float) -> Measu
                                 start_new_session=True)
     peak = [0.0]
     why: list[str] = []
+    ended = threading.Event()  # set once wait4 has reaped it (never poll(): it would reap)
 
     def watch() -> None:
-        while proc.poll() is None:
+        while not ended.is_set():
             peak[0] = max(peak[0], rss_mb(proc.pid))
             late = time.monotonic() - started > bound_s
             if late or peak[0] > cap_mb:
@@ -128,6 +129,7 @@ def measured(args: list[str], cwd: Path, bound_s: float, cap_mb: float) -> Measu
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     _, status, usage = os.wait4(proc.pid, 0)
+    ended.set()
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - started
     watcher.join()
