@@ -524,7 +524,7 @@ def case_document(
 def resume_expectations(profile: str, data: bytes, outcome: Outcome,
                         options: Mapping[str, Any], provenance: Json) -> list[Json]:
     """The ``api`` and ``chain`` expectations of a CLI answer (raising: no conversation)."""
-    from rechain.corpus.record_cli import row_type
+    from rechain.conformance.record_cli import row_type
 
     answered = isinstance(outcome, Answered)
     messages = list(outcome.messages) if isinstance(outcome, Answered) else []

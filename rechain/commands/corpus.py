@@ -124,11 +124,13 @@ def run_lint(args: argparse.Namespace) -> int:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    if args.oracle == "claude-code":
-        return _record_cli(args)
-    if args.oracle == "claude-code@2.1.88":
-        return _record_seed(args)
-    return _recorded(lambda: _record_sdk(args))
+    """Record with the chosen oracle (``rechain.conformance.record``: one entry per oracle)."""
+    from rechain.conformance.record import Request, record
+
+    request = Request(args.root, tuple(args.case or ()), jobs=args.jobs,
+                      unrecorded=args.unrecorded,
+                      switches={"resume_interrupted_turn": args.resume_interrupted_turn})
+    return _recorded(lambda: record(args.oracle, request))
 
 
 def _recorded(record: Callable[[], list[str]]) -> int:
@@ -146,76 +148,6 @@ def _recorded(record: Callable[[], list[str]]) -> int:
     changed = len(lines) - len(failed)
     print(f"{changed} case(s) changed" if changed else "all expectations up to date")
     return 1 if failed else 0
-
-
-def _ready(spec: Any, jobs: int) -> None:
-    """A usage error when the CLI oracle is missing or ``--jobs`` is not positive."""
-    from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
-
-    reason = ClaudeCliOracle.available(spec)
-    if reason is not None:
-        raise UsageError(f"cannot record: {reason}")
-    if jobs < 1:
-        raise UsageError("--jobs must be positive")
-
-
-def _record_sdk(args: argparse.Namespace) -> list[str]:
-    """The TS SDK's ``getSessionMessages``; a throw inside the SDK is recorded as ``error``."""
-    from rechain.conformance.oracles import OracleReaderError
-    from rechain.conformance.oracles.ts_sdk import TsSdkOracle
-    from rechain.corpus.actions import record_cases, writable_root
-    from rechain.corpus.record import ReaderFailedError
-
-    reason = TsSdkOracle.available()
-    if reason is not None:
-        raise UsageError(f"cannot record: {reason}")
-    with TsSdkOracle() as oracle:
-        version = oracle.version()
-
-        def read(data: bytes, session_id: str, options: Any, env: Any) -> list[Any]:
-            try:
-                return oracle.session_messages(data, session_id=session_id, env=env, **options)
-            except OracleReaderError as error:
-                raise ReaderFailedError(f"{error.error_type}: {error.detail}") from error
-
-        return record_cases(
-            writable_root(args.root),
-            args.case,
-            read,
-            profile=f"agent-sdk@{version}",
-            oracle=TsSdkOracle.spec.package,
-            version=version,
-            only_unrecorded=args.unrecorded,
-        )
-
-
-def _record_cli(args: argparse.Namespace) -> int:
-    """``--oracle claude-code``: the real CLI's resume, ``--jobs`` runs at a time."""
-    from rechain.conformance.oracles.registry import CLAUDE_CODE
-    from rechain.corpus.actions import writable_root
-    from rechain.corpus.record_cli import record_cli_cases
-
-    _ready(CLAUDE_CODE, args.jobs)
-    switches = {"resume_interrupted_turn": args.resume_interrupted_turn}
-    return _recorded(lambda: record_cli_cases(writable_root(args.root), args.case,
-                                              jobs=args.jobs, switches=switches))
-
-
-def _record_seed(args: argparse.Namespace) -> int:
-    """``--oracle claude-code@2.1.88``: 2.1.88's forked resume at every entry point."""
-    from rechain.conformance.claude_code_2_1_88.record import record
-    from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88
-    from rechain.corpus.actions import writable_root
-
-    _ready(CLAUDE_CODE_2_1_88, args.jobs)
-    root = writable_root(args.root)
-    dirs = sorted(d for d in root.iterdir() if (d / "case.json").is_file())
-    if args.case:
-        missing = set(args.case) - {d.name for d in dirs}
-        if missing:
-            raise UsageError(f"no such case: {', '.join(sorted(missing))}")
-        dirs = [d for d in dirs if d.name in set(args.case)]
-    return _recorded(lambda: record(dirs, None, args.jobs))
 
 
 def run_anonymise(args: argparse.Namespace) -> int:
