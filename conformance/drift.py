@@ -74,13 +74,24 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
+def _parted(old: Any, new: Any) -> tuple[Any, Any]:
+    """Two long texts from a little before the first character where they part."""
+    if not (isinstance(old, str) and isinstance(new, str)):
+        return old, new
+    same = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+                min(len(old), len(new)))
+    start = max(0, same - 20)
+    return ((old[start:], new[start:]) if start == 0 else ("…" + old[start:], "…" + new[start:]))
+
+
 def sides(line: Mapping[str, Any]) -> tuple[str, str]:
-    """(older answer, newer answer) at the first difference of one failing case line."""
+    """(older answer, newer answer) at the first difference of one failing case line; long
+    texts are shown from just before the first character that differs."""
     difference = line.get("difference")
     if isinstance(difference, Mapping):
         where = str(difference.get("path", ""))
-        return (f"{where}: {_shown(difference.get('right'))}",
-                f"{where}: {_shown(difference.get('left'))}")
+        old, new = _parted(difference.get("right"), difference.get("left"))
+        return f"{where}: {_shown(old)}", f"{where}: {_shown(new)}"
     return (str((line.get("expected") or {}).get("status", "?")),
             f"{line.get('status')}: {line.get('message', '')}"[:120])
 

@@ -21,15 +21,17 @@ Json = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class Resumed:
-    """What one release resumes: the chain's uuids, the tip, or the error it fails with."""
+    """What one release resumes: the chain's uuids, the tip, or the error it fails with; and
+    what it sends the model (each API message as compact JSON)."""
 
     uuids: tuple[str, ...]
     tip: str | None
     error: str | None = None
+    sent: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return (self.error, self.tip, self.uuids)
+        return (self.error, self.tip, self.uuids, self.sent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,23 +51,38 @@ class Span:
 def resume_of(profile_name: str, data: bytes, entry: str | None) -> Resumed:
     """The ``chain`` view of one release's profile, in one shape for every profile."""
     profile = get_profile(profile_name)
-    view = rebuild(data, profile, Options(entry=entry)).view("chain")
+    result = rebuild(data, profile, Options(entry=entry))
+    view = result.view("chain")
     chain = view.get("chain") or []
     uuids = tuple(str(row.get("uuid") if isinstance(row, dict) else row) for row in chain)
     tip = view.get("tip", view.get("leaf"))
-    error = view.get("error")
+    api = result.view("api") if "api" in profile.views else {}
+    sent = tuple(orjson.dumps(m, option=orjson.OPT_SORT_KEYS).decode()
+                 for m in api.get("messages") or ())
+    error = view.get("error") or api.get("error")  # the CLI's chain view has no error
     return Resumed(uuids, tip if isinstance(tip, str) else None,
-                   str(error) if error else None)
+                   str(error) if error else None, sent)
 
 
 def first_difference(before: Resumed, after: Resumed) -> int | None:
-    """The index of the first chain row where two answers part (None when equal)."""
+    """The index of the first chain row where two answers part (None when equal); when the
+    chains agree, the number of rows (what differs is then what is sent)."""
     if before.key == after.key:
         return None
     for index, (a, b) in enumerate(zip(before.uuids, after.uuids, strict=False)):
         if a != b:
             return index
     return min(len(before.uuids), len(after.uuids))
+
+
+def first_sent_difference(before: Resumed, after: Resumed) -> int | None:
+    """The index of the first API message that differs (None when all are equal)."""
+    if before.sent == after.sent:
+        return None
+    for index, (a, b) in enumerate(zip(before.sent, after.sent, strict=False)):
+        if a != b:
+            return index
+    return min(len(before.sent), len(after.sent))
 
 
 def spans(answers: Iterable[tuple[str, Resumed]]) -> list[Span]:
@@ -139,8 +156,13 @@ def table(found: Sequence[Span], data: bytes, say_entry: str) -> str:
             at = span.differs_at
             old = previous.resumed.uuids[at] if at < len(previous.resumed.uuids) else None
             new = resumed.uuids[at] if at < len(resumed.uuids) else None
-            change = (f"message {at + 1}: {describe(old, rows)} → {describe(new, rows)}"
-                      if old != new else "the tip or the failure")
+            sent_at = first_sent_difference(previous.resumed, resumed)
+            if old != new:
+                change = f"message {at + 1}: {describe(old, rows)} → {describe(new, rows)}"
+            elif sent_at is not None and previous.resumed.uuids == resumed.uuids:
+                change = f"the same rows; API message {sent_at + 1} is sent differently"
+            else:
+                change = "the tip or the failure"
         cells = [span.releases, tip, str(len(resumed.uuids)), change]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         previous = span

@@ -56,6 +56,14 @@ def test_sides_put_the_older_answer_first() -> None:
     assert drift.sides(missing)[1] == "/messages/2: (nothing)"
 
 
+def test_long_texts_are_shown_where_they_part() -> None:
+    old = "<system-reminder>\nThe record is in the next call. The software runs"
+    new = "<system-reminder>\nThe record is in the next call, as blocks. The software runs"
+    before, after = drift.sides({"difference": {"path": "/m/1", "left": new, "right": old}})
+    assert before.startswith("/m/1: …") and ". The software" in before
+    assert ", as blocks" in after and ", as blocks" not in before
+
+
 def test_the_table_escapes_pipes_and_names_unbisected_changes() -> None:
     change = drift.Change("c|1", "resume-id", "a|b", "c", None, "c|1")
     text = drift.table([change], "claude-code", "2.1.88", "2.1.101", "1 change.")

@@ -15,7 +15,7 @@ from typing import Any
 
 from rechain.conformance import history
 from rechain.errors import UsageError
-from rechain.reference.family import ENTRY_POINTS, verified_releases
+from rechain.reference.profiles.family import ENTRY_POINTS, verified_releases
 
 HISTORY_ENTRIES = ENTRY_POINTS
 

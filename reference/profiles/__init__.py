@@ -11,6 +11,7 @@ from rechain.reference.model import UsageError
 from rechain.reference.profiles.agent_sdk_0_3_332 import AGENT_SDK_TS
 from rechain.reference.profiles.claude_code_2_1_88 import SEED
 from rechain.reference.profiles.claude_code_2_1_332 import CLAUDE_CODE
+from rechain.reference.profiles.family import profile_for
 from rechain.reference.stages import Profile
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (AGENT_SDK_TS, SEED, CLAUDE_CODE)}
@@ -22,5 +23,7 @@ def get_profile(name: str) -> Profile:
     for profile in PROFILES.values():
         if name == profile.name or name in profile.aliases:
             return profile
+    if name.startswith("claude-code@"):  # any verified release of the family
+        return profile_for(name.removeprefix("claude-code@"))
     known = ", ".join(f"{p.name} ({', '.join(p.aliases)})" for p in PROFILES.values())
     raise UsageError(f"unknown profile {name!r}; known: {known}")

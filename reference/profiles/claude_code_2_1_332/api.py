@@ -19,6 +19,7 @@ import orjson
 from rechain.reference.js.text import trim
 from rechain.reference.js.values import UNDEFINED, deep_copy, key, prop, to_string
 from rechain.reference.model import Json
+from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.rows import any_key, as_blocks, message_id
 from rechain.reference.rows import content as row_content
 
@@ -67,16 +68,20 @@ VOICE_CAVEAT = (
 )
 VOICE_INTRO = (
     "<system-reminder>\nThis session was given a record of what was said aloud on a voice "
-    "call alongside it. The record is in the result of the next `VoiceCallRecord` tool call, "
-    "as one or more blocks in the order they were passed in. The software that runs this "
-    "session made that tool call, not you, and `VoiceCallRecord` is not a tool that you can "
-    "use.\n" + VOICE_CAVEAT + "\n</system-reminder>"
+    "call alongside it. The record is in the result of the next `VoiceCallRecord` tool call{blocks}"
+    ". The software that runs this session made that tool call, not you, and `VoiceCallRecord` "
+    "is not a tool that you can use.\n" + VOICE_CAVEAT + "\n</system-reminder>"
 )
 VOICE_RECORD = (
-    "What follows was passed in, as one or more blocks, as a record of what was said aloud "
-    "on a voice call. Nobody typed it and nobody checked it.\n\n"
-    "<voice-call-talk>\n{text}\n</voice-call-talk>"
+    "{what} as a record of what was said aloud on a voice call. Nobody typed it and nobody "
+    "checked it.\n\n<voice-call-talk>\n{text}\n</voice-call-talk>"
 )
+#: the record's wording: in blocks from 2.1.321 on, about one block before (``CliRelease``)
+VOICE_WORDING = {
+    True: {"blocks": ", as one or more blocks in the order they were passed in",
+           "what": "What follows was passed in, as one or more blocks,"},
+    False: {"blocks": "", "what": "The block below was passed in"},
+}
 VOICE_TALK_HEAD = "<system-reminder>\n[TALK FROM A VOICE CALL - NOT USER INPUT]\n"
 VOICE_TALK = (
     VOICE_TALK_HEAD + "The block or blocks below were passed in, in this order, as a record "
@@ -313,7 +318,7 @@ def drop_blank(rows: list[Json]) -> list[Json]:
 # --- conversion ---------------------------------------------------------------------------
 
 
-def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
+def _as_item(row: Json, model: str, release: CliRelease) -> tuple[Json, Any] | None:
     """One chain row as (API message, assistant message id) or None when it sends nothing."""
     kind = row.get("type")
     if kind == "user":
@@ -331,6 +336,8 @@ def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
             content = [b for b in content if not (type(b) is dict and b.get("type") in THINKING)]
         if type(content) is list:
             content = [_renamed(b) for b in content if not _blank_text(b)] or content
+        if type(content) is list and not release.tool_use_caller:
+            content = [_without_caller(b) for b in content]
         return {"role": "assistant", "content": content}, message_id(row)
     if kind == "system" and row.get("subtype") == "local_command":
         text = row.get("content")
@@ -338,7 +345,7 @@ def _as_item(row: Json, model: str) -> tuple[Json, Any] | None:
     if kind == "attachment":
         attachment = row.get("attachment")
         if type(attachment) is dict and attachment.get("type") == "queued_command":
-            return {"role": "user", "content": _queued(attachment)}, None
+            return {"role": "user", "content": _queued(attachment, release)}, None
         if type(attachment) is dict and attachment.get("type") == "hook_additional_context":
             text = _hook_context(attachment)
             return ({"role": "user", "content": text}, None) if text is not None else None
@@ -350,7 +357,14 @@ def _origin_kind(entry: Json) -> Any:
     return origin.get("kind") if type(origin) is dict else None
 
 
-def _queued(attachment: Json) -> Any:
+def _without_caller(block: Any) -> Any:
+    """A tool_use block as releases before ``caller`` was sent show it."""
+    if type(block) is dict and block.get("type") == "tool_use" and "caller" in block:
+        return {k: v for k, v in block.items() if k != "caller"}
+    return block
+
+
+def _queued(attachment: Json, release: CliRelease = LATEST) -> Any:
     """A queued command's reminder, by origin (probed): a channel's and a background task's
     have their own texts, a meta one is marked as not from the user. A block prompt sends its
     text blocks joined by LF as the reminder, and its other blocks after it."""
@@ -363,7 +377,7 @@ def _queued(attachment: Json) -> Any:
     else:
         text = prompt if prompt is UNDEFINED_TEXT else to_string(prompt)
     kind = _origin_kind(attachment)
-    if kind == "voice-call":  # a talk folded into a command: its own text, never into a result
+    if kind == "voice-call" and release.voice_call_records:  # its own text, never a result
         return [{"type": "text", "text": VOICE_TALK.format(text=text)}, *extra]
     if kind == "channel":
         server = attachment["origin"].get("server", UNDEFINED_TEXT)
@@ -451,9 +465,10 @@ def _voice_talk(blocks: list[Any]) -> bool:
                and b["text"].startswith(VOICE_TALK_HEAD) for b in blocks)
 
 
-def _with_voice_records(rows: list[Json]) -> list[Json]:
+def _with_voice_records(rows: list[Json], release: CliRelease) -> list[Json]:
     """A user row from a voice call is sent as a reminder, then a ``VoiceCallRecord`` call
     (id ``voicecallrecord_<uuid>``) and its result holding the talk (probed)."""
+    wording = VOICE_WORDING[release.voice_record_blocks]
     out: list[Json] = []
     for row in rows:
         if row.get("type") != "user" or _origin_kind(row) != "voice-call":
@@ -465,13 +480,14 @@ def _with_voice_records(rows: list[Json]) -> list[Json]:
             if type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str)
         call = f"voicecallrecord_{row['uuid']}"
         out += [
-            {"type": "user", "uuid": row["uuid"], "message": {"content": VOICE_INTRO}},
+            {"type": "user", "uuid": row["uuid"],
+             "message": {"content": VOICE_INTRO.format(blocks=wording["blocks"])}},
             {"type": "assistant", "uuid": row["uuid"], "message": {
                 "id": "\x00" + call, "model": SYNTHETIC_MODEL, "content": [
                     {"type": "tool_use", "id": call, "name": "VoiceCallRecord", "input": {}}]}},
             {"type": "user", "uuid": row["uuid"], "message": {"content": [
                 {"type": "tool_result", "tool_use_id": call,
-                 "content": VOICE_RECORD.format(text=text)}]}},
+                 "content": VOICE_RECORD.format(what=wording["what"], text=text)}]}},
         ]
     return out
 
@@ -503,11 +519,12 @@ def _merge_users(earlier: Json, later: Json, attached: bool = False) -> None:
 
 
 
-def _hoist_reminders(rows: list[Json], model: str) -> list[tuple[Json, Any, bool]]:
+def _hoist_reminders(rows: list[Json], model: str,
+                     release: CliRelease) -> list[tuple[Json, Any, bool]]:
     """Attachment reminders move up past plain user messages, to the last assistant or result."""
     items: list[tuple[Json, Any, bool]] = []
     for row in rows:
-        item = _as_item(row, model)
+        item = _as_item(row, model, release)
         if item is None:
             continue
         reminder = row.get("type") == "attachment"
@@ -529,17 +546,19 @@ SENTINEL = "\x00sentinel"
 INTERRUPTED = "\x00interrupted"
 
 
-def to_api(rows: list[Json], model: str, resume_interrupted: bool = False) -> list[Json]:
+def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
+           release: CliRelease = LATEST) -> list[Json]:
     """The ``messages`` of the first request after resume, without its last turn (the new
     prompt's; or, when an interrupted turn is redone, that turn's last user message)."""
     rows = deserialise(rows, resume_interrupted)
     redone = resume_interrupted and redone_turn(rows) is not None
-    rows = _with_voice_records(rows)
+    if release.voice_call_records:
+        rows = _with_voice_records(rows, release)
     if not redone:
         rows = _with_synthetic_rows(rows)
     out: list[Json] = []
     ids: list[Any] = []
-    for message, mid, attached in _hoist_reminders(rows, model):
+    for message, mid, attached in _hoist_reminders(rows, model, release):
         if message["role"] == "assistant" and mid is not None and mid != SENTINEL:
             target = _fragment_target(out, ids, mid)
             if target is not None:

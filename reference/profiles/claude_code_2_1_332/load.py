@@ -21,6 +21,7 @@ from rechain.reference.js.jsonl import Skipped, join_lines, read_values
 from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.parse import Parsed, rewrite_voice_call
+from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.rows import is_boundary
 
 STATE = "claude-code"
@@ -107,7 +108,7 @@ def _forks(row: Json) -> bool:
     )
 
 
-def parse_cli(lines: Iterable[tuple[int, bytes]]) -> Parsed:
+def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST) -> Parsed:
     """Stage 2 for the CLI: the JSONL reader, then the loader's per-row dispatch."""
     parsed = Parsed()
     state = LoadState()
@@ -124,7 +125,7 @@ def parse_cli(lines: Iterable[tuple[int, bytes]]) -> Parsed:
             parsed.diagnostics.append(Diagnostic(item.line, kind, item.reason))
             read.add(item.line)
             continue
-        _dispatch(parsed, state, seen, bridge, item.line, item.value)
+        _dispatch(parsed, state, seen, bridge, item.line, item.value, release)
         read.add(item.line)
         if item.last > item.line:
             parsed.diagnostics.append(Diagnostic(
@@ -143,12 +144,13 @@ def _dispatch(
     bridge: dict[str, Any],
     number: int,
     value: Any,
+    release: CliRelease,
 ) -> None:
     if type(value) is not dict:
         kind = "null" if value is None else type(value).__name__
         parsed.diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not a row"))
         return
-    row = rewrite_voice_call(value)
+    row = rewrite_voice_call(value) if release.voice_call_talk_rows else value
     kind = row.get("type")
     sent_as = row.get("sentAsUuid")
     if kind == "user" and type(sent_as) is str and sent_as and sent_as not in seen:

@@ -35,6 +35,7 @@ from rechain.reference.profiles.claude_code_2_1_332.api import (
 from rechain.reference.profiles.claude_code_2_1_332.chain import choose_leaf_cli, walk_cli
 from rechain.reference.profiles.claude_code_2_1_332.load import parse_cli, raw_uuid, relink_cli
 from rechain.reference.profiles.claude_code_2_1_332.recover import RECOVERED, recover_cli
+from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.read import (
     LARGE_FILE_BYTES,
     SDK_KEEPING_KEYS,
@@ -184,7 +185,7 @@ def chain_view(result: Rebuild) -> Json:
     """``--view chain``: the leaf, the tip the prompt follows, the chain's uuids, diagnostics."""
     found = resumed(result)
     return {
-        "profile": CLAUDE_CODE.name,
+        "profile": result.profile,
         "session_id": result.session_id,
         "leaf": raw_uuid(found.leaf["uuid"]) if found.leaf is not None else None,
         "tip": raw_uuid(found.tip) if found.tip is not None else None,
@@ -194,17 +195,17 @@ def chain_view(result: Rebuild) -> Json:
     }
 
 
-def api_view(result: Rebuild) -> Json:
+def api_view(result: Rebuild, release: CliRelease = LATEST) -> Json:
     """``--view api``: the request's ``messages`` before the new prompt's turn."""
     options = result.run.options if result.run is not None else Options()
     model = options.model or DEFAULT_MODEL
     found = resumed(result)
     error = found.error if found.leaf is not None else "No conversation found"
     return {
-        "profile": CLAUDE_CODE.name,
+        "profile": result.profile,
         "session_id": result.session_id,
         "model": model,
-        "messages": (to_api(found.chain, model, options.resume_interrupted_turn)
+        "messages": (to_api(found.chain, model, options.resume_interrupted_turn, release)
                      if error is None else []),
         "error": error,
     }

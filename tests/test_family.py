@@ -1,0 +1,71 @@
+"""The Claude Code release family: a profile per verified release, built from switches."""
+
+from __future__ import annotations
+
+import pytest
+
+from rechain.cli import main
+from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+from rechain.conformance.oracles.registry import get as get_oracle
+from rechain.reference import get_profile
+from rechain.reference.model import UsageError
+from rechain.reference.profiles.family import (
+    CLI_RANGE,
+    SWITCHES,
+    cli_release,
+    profile_for,
+    verified_releases,
+    version_tuple,
+)
+
+
+def _before(version: str) -> str:
+    major, minor, patch = version_tuple(version)
+    return f"{major}.{minor}.{patch - 1}"
+
+
+@pytest.mark.parametrize("switch", SWITCHES, ids=lambda s: s.field)
+def test_each_switch_turns_on_at_its_first_release(switch) -> None:
+    assert getattr(cli_release(switch.first), switch.field) is True
+    assert getattr(cli_release(_before(switch.first)), switch.field) is False
+
+
+def test_the_newest_release_is_the_pinned_profile_and_2_1_88_its_own() -> None:
+    assert get_profile(f"claude-code@{CLI_RANGE[1]}").name == "claude-code@2.1.332"
+    assert get_profile("claude-code@2.1.88").name == "claude-code@2.1.88"
+    assert profile_for(CLI_RANGE[0]).name == f"claude-code@{CLI_RANGE[0]}"
+
+
+@pytest.mark.parametrize("version", ["2.1.101", "1.0.98", "2.2.0", "9.9.9"])
+def test_a_release_outside_what_was_verified_is_a_clear_error(version: str) -> None:
+    with pytest.raises(UsageError, match="not a verified release"):
+        get_profile(f"claude-code@{version}")
+
+
+def test_a_malformed_release_is_a_clear_error() -> None:
+    with pytest.raises(UsageError, match="three numbers"):
+        get_profile("claude-code@2.1")
+
+
+def test_history_lists_the_verified_releases_and_the_switch_points_in_order() -> None:
+    releases = [v for v, _ in verified_releases()]
+    assert releases == sorted(releases, key=version_tuple)
+    for switch in SWITCHES:
+        assert switch.first in releases and _before(switch.first) in releases
+
+
+LIVE = [s.first for s in SWITCHES] + [_before(s.first) for s in SWITCHES] + [CLI_RANGE[0]]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("version", sorted(set(LIVE), key=version_tuple))
+def test_each_switch_release_agrees_with_the_real_release(version: str, capsys) -> None:
+    reason = ClaudeCliOracle.available(get_oracle(f"claude-code@{version}"))
+    if reason is not None:
+        pytest.skip(reason)
+    code = main(["check", "--impl", f"reference:claude-code@{version}", "--against",
+                 f"claude-code@{version}", "--profile", "cli", "--examples", "0",
+                 "--no-shrink", "--no-progress", "--case", "voice-call-*",
+                 "--case", "real-spotter-*", "--case", "meta-origin-kinds"])
+    out = capsys.readouterr().out
+    assert code == 0, out
