@@ -64,25 +64,26 @@ def resume_of(profile_name: str, data: bytes, entry: str | None) -> Resumed:
                    str(error) if error else None, sent)
 
 
+def _parting(before: Sequence[str], after: Sequence[str]) -> int | None:
+    """The index of the first item where two sequences part (None when they are equal)."""
+    if before == after:
+        return None
+    same = (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
+    return next(same, min(len(before), len(after)))
+
+
 def first_difference(before: Resumed, after: Resumed) -> int | None:
     """The index of the first chain row where two answers part (None when equal); when the
     chains agree, the number of rows (what differs is then what is sent)."""
     if before.key == after.key:
         return None
-    for index, (a, b) in enumerate(zip(before.uuids, after.uuids, strict=False)):
-        if a != b:
-            return index
-    return min(len(before.uuids), len(after.uuids))
+    found = _parting(before.uuids, after.uuids)
+    return len(before.uuids) if found is None else found
 
 
 def first_sent_difference(before: Resumed, after: Resumed) -> int | None:
     """The index of the first API message that differs (None when all are equal)."""
-    if before.sent == after.sent:
-        return None
-    for index, (a, b) in enumerate(zip(before.sent, after.sent, strict=False)):
-        if a != b:
-            return index
-    return min(len(before.sent), len(after.sent))
+    return _parting(before.sent, after.sent)
 
 
 def spans(answers: Iterable[tuple[str, Resumed]]) -> list[Span]:

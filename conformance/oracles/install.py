@@ -7,6 +7,7 @@ never looks installed and a second run simply finishes the job.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -16,7 +17,7 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -250,6 +251,23 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+@contextlib.contextmanager
+def npm_pack(npm: str, spec: OracleSpec, staging: Path) -> Iterator[tarfile.TarFile]:
+    """The release's npm tarball, fetched without installing or running anything; removed
+    once read."""
+    name = run_step(
+        [npm, "pack", "--silent", "--pack-destination", str(staging),
+         f"{spec.package}@{spec.version}"],
+        spec, "npm pack", timeout=NPM_TIMEOUT_S,
+    ).strip().splitlines()[-1]
+    tarball = staging / name
+    try:
+        with tarfile.open(tarball) as archive:
+            yield archive
+    finally:
+        tarball.unlink(missing_ok=True)
+
+
 NODE_WRAPPER = """#!/bin/sh
 # Claude Code {version}: the npm JS bundle run by Node (written by rechain oracle install)
 here=$(dirname "$(readlink -f "$0")")
@@ -271,15 +289,8 @@ def install_npm_pack(spec: OracleSpec, staging: Path) -> None:
     found = node_version(node)
     if found < MIN_NODE:
         raise UsageError(f"{spec.name} needs Node.js >= 18.14 ({node} is {found[0]}.{found[1]})")
-    name = run_step(
-        [npm, "pack", "--silent", "--pack-destination", str(staging),
-         f"{spec.package}@{spec.version}"],
-        spec, "npm pack", timeout=NPM_TIMEOUT_S,
-    ).strip().splitlines()[-1]
-    tarball = staging / name
-    with tarfile.open(tarball) as archive:
+    with npm_pack(npm, spec, staging) as archive:
         archive.extractall(staging, filter="data")
-    tarball.unlink()
     if not (staging / "package" / "cli.js").is_file():
         raise UsageError(f"{spec.slug}: the npm package has no cli.js (a native-only release?)")
     target = staging / spec.entry
@@ -302,18 +313,11 @@ def install_npm_native(spec: OracleSpec, staging: Path) -> None:
     running any script; the binary is its ``claude`` file.
     """
     npm = require_tool("npm", spec)
-    name = run_step(
-        [npm, "pack", "--silent", "--pack-destination", str(staging),
-         f"{spec.package}@{spec.version}"],
-        spec, "npm pack", timeout=NPM_TIMEOUT_S,
-    ).strip().splitlines()[-1]
-    tarball = staging / name
-    with tarfile.open(tarball) as archive:
+    with npm_pack(npm, spec, staging) as archive:
         member = next((m for m in archive.getmembers() if m.name == "package/claude"), None)
         if member is None:
             raise UsageError(f"{spec.slug}: {spec.package} has no `claude` binary")
         archive.extract(member, staging, filter="data")
-    tarball.unlink()
     target = staging / spec.entry
     target.parent.mkdir(parents=True, exist_ok=True)
     (staging / "package" / "claude").rename(target)
