@@ -32,7 +32,8 @@ from rechain.fuzz.registry import Target
 if TYPE_CHECKING:
     from rechain.shard import Shard
 
-_STATUS = re.compile(rb"^#(\d+)\s+(\w+)\s+cov: (\d+) ft: (\d+)")
+#: ``#123 NEW cov: 4 ft: 5``, or in fork mode the parent's ``#123: cov: 4 ft: 5``
+_STATUS = re.compile(rb"^#(\d+):?\s+(?:(\w+)\s+)?cov: (\d+) ft: (\d+)")
 _FINAL = re.compile(rb"^stat::(\w+):\s+(\d+)")
 _ARTEFACTS = {"timeout": "timeout", "oom": "oom", "crash": "crash", "leak": "leak"}
 MAX_RESTARTS = 25
@@ -181,6 +182,8 @@ def worker_command(
     ]
     if settings.runs is not None:
         flags.append(f"-runs={settings.runs}")
+    if settings.jobs > 1:  # libFuzzer's own fork mode: N child processes, one corpus
+        flags.append(f"-fork={settings.jobs}")
     if contract.transcripts:
         flags.append(f"-dict={dirs['dict']}")
     command += ["--", *flags, str(dirs["corpus"]), str(dirs["seeds"])]
@@ -302,7 +305,7 @@ def run(target: Target, settings: Settings) -> Report:
                 subprocess.Popen(
                     command, stdout=log, stderr=subprocess.PIPE, env=env, cwd=neutral_cwd(settings)
                 )
-                for _ in range(max(settings.jobs, 1))
+                for _ in range(1)  # --jobs N is libFuzzer's -fork=N inside it
             ]
             readers = [_Reader(w.stderr, log, start, report) for w in workers]  # type: ignore[arg-type]
             for reader in readers:

@@ -173,7 +173,7 @@ def _launcher(args: argparse.Namespace) -> str:
     A small shell script that starts this worker again with the same options
     (the target, ``--crash-on``, ...) and passes libFuzzer's flags through.
     """
-    if not any(flag.startswith("-minimize_crash") for flag in args.rest):
+    if not any(flag.startswith(("-minimize_crash", "-fork=", "-jobs=")) for flag in args.rest):
         return sys.argv[0]
     options = ["--target", args.target]
     for name in ("input", "crash_on", "findings"):

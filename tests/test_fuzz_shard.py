@@ -6,6 +6,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +42,24 @@ def test_the_cli_fuzzes_from_the_shards_seed_slice(tmp_path) -> None:
     assert report["executions"] > 0
     assert any((tmp_path / "parse-line" / "seeds-2of3").iterdir())
     assert not (tmp_path / "parse-line" / "seeds").exists()
+
+
+def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path) -> None:
+    from rechain.fuzz.contract import Contract
+    from rechain.fuzz.registry import TARGETS
+    from rechain.fuzz.runner import Settings, worker_command
+    from rechain.fuzz.worker import _launcher, _parser
+
+    dirs = {name: tmp_path / name for name in ("corpus", "seeds", "findings", "artefacts",
+                                               "dict")}
+    command = worker_command(TARGETS["parse-line"], Settings(10, jobs=3), Contract(), dirs, 10)
+    flags = command[command.index("--") + 1:]
+    assert "-fork=3" in flags and not any(f.startswith("-jobs=") for f in flags)
+    assert "-fork=1" not in worker_command(TARGETS["parse-line"], Settings(10), Contract(),
+                                           dirs, 10)
+    # libFuzzer starts its children by running argv[0]: it must be a program, not worker.py
+    args = _parser().parse_args(["--target", "rechain.fuzz.fuzz_parse_line:one_input", "--",
+                                 "-fork=3", str(tmp_path)])
+    launcher = Path(_launcher(args))
+    assert launcher.read_text().startswith("#!/bin/sh") and launcher.stat().st_mode & 0o111
+    assert "rechain.fuzz.worker" in launcher.read_text()
