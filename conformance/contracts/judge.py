@@ -38,13 +38,16 @@ def ordered(causes: Sequence[str]) -> tuple[str, ...]:
 
 
 def kind_of(data: bytes, verdict: Verdict, got: Any, wanted: Any) -> frozenset[str]:
-    """The kind of a failure, for grouping and shrinking: ``cause:<cause>`` and, when rows
-    are lost or extra, ``row:<what the first such row is>`` (``user:tool_result``,
-    ``assistant:text``, ``user+compact-summary``), so one cause on different rows is
-    shrunk as different kinds. Empty when it did not fail."""
+    """The kind of a failure, for grouping and shrinking: ``cause:<cause>``, the exception
+    a reader raised (``raised:<type>``) and, when rows are lost or extra,
+    ``row:<what the first such row is>`` (``user:tool_result``, ``assistant:text``,
+    ``user+compact-summary``), so one cause on different rows is shrunk as different
+    kinds. Empty when it did not fail."""
     if verdict.status not in ("fail", "crash", "timeout"):
         return frozenset()
     tokens = {f"cause:{verdict.cause}"}
+    if isinstance(got, Raised):  # each exception its own kind (one bad line, one bad byte)
+        tokens.add(f"raised:{got.type}")
     if verdict.cause in ("lost-row", "extra-row", "duplicate-row") and isinstance(
             got, Answered) and isinstance(wanted, Answered):
         mine = [m.get("uuid") for m in got.messages]
