@@ -74,12 +74,15 @@ class SkipList:
         if entry is None:
             return verdict
         if verdict.status == "fail" and entry.cause is not None:
-            if entry.cause not in verdict.causes:
+            tokens = tuple(signature)
+            known = [e for e in self.entries if e.cause is not None
+                     and e.covers(implementation, against, case_id, tokens)]
+            rest = tuple(c for c in verdict.causes if c not in {e.cause for e in known})
+            if rest == verdict.causes:
                 return verdict
-            rest = tuple(c for c in verdict.causes if c != entry.cause)
             if rest:  # a skip names one cause and never hides another in the same case
                 return replace(verdict, message=f"{verdict.message} (besides the known "
-                               f"{entry.cause}: {entry.reason})", causes=rest)
+                               f"{', '.join(e.cause or '' for e in known)})", causes=rest)
         if verdict.status == "fail":
             return Verdict("skip", f"known divergence: {entry.reason} ({entry.link})",
                            verdict.difference, verdict.causes)

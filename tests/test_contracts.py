@@ -256,3 +256,13 @@ def test_a_python_reader_declares_its_contract_in_rechain_info(tmp_path: Path) -
     cases = [line for line in lines if line["kind"] == "case"]
     assert cases and {line["against"] for line in cases} == {"agent-sdk@0.3.332 file-order"}
     assert lines[0]["implementations"][0]["info"]["contract"]["scope"] == "file-order"
+
+
+def test_two_skips_of_one_case_accept_its_two_causes() -> None:
+    entry = {"implementation": "r@*", "cases": ["c1"], "reason": "r", "link": "x"}
+    skips = parse({"version": 1, "skips": [{**entry, "cause": "extra-row"},
+                                           {**entry, "cause": "field"}]})
+    both = Verdict("fail", "m", None, ("extra-row", "field"))
+    assert skips.apply(both, "r@1", "t", "c1").status == "skip"
+    three = Verdict("fail", "m", None, ("lost-row", "extra-row", "field"))
+    assert skips.apply(three, "r@1", "t", "c1").causes == ("lost-row",)

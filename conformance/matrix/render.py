@@ -47,7 +47,8 @@ def row_of(slug: str, contract: str, lines: Sequence[Mapping[str, Any]], name: s
 def markdown(rows: Sequence[Row], command: str) -> str:
     """``docs/matrix.md``."""
     out = ["# Real readers, each judged by the contract it declares", "",
-           f"Produced by `{command}`. A reader's design choices are its contract (what it "
+           f"Produced by `{command}` (generated transcripts per reader: the total of its "
+           "passing column). A reader's design choices are its contract (what it "
            "declares it shows); a failure is what still differs, by cause. Each kind of "
            "failure was shrunk by Hypothesis to the minimal transcript below; the replay "
            "command re-runs it.", "",
