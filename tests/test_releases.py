@@ -89,3 +89,12 @@ def test_rows_copied_from_the_transcript_are_not_counted_as_appended() -> None:
               "message": {"role": "user", "content": "next"}}
     assert chained_to([*copied, prompt], "next", frozenset({"u1", "a1"})) == ("a1", "a1")
     assert chained_to([*copied, prompt], "next") == ("a1", None)
+
+
+def test_an_npm_failure_is_told_by_its_first_message_line() -> None:
+    from rechain.conformance.oracles.install import last_line
+
+    text = ("npm error code ETARGET\nnpm error notarget No matching version found for x@2.1.320.\n"
+            "npm error A complete log of this run can be found in: /root/.npm/_logs/1.log\n")
+    assert last_line(text) == "npm error notarget No matching version found for x@2.1.320."
+    assert last_line("ERR! one\nERR! two\n") == "ERR! two"

@@ -101,8 +101,12 @@ def check_pin(spec: OracleSpec, manifest: bytes) -> None:
 
 
 def last_line(text: str) -> str:
-    """The most telling line of a tool's output: npm puts the error summary last."""
+    """The most telling line of a tool's output: npm's first message, else the last error."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    npm = [line for line in lines if line.startswith("npm error")
+           and not line.startswith("npm error code") and "complete log" not in line]
+    if npm:  # npm's first message line says what went wrong (e.g. "404 No match found")
+        return npm[0]
     errors = [line for line in lines if "ERR" in line]
     return (errors or lines or ["(no output)"])[-1]
 
@@ -256,7 +260,7 @@ def npm_pack(npm: str, spec: OracleSpec, staging: Path) -> Iterator[tarfile.TarF
     """The release's npm tarball, fetched without installing or running anything; removed
     once read."""
     name = run_step(
-        [npm, "pack", "--silent", "--pack-destination", str(staging),
+        [npm, "pack", "--loglevel=error", "--pack-destination", str(staging),
          f"{spec.package}@{spec.version}"],
         spec, "npm pack", timeout=NPM_TIMEOUT_S,
     ).strip().splitlines()[-1]

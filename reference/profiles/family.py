@@ -120,11 +120,6 @@ def profile_for(version: str) -> Profile:
 def verified_releases() -> tuple[tuple[str, str], ...]:
     """(release, profile name) for every verified release and switch point, oldest first."""
     points = {v for v, _ in VERIFIED} | {s.first for s in SWITCHES}
-    points |= {_before(s.first) for s in SWITCHES}
     ordered = sorted((p for p in points if is_answered(p)), key=version_tuple)
     return tuple((v, f"claude-code@{v}") for v in ordered)
 
-
-def _before(version: str) -> str:
-    major, minor, patch = version_tuple(version)
-    return f"{major}.{minor}.{max(patch - 1, 0)}"
