@@ -60,8 +60,8 @@ class Run:
 
     ``source`` (a ``read.Source``; a read stage may leave its own findings in
     ``source.found``), ``parsed`` (``parse.Parsed``), ``graph`` (``graph.Graph``),
-    the leaf and the recovered chain (as far as the stages got before a reader
-    error), the options, and the profile's views.
+    the leaf and the recovered chain (``None`` and ``[]`` when a reader error came
+    before recovery finished), the options, and the profile's views.
     """
 
     source: Any

@@ -62,13 +62,13 @@ def _drive(data: bytes, profile: Profile, options: Options, session_id: str | No
     parsed = profile.parse(source.numbered_lines())
     graph = index(parsed.entries, parsed.lines, parsed.extras, parsed.facts)
     diagnostics: list[Diagnostic] = [*source.diagnostics, *parsed.diagnostics]
-    leaf: Json | None = None
-    chain: list[Json] = []
+    walked: tuple[Json | None, list[Json]] = (None, [])  # the leaf and chain, once recovered
     try:
         profile.relink(graph)
         leaf = profile.choose_leaf(graph)
         chain = profile.walk(graph, leaf) if leaf is not None else []
         chain = profile.recover(graph, chain)
+        walked = (leaf, chain)
         shown = profile.present(parsed, graph, chain, leaf, options)
     except ReaderError as error:
         diagnostics.extend(graph.diagnostics)
@@ -76,7 +76,7 @@ def _drive(data: bytes, profile: Profile, options: Options, session_id: str | No
         diagnostics.append(Diagnostic(None, "reader-error", str(error)))
         return Rebuild(profile.name, session_id, None, (), in_line_order(diagnostics),
                        error=str(error),
-                       run=Run(source, parsed, graph, leaf, chain, options, profile.views))
+                       run=Run(source, parsed, graph, *walked, options, profile.views))
     diagnostics.extend(graph.diagnostics)
     diagnostics.extend(left_out(graph, chain, shown.lines, profile.hidden_reason, options))
     for message, line in zip(shown.messages, shown.lines, strict=True):

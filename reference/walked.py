@@ -2,17 +2,18 @@
 
 ``rebuild`` answers what a profile *shows*; a reader that declares another scope
 (every branch, file order, usage) is judged against the same parsed rows and the
-same walked chain. This runs the profile's own stages up to the recovered chain
-and hands them back, without presenting anything. Pure, never raises on input.
+same walked chain: the profile's own stages, run once by the one driver
+(``rebuild``), up to the recovered chain. Pure, never raises on input.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rechain.reference.graph import Graph, ReaderError, index
+from rechain.reference.graph import Graph
 from rechain.reference.model import Json, Options
-from rechain.reference.profiles import DEFAULT_PROFILE, get_profile
+from rechain.reference.pipeline import rebuild
+from rechain.reference.profiles import DEFAULT_PROFILE
 from rechain.reference.stages import Profile
 
 
@@ -29,17 +30,10 @@ class Walked:
 
 def walked(data: bytes, profile: str | Profile = DEFAULT_PROFILE,
            options: Options | None = None) -> Walked:
-    """Parse, index, relink, choose the leaf, walk and recover, as ``profile`` does."""
-    chosen = profile if isinstance(profile, Profile) else get_profile(profile)
-    options = options or Options()
-    parsed = chosen.parse(chosen.read(data, options).numbered_lines())
-    graph = index(parsed.entries, parsed.lines, parsed.extras, parsed.facts)
-    try:
-        chosen.relink(graph)
-        leaf = chosen.choose_leaf(graph)
-        chain = chosen.walk(graph, leaf) if leaf is not None else []
-        chain = chosen.recover(graph, chain)
-    except ReaderError:
-        leaf, chain = None, []
-    return Walked(tuple(parsed.entries), tuple(parsed.lines), graph, tuple(chain),
-                  leaf["uuid"] if leaf is not None else None)
+    """Parse, index, relink, choose the leaf, walk and recover, as ``profile`` does: the run
+    of the one driver (a reader error before recovery finished leaves no leaf and no chain)."""
+    run = rebuild(data, profile, options).run
+    assert run is not None  # every rebuild keeps its run
+    leaf = run.leaf
+    return Walked(tuple(run.parsed.entries), tuple(run.parsed.lines), run.graph,
+                  tuple(run.chain), leaf["uuid"] if leaf is not None else None)
