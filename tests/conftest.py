@@ -8,6 +8,7 @@ test must not fail because the machine is busy (speed is for the benchmarks to s
 """
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -30,3 +31,26 @@ def pytest_configure(config: pytest.Config) -> None:
     ``--dist load``."""
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"
+    if getattr(config, "workerinput", {}).get("rechain_loadgroup"):
+        config.option.loadgroup = True  # workers parse the command line, not the override
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Tell each xdist worker whether the run groups tests (see ``pytest_configure``)."""
+    node.workerinput["rechain_loadgroup"] = node.config.option.dist == "loadgroup"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """pytest-xdist 3.8 puts a test in its group by renaming ``item._nodeid`` (``…@group``);
+    pytest 9.2 derives ``nodeid`` from ``item._id`` instead, so the rename is carried over
+    (without it every group is spread over the workers)."""
+    for item in items:
+        renamed = vars(item).get("_nodeid")
+        if isinstance(renamed, str) and renamed != item.nodeid:
+            try:
+                from _pytest.nodeid import coerce_node_id
+            except ImportError:  # an older pytest reads _nodeid itself
+                return
+            item._id = coerce_node_id(renamed)  # type: ignore[attr-defined]
