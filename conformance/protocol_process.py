@@ -74,9 +74,10 @@ def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]
     return env
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and its descendants in MiB (0 when it is gone)."""
-    total = 0.0
+def tree_status_kb(pid: int, field: str) -> list[int]:
+    """One ``/proc/*/status`` field (``VmRSS``, ``VmHWM``, in kB) of ``pid`` and each of its
+    descendants (empty when it is gone)."""
+    found: list[int] = []
     pending = [pid]
     seen: set[int] = set()
     while pending:
@@ -89,11 +90,15 @@ def rss_mb(pid: int) -> float:
             children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
         except OSError:
             continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1]) / 1024
+        found += [int(line.split()[1]) for line in status.splitlines()
+                  if line.startswith(f"{field}:")]
         pending.extend(int(child) for child in children)
-    return total
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and its descendants in MiB (0 when it is gone)."""
+    return sum(tree_status_kb(pid, "VmRSS")) / 1024
 
 
 def _kill_tree(proc: subprocess.Popen[bytes]) -> None:

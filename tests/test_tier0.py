@@ -19,7 +19,7 @@ import pytest
 
 from rechain.conformance.impls import connect
 from rechain.conformance.protocol import Answered, CaseInput, Crashed, Raised, TimedOut
-from rechain.conformance.protocol_process import Limits, rss_mb
+from rechain.conformance.protocol_process import Limits, rss_mb, tree_status_kb
 from rechain.errors import UsageError
 
 SID = "5e55a1d0-0b1e-4c0d-9e1a-6b2c3d4e5f60"
@@ -103,22 +103,7 @@ def largest_hwm_mb(pid: int) -> float:
     ``VmHWM`` counts from the process's exec; the kernel's ``ru_maxrss`` would also count
     the pages of the (large) test process that forked it, before the exec.
     """
-    largest, pending, seen = 0.0, [pid], set()
-    while pending:
-        current = pending.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmHWM:"):
-                largest = max(largest, int(line.split()[1]) / 1024)
-        pending.extend(int(child) for child in children)
-    return largest
+    return max(tree_status_kb(pid, "VmHWM"), default=0) / 1024
 
 
 def measured(args: list[str], cwd: Path, bound_s: float, cap_mb: float) -> Measured:
