@@ -62,12 +62,12 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.88", "the corpus's recorded 2.1.88 expectations, all three entry points"),
     ("2.1.285", "the whole corpus (202/202 option sets)"),
     ("2.1.303", "the cases each switch shows on (9/9)"),
-    ("2.1.304", "the cases each switch shows on (9/9)"),
+    ("2.1.304", "the whole corpus (205/205 option sets)"),
     ("2.1.318", "the cases each switch shows on (9/9)"),
-    ("2.1.319", "the cases each switch shows on (9/9)"),
-    ("2.1.321", "the cases each switch shows on (9/9)"),
+    ("2.1.319", "the whole corpus (205/205 option sets)"),
+    ("2.1.321", "the whole corpus (205/205 option sets)"),
     ("2.1.322", "the cases each switch shows on (9/9)"),
-    ("2.1.323", "the cases each switch shows on (9/9)"),
+    ("2.1.323", "the whole corpus (202/202 option sets)"),
     ("2.1.332", "the whole corpus's recorded expectations and generated sweeps"),
 )
 
