@@ -6,6 +6,13 @@ generated transcripts, which have no stable id), with a reason and a link. A
 failing case an entry covers is reported as ``skip``; a case an id entry covers
 that now *passes* fails the run, so a fixed divergence cannot hide behind a
 stale skip. Signature entries are not strict: generated inputs vary per run.
+
+An id entry may also give ``kind``: the signature of its minimal case (the tokens
+the shrinker recorded for it, e.g. ``cause:lost-row`` and ``row:user:tool_result``).
+A generated transcript that fails with exactly that kind is the same known bug, so
+the entry covers it too. Such an entry accepts its ``cause`` only: every other cause
+of the case still fails, and so does the same cause on another kind of row (a case
+that loses a tool result and a text is not covered by the lost tool result's skip).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from typing import Any
 from rechain.conformance.compare import Verdict
 from rechain.errors import UsageError
 
-_KEYS = {"implementation", "against", "cases", "signature", "cause", "reason", "link"}
+_KEYS = {"implementation", "against", "cases", "signature", "kind", "cause", "reason", "link"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +42,7 @@ class Skip:
     cases: tuple[str, ...] = ()
     signature: str | None = None
     cause: str | None = None  # the one cause it accepts; any other cause still fails
+    kind: frozenset[str] | None = None  # its minimal case's signature: generated cases too
 
     @property
     def strict(self) -> bool:
@@ -48,7 +56,14 @@ class Skip:
             return False
         if self.signature is not None:
             return any(fnmatchcase(token, self.signature) for token in signature)
+        return self.by_id(case_id) or (self.kind is not None and self.kind == set(signature))
+
+    def by_id(self, case_id: str) -> bool:
         return any(fnmatchcase(case_id, pattern) for pattern in self.cases)
+
+    def rows(self) -> frozenset[str]:
+        """The kinds of row its cause is about (``row:`` tokens of its kind), if any."""
+        return frozenset(t.removeprefix("row:") for t in self.kind or () if t.startswith("row:"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +81,12 @@ class SkipList:
         return None
 
     def apply(self, verdict: Verdict, implementation: str, against: str, case_id: str,
-              signature: Iterable[str] = ()) -> Verdict:
-        """The verdict after the skip list: covered failures skip, covered passes fail."""
+              signature: Iterable[str] = (), rows: Iterable[str] = ()) -> Verdict:
+        """The verdict after the skip list: covered failures skip, covered passes fail.
+
+        ``rows`` are the failure's rows by cause (``lost-row:user:tool_result``, see
+        ``contracts.judge.odd_rows``): an entry matched by its kind accepts its cause only
+        when every row of that cause is of a kind some matching entry names."""
         if verdict.status not in ("fail", "pass"):
             return verdict
         entry = self.find(implementation, against, case_id, signature)
@@ -77,18 +96,38 @@ class SkipList:
             tokens = tuple(signature)
             known = [e for e in self.entries if e.cause is not None
                      and e.covers(implementation, against, case_id, tokens)]
-            rest = tuple(c for c in verdict.causes if c not in {e.cause for e in known})
+            listed = [e for e in self.entries if e.kind is not None
+                      and fnmatchcase(implementation, e.implementation)
+                      and fnmatchcase(against, e.against)]  # its known kinds of row
+            accepted = {c for c in verdict.causes if _accepted(
+                c, [e for e in known if e.cause == c], [e for e in listed if e.cause == c],
+                case_id, rows)}
+            rest = tuple(c for c in verdict.causes if c not in accepted)
             if rest == verdict.causes:
                 return verdict
             if rest:  # a skip names one cause and never hides another in the same case
                 return replace(verdict, message=f"{verdict.message} (besides the known "
-                               f"{', '.join(e.cause or '' for e in known)})", causes=rest)
+                               f"{', '.join(sorted(accepted))})", causes=rest)
         if verdict.status == "fail":
             return Verdict("skip", f"known divergence: {entry.reason} ({entry.link})",
                            verdict.difference, verdict.causes)
         if entry.strict:
             return Verdict("fail", f"skipped case now passes: remove its skip ({entry.reason})")
         return verdict
+
+
+def _accepted(cause: str, known: Sequence[Skip], listed: Sequence[Skip], case_id: str,
+              rows: Iterable[str]) -> bool:
+    """Whether the entries covering a case (``known``, those naming ``cause``) account for
+    every row of that cause: each must be of a kind of row some entry for the reader
+    (``listed``) names as a known bug of that cause."""
+    if not known:
+        return False
+    if any(e.by_id(case_id) or e.kind is None or not e.rows() for e in known):
+        return True  # the listed case itself, or an entry about the cause as a whole
+    named = {row for e in listed for row in e.rows()}
+    return all(row.removeprefix(f"{cause}:") in named for row in rows
+               if row.startswith(f"{cause}:"))
 
 
 def covering(lines: Iterable[Mapping[str, Any]], generated: Iterable[str] = ()) -> dict[str, Any]:
@@ -138,11 +177,18 @@ def parse(data: Any, source: str = "skips") -> SkipList:
         if cases is not None and (not isinstance(cases, list) or not cases
                                   or not all(isinstance(c, str) for c in cases)):
             raise UsageError(f"{where}: \"cases\" must be a non-empty list of globs")
+        kind = item.get("kind")
+        if kind is not None and (cases is None or item.get("cause") is None or not isinstance(
+                kind, list) or not kind or not all(isinstance(t, str) for t in kind)
+                or f"cause:{item['cause']}" not in kind):
+            raise UsageError(f"{where}: \"kind\" is its case's signature (a non-empty list "
+                             "of tokens with cause:<its cause>), given with \"cases\"")
         entries.append(Skip(
             implementation=item["implementation"], reason=item["reason"], link=item["link"],
             against=str(item.get("against", "*")), cases=tuple(cases or ()),
             signature=str(signature) if signature is not None else None,
             cause=str(item["cause"]) if item.get("cause") is not None else None,
+            kind=frozenset(kind) if kind is not None else None,
         ))
     return SkipList(tuple(entries))
 

@@ -48,19 +48,36 @@ def kind_of(data: bytes, verdict: Verdict, got: Any, wanted: Any) -> frozenset[s
     tokens = {f"cause:{verdict.cause}"}
     if isinstance(got, Raised):  # each exception its own kind (one bad line, one bad byte)
         tokens.add(f"raised:{got.type}")
-    if verdict.cause in ("lost-row", "extra-row", "duplicate-row") and isinstance(
-            got, Answered) and isinstance(wanted, Answered):
-        mine = [m.get("uuid") for m in got.messages]
-        theirs = [m.get("uuid") for m in wanted.messages]
-        if verdict.cause == "lost-row":
-            odd = next((u for u in theirs if u not in set(mine)), None)
-        elif verdict.cause == "extra-row":
-            odd = next((u for u in mine if u not in set(theirs)), None)
-        else:
-            odd = next((u for u in mine if mine.count(u) > 1), None)
-        if isinstance(odd, str):
-            tokens.add(f"row:{_row_kind(data, odd)}")
+    odd = _odd_uuids(verdict.cause, got, wanted)[:1]
+    if odd and isinstance(odd[0], str):
+        tokens.add(f"row:{_row_kind(data, odd[0])}")
     return frozenset(tokens)
+
+
+def odd_rows(data: bytes, verdict: Verdict, got: Any, wanted: Any) -> frozenset[str]:
+    """Every row a failure is about, as ``<cause>:<row kind>`` (``lost-row:assistant:text``)
+    for each of its row causes: what a skip of one kind of row must not hide (a case that
+    loses a tool result and a text is not covered by a skip of the lost tool result)."""
+    if verdict.status not in ("fail", "crash", "timeout"):
+        return frozenset()
+    return frozenset(f"{cause}:{_row_kind(data, uuid)}" for cause in verdict.causes
+                     for uuid in _odd_uuids(cause, got, wanted) if isinstance(uuid, str))
+
+
+def _odd_uuids(cause: str | None, got: Any, wanted: Any) -> list[Any]:
+    """The rows (uuids, in order) a row cause is about: lost, extra or shown twice."""
+    if cause not in ("lost-row", "extra-row", "duplicate-row") or not (
+            isinstance(got, Answered) and isinstance(wanted, Answered)):
+        return []
+    mine = [m.get("uuid") for m in got.messages]
+    theirs = [m.get("uuid") for m in wanted.messages]
+    if cause == "lost-row":
+        odd = [u for u in theirs if u not in set(mine)]
+    elif cause == "extra-row":
+        odd = [u for u in mine if u not in set(theirs)]
+    else:
+        odd = [u for u in mine if mine.count(u) > 1]
+    return list(dict.fromkeys(odd))
 
 
 def _row_kind(data: bytes, uuid: str) -> str:
