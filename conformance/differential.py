@@ -357,6 +357,11 @@ def intended_of(
         return None
 
 
+def generated_id(kind: str, index: int) -> str:
+    """The case id of the ``index``-th transcript of a generated group: ``gen-00003``."""
+    return f"{kind[:3]}-{index:05d}"
+
+
 def make_item(value: Any, kind: str, index: int, profile: str,
               options: Mapping[str, Any] | None = None, view: View = "session-messages") -> Item:
     """A runner item for one generated value, asked in ``view``.
@@ -365,7 +370,7 @@ def make_item(value: Any, kind: str, index: int, profile: str,
     that view carry it.
     """
     chosen = dict(options or DEFAULT_OPTIONS)
-    case = CaseInput(f"{kind[:3]}-{index:05d}", value.to_bytes(), session_of(value), chosen,
+    case = CaseInput(generated_id(kind, index), value.to_bytes(), session_of(value), chosen,
                      view=view)
     intended = intended_of(value, profile, chosen) if view == "session-messages" else None
     return Item(case, kind, None, intended, value)

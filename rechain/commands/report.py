@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from rechain.commands._outputs import render
 from rechain.conformance import report
 from rechain.conformance.report_merge import merge
 
@@ -53,13 +54,11 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Merge, write, render; the exit code is the merged footer's."""
-    from rechain.commands.check import _render
-
     lines = merge([report.read(path) for path in args.reports], [str(p) for p in args.reports])
     if args.report is not None:
         with args.report.open("wb") as stream:
             writer = report.Writer(stream)
             for line in lines:
                 writer.write(line)
-    _render(args, lines)
+    render(args, lines)
     return int(lines[-1]["exit"])

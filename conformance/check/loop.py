@@ -1,0 +1,128 @@
+"""One ``rechain check`` run: plan, run every case, shrink, and write the report lines.
+
+The command gives the settings, a way to say things and a progress bar, and gets the
+report's lines back to render; nothing here prints the results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from rechain import shard
+from rechain.conformance import differential as diff
+from rechain.conformance import report, report_resume, skips
+from rechain.conformance.annotate import annotations
+from rechain.conformance.check import inputs
+from rechain.conformance.check.plan import Plan
+from rechain.conformance.check.settings import Settings
+from rechain.conformance.check.shrinking import shrink_all
+from rechain.conformance.compare import Verdict
+from rechain.conformance.impls import label
+from rechain.conformance.protocol import Outcome
+from rechain.conformance.report_resume import Previous
+from rechain.conformance.runner import Against, Item, Record, run_items
+from rechain.errors import UsageError
+
+Json = dict[str, Any]
+Say = Callable[[str], None]
+
+
+class Bar(Protocol):
+    """A progress display: one step per case (with its failures), then the end."""
+
+    def step(self, not_passing: int = 0) -> None: ...
+
+    def end(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """The report's lines, and the stop (Ctrl-C, SIGTERM) that cut the run short, if any."""
+
+    lines: list[Json]
+    interrupted: KeyboardInterrupt | None = None
+
+    @property
+    def exit(self) -> int:
+        return int(self.lines[-1]["exit"])
+
+
+def _signer(item: Item, verdict: Verdict, got: Outcome, expected: Outcome) -> frozenset[str]:
+    return diff.signature(item.case.data, verdict, got, expected)
+
+
+def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
+          previous: Previous | None = None) -> Finished:
+    """Run the check ``settings`` describe (continuing ``previous``'s report when given)."""
+    if settings.jobs < 1 or settings.timeout <= 0 or (settings.examples is not None
+                                                      and settings.examples < 0):
+        raise UsageError("--jobs and --timeout must be positive, --examples not negative")
+    clock = time.monotonic()
+    plan = Plan(settings)
+    skip_list = None if settings.no_skips else skips.load(settings.skips)
+    examples = settings.examples_run
+    if examples and plan.view != "session-messages" and not (settings.against
+                                                              or plan.default_against):
+        say("generated transcripts have nothing to be compared with in the resume views "
+            "without --against (e.g. --against claude-code); checking the corpus only")
+        examples = 0
+    items = ([] if settings.no_corpus
+             else inputs.corpus(settings.corpus, plan.profile, plan.view, settings.case))
+    if settings.shard is not None:
+        shard.require(settings.shard, len(items) + examples, "cases")
+    first = plan.connections()
+    saved = inputs.saved(plan.database, examples, plan.profile, plan.view, say)
+    generated = inputs.generated(examples, settings.seed, plan.profile, say, plan.view)
+    kept = shard.assign(settings.shard, saved, items + generated)
+    if previous is not None:
+        kept = report_resume.remaining(kept, previous, lambda pair: pair[1].case.id)
+    positions, items = [p for p, _ in kept], [item for _, item in kept]
+    with contextlib.ExitStack() as stack:
+        opened = (report_resume.reopen(previous) if previous is not None
+                  else settings.report.open("wb") if settings.report else None)
+        stream = stack.enter_context(opened) if opened is not None else None
+        writer = report.Writer(stream)
+        infos = [(label("", i.info), i.info) for i in first.implementations]
+        infos += [(t.label, t.implementation.info) for t in first.targets if isinstance(t, Against)]
+        if previous is not None:
+            writer.lines.extend(previous.lines)  # in the file already: counted, not rewritten
+        else:
+            head = {**report.header(infos, [t.label for t in first.targets],
+                                    argv=list(settings.argv), seed=settings.seed,
+                                    examples=examples, profile=plan.profile,
+                                    started=settings.started, strictness=plan.level),
+                    "cwd": str(Path.cwd())}
+            writer.write({**head, "shard": settings.shard.to_json()} if settings.shard else head)
+        records: list[Record] = []
+        interrupted: KeyboardInterrupt | None = None
+        bar = progress(len(items))
+        try:
+            for item, found in run_items(items, plan.connections, jobs=settings.jobs,
+                                         skips=skip_list, signature=_signer, first=first):
+                bar.step(sum(r.status in ("fail", "crash", "timeout") for r in found))
+                lines = []
+                for local, extra in zip(found, annotations(item, found, plan.profile),
+                                        strict=True):
+                    record = replace(local, seq=positions[local.seq - 1] + 1)  # as unsplit
+                    records.append(record)
+                    lines.append(report.case_line(record, **extra))
+                writer.write_all(lines)  # one case's lines together: all on file, or none
+            bar.end()
+            if not settings.no_shrink:
+                by_id = {item.case.id: item for item in generated}
+                for line in shrink_all(settings, plan, first, records, by_id, examples, say):
+                    writer.write(line)
+        except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: the summary of what finished
+            bar.end()
+            interrupted = stop
+        finally:
+            cases = [line for line in writer.lines if line["kind"] == "case"]
+            writer.write(report.footer(cases, plan.rates(), time.monotonic() - clock,
+                                       interrupted=interrupted is not None))
+            plan.close()
+        return Finished(writer.lines, interrupted)
