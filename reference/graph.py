@@ -14,6 +14,7 @@ from typing import Any
 
 from rechain.reference.facts import ELIGIBLE, KIND, PARENT, UUID, Facts, facts_of
 from rechain.reference.js.values import UNDEFINED, describe, key, prop, truthy
+from rechain.reference.lazyrows import LazyEntries, LazyNodes
 from rechain.reference.model import Diagnostic, Json
 
 
@@ -54,14 +55,16 @@ def index(
     """Map uuid to entry (a later duplicate replaces the earlier one).
 
     ``facts``, when the parser gathered them, run parallel to ``entries``; the
-    index then reads each uuid from them rather than from the (cold) entry.
+    index then reads each uuid from them rather than from the (cold) entry. Entries
+    a parser left undecoded (``LazyEntries``) stay so in the index (``LazyNodes``).
     """
-    nodes: dict[str, Json] = {}
+    lazy = isinstance(entries, LazyEntries) and facts is not None
+    nodes: dict[str, Json] = LazyNodes() if lazy else {}
     position: dict[str, int] = {}
     line: dict[str, int] = {}
     diagnostics: list[Diagnostic] = []
     known: dict[str, Facts] | None = None if facts is None else {}
-    for at, entry in enumerate(entries):
+    for at, entry in enumerate(entries.stored() if lazy else entries):  # type: ignore[attr-defined]
         if known is not None:
             fact = facts[at]  # type: ignore[index]
             uuid = fact[UUID]

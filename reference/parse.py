@@ -19,11 +19,17 @@ from rechain.reference import queued
 from rechain.reference.facts import Facts, facts_of
 from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.js.values import prop, truthy
+from rechain.reference.lazyrows import LazyEntries, Pending, glance, valid_utf8
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.read import NumberedLines
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachment"})
 _LEADING = bytes(range(0x21))
+_LEADING_CHUNK = 1 << 16
+# types a glance can keep undecoded: attachments and queue operations feed the delivery
+# tally and host rows are kept whole, so those are parsed at once
+_GLANCED = frozenset({"user", "assistant", "progress", "system"})
+_PARSED_AT_ONCE = frozenset({"attachment", "host-row", "queue-operation"})
 
 
 @dataclass(slots=True)
@@ -74,21 +80,39 @@ def rewrite_voice_call(value: Any) -> Any:
 def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     """The TS SDK's line parser, reporting each skipped line.
 
-    Lines of a whole buffer (``NumberedLines``) are read as memoryviews, not copied.
+    Lines of a whole buffer (``NumberedLines``) are read in place, never copied, and
+    when the buffer is UTF-8 each line is first glanced at (``lazyrows.py``): a
+    conversation row is kept undecoded with its facts, a line of another type only
+    reported; the rest, and every line of other inputs, is parsed at once.
     """
-    numbered: Iterable[tuple[int, bytes | memoryview]] = (
-        lines.views() if isinstance(lines, NumberedLines) else lines
-    )
     facts: list[Facts] = []
     parsed = Parsed(facts=facts)
+    buffer: bytes | None = None
+    numbered: Iterable[tuple[int, bytes | memoryview, int]]
+    if isinstance(lines, NumberedLines):
+        numbered = lines.views()
+        if valid_utf8(lines.data):
+            buffer = lines.data
+            parsed.entries = LazyEntries()
+    else:
+        numbered = ((number, raw, 0) for number, raw in lines)
     entries, numbers, diagnostics = parsed.entries, parsed.lines, parsed.diagnostics
     tally = queued.DeliveryTally()
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
-    for number, raw in numbered:
-        data = bytes(raw).lstrip(_LEADING) if raw and raw[0] <= 0x20 else raw
+    for number, raw, start in numbered:
+        data = raw
+        if raw and raw[0] <= 0x20:
+            skipped = _leading(raw)
+            data = raw[skipped:]
+            start += skipped
         if not data:
             diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
             continue
+        if buffer is not None:
+            seen = glance(data)
+            row = Pending(buffer, start, start + len(data))
+            if seen is not None and _glanced(parsed, number, seen, row):
+                continue
         try:
             value = loads(data)  # the fast path; parse_line handles what orjson refuses
         except (decode_error, RecursionError):
@@ -131,6 +155,40 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
             tally.add(value)
     parsed.delivered = tally.counts()
     return parsed
+
+
+def _glanced(parsed: Parsed, number: int, seen: Json, row: Pending) -> bool:
+    """Account for a glanced line without decoding it; False: it needs parsing now.
+
+    ``seen`` holds the line's graph fields (``lazyrows.glance``), ``row`` its span.
+    """
+    kind = seen.get("type")
+    if type(kind) is not str:
+        kind = None
+    if kind in _PARSED_AT_ONCE or (kind == "system" and seen.get("subtype") == "voice_call_talk"):
+        return False
+    if kind not in _GLANCED:
+        parsed.diagnostics.append(_ignored(number, kind))
+    elif type(seen.get("uuid")) is not str:
+        parsed.diagnostics.append(
+            Diagnostic(number, "missing-uuid", f"{kind} entry without a string uuid")
+        )
+    else:
+        parsed.entries.append(row)
+        parsed.lines.append(number)
+        parsed.facts.append(facts_of(seen))  # type: ignore[union-attr]
+    return True
+
+
+def _leading(raw: bytes | memoryview) -> int:
+    """How many bytes up to 0x20 start the line (the SDK skips them), a chunk at a time:
+    a line of a gigabyte of NUL bytes is never copied whole."""
+    for at in range(0, len(raw), _LEADING_CHUNK):
+        chunk = bytes(raw[at : at + _LEADING_CHUNK])
+        rest = len(chunk.lstrip(_LEADING))
+        if rest:
+            return at + len(chunk) - rest
+    return len(raw)
 
 
 def _ignored(number: int, kind: Any) -> Diagnostic:

@@ -64,8 +64,9 @@ class NumberedLines:
             pieces.pop()
         return enumerate(pieces, self.first_line)
 
-    def views(self) -> Iterator[tuple[int, memoryview]]:
-        """The same lines as ``__iter__``, as memoryviews into the buffer."""
+    def views(self) -> Iterator[tuple[int, memoryview, int]]:
+        """The same lines as ``__iter__``, as memoryviews into the buffer, and each
+        line's offset in it."""
         data = self.data
         view = memoryview(data)
         find = data.find
@@ -76,7 +77,7 @@ class NumberedLines:
             newline = find(b"\n", start)
             if newline == -1:
                 newline = end
-            yield number, view[start:newline]
+            yield number, view[start:newline], start
             number += 1
             start = newline + 1
 

@@ -30,7 +30,7 @@ def trailing_queued_commands(
     if leaf is None:
         return []
     if facts is not None:
-        attachments = (e for e, f in zip(entries, facts, strict=True) if f[KIND] == "attachment")
+        attachments = (entries[at] for at, f in enumerate(facts) if f[KIND] == "attachment")
     else:
         attachments = (e for e in entries if e.get("type") == "attachment")
     if not any(queued_attachment(e) is not None for e in attachments):

@@ -17,7 +17,7 @@ EDGES = [b"", b"\n", b"\n\n", b"a", b"a\n", b"a\nb", b"a\n\nb\n", b"\r\n\r", b"a
 @pytest.mark.parametrize("data", EDGES)
 def test_line_views_are_exactly_the_split_lines(data: bytes) -> None:
     lines = NumberedLines(data, 7)
-    assert [(n, bytes(v)) for n, v in lines.views()] == list(lines)
+    assert [(n, bytes(v)) for n, v, _ in lines.views()] == list(lines)
 
 
 def transcript() -> bytes:

@@ -201,8 +201,22 @@ class _Writer:
         )
 
 
-def synthetic_transcript(size_bytes: int, seed: int = 0) -> bytes:
-    """About ``size_bytes`` of transcript; deterministic for a seed."""
+#: what ``rechain bench load --kind`` writes: the chain is the file, or a small part of it
+KINDS = ("linear", "mostly-dead")
+#: in a mostly-dead transcript, how much of the file each abandoned branch takes
+_BRANCH_SHARE = 0.05
+
+
+def synthetic_transcript(size_bytes: int, seed: int = 0, kind: str = "linear") -> bytes:
+    """About ``size_bytes`` of transcript; deterministic for a seed.
+
+    ``linear``: one conversation (with a few rewinds and a compaction that keeps
+    its preserved segment), nearly every line on the returned chain. ``mostly-dead``:
+    the user goes back to the first prompt again and again, each branch about 5 % of
+    the file, so that about 95 % of the lines are on abandoned branches.
+    """
+    if kind == "mostly-dead":
+        return _mostly_dead(size_bytes, seed)
     writer = _Writer(seed)
     compacted = False
     while writer.size < size_bytes:
@@ -215,5 +229,20 @@ def synthetic_transcript(size_bytes: int, seed: int = 0) -> bytes:
         if not compacted and writer.size > size_bytes // 2 and len(writer.users) > 2:
             writer.compact()
             compacted = True
+    writer.write({"type": "last-prompt", "lastPrompt": "done", "sessionId": writer.session})
+    return b"".join(writer.lines)
+
+
+def _mostly_dead(size_bytes: int, seed: int) -> bytes:
+    writer = _Writer(seed)
+    writer.prompt()
+    root = writer.cursor
+    branch_end = writer.size + int(size_bytes * _BRANCH_SHARE)
+    while writer.size < size_bytes:
+        writer.prompt()
+        writer.turn()
+        if writer.size >= branch_end:
+            writer.cursor = root  # back to the first prompt: this branch is abandoned
+            branch_end = writer.size + int(size_bytes * _BRANCH_SHARE)
     writer.write({"type": "last-prompt", "lastPrompt": "done", "sessionId": writer.session})
     return b"".join(writer.lines)

@@ -1,0 +1,174 @@
+"""Rows kept as their line's bytes until a stage reads them: the parse below the floor.
+
+Most of a long transcript's lines are never shown (abandoned branches, history
+before a compaction, progress rows): building their dicts is the largest cost
+of a load. So the SDK parser first *glances* at a line: ``msgspec`` decodes it
+into a ``TypedDict`` naming only the fields the graph needs (uuid, type,
+parent, the leaf filter's flags, ``message.id`` and the content blocks' ids),
+validating the rest of the line without building it. A row then stays a
+``Pending`` (the buffer and the line's span) in ``LazyEntries`` / ``LazyNodes``
+until a stage reads it, when it gets the exact ``JSON.parse`` decode it would
+have had eagerly.
+
+Exactness: the glance is trusted only where it cannot differ from
+``JSON.parse``. msgspec refuses everything ``JSON.parse`` refuses but invalid
+UTF-8 in a skipped string, so a buffer that is not valid UTF-8 is parsed
+eagerly; what msgspec refuses (lone surrogate escapes, nesting deeper than it
+allows, a field of an unexpected shape, a line that is not an object) is
+parsed eagerly too. Numbers it accepts that orjson does not (``1e400``) are in
+skipped fields, and the full decode goes to the exact parser. Duplicate keys:
+the last one wins in the glance as in ``JSON.parse``.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+from typing import Any, TypedDict
+
+import msgspec
+import orjson
+
+from rechain.reference.js.jsonparse import parse_line
+from rechain.reference.model import Json
+
+
+class _Block(TypedDict, total=False):
+    type: Any
+    id: Any
+    tool_use_id: Any
+
+
+class _Message(TypedDict, total=False):
+    id: Any
+    content: list[_Block] | str | None
+
+
+class _Attachment(TypedDict, total=False):
+    type: Any
+
+
+class _Glance(TypedDict, total=False):
+    uuid: Any
+    type: Any
+    parentUuid: Any
+    subtype: Any
+    isSidechain: Any
+    teamName: Any
+    message: _Message | None
+    attachment: _Attachment | None
+
+_DECODER = msgspec.json.Decoder(_Glance)
+_UTF8_CHUNK = 1 << 20
+
+
+def glance(raw: bytes | memoryview) -> Json | None:
+    """The graph's fields of one line (absent keys absent), or None: parse it eagerly."""
+    try:
+        return _DECODER.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def valid_utf8(data: bytes) -> bool:
+    """Whether the whole buffer is UTF-8 (decoded a chunk at a time: no copy of it kept)."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), _UTF8_CHUNK):
+            decoder.decode(view[start : start + _UTF8_CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class Pending:
+    """A row not decoded yet: its buffer and span; decoded once, on first read."""
+
+    __slots__ = ("data", "start", "stop", "value")
+
+    def __init__(self, data: bytes, start: int, stop: int) -> None:
+        self.data = data
+        self.start = start
+        self.stop = stop
+        self.value: Json | None = None
+
+    def decoded(self) -> Json:
+        """The row as ``JSON.parse`` gives it (the glance established that it parses)."""
+        value = self.value
+        if value is None:
+            raw = memoryview(self.data)[self.start : self.stop]
+            try:
+                value = orjson.loads(raw)
+            except (orjson.JSONDecodeError, RecursionError):
+                value, _ = parse_line(bytes(raw))
+            self.value = value
+        return value  # type: ignore[return-value]
+
+
+class LazyEntries(list):  # type: ignore[type-arg]
+    """The parsed entries in file order; a ``Pending`` one is decoded when read."""
+
+    def __getitem__(self, at: Any) -> Any:
+        found = list.__getitem__(self, at)
+        if type(at) is slice:
+            return [item.decoded() if type(item) is Pending else item for item in found]
+        return found.decoded() if type(found) is Pending else found
+
+    def __iter__(self) -> Iterator[Json]:
+        for item in list.__iter__(self):
+            yield item.decoded() if type(item) is Pending else item
+
+    def __eq__(self, other: object) -> bool:
+        return [*self] == (other if type(other) is list else [*other])  # type: ignore[misc]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __repr__(self) -> str:
+        return repr([*self])
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def stored(self) -> Iterator[Json | Pending]:
+        """The entries as kept (decoded or not), for an index that must not decode them."""
+        return list.__iter__(self)
+
+
+class LazyNodes(dict):  # type: ignore[type-arg]
+    """uuid -> entry; a ``Pending`` entry is decoded (and kept decoded) when read."""
+
+    def __getitem__(self, uuid: Any) -> Json:
+        found = dict.__getitem__(self, uuid)
+        if type(found) is Pending:
+            found = found.decoded()
+            dict.__setitem__(self, uuid, found)
+        return found  # type: ignore[no-any-return]
+
+    def get(self, uuid: Any, default: Any = None) -> Any:
+        return self[uuid] if dict.__contains__(self, uuid) else default
+
+    def values(self) -> Iterator[Json]:  # type: ignore[override]
+        return (self[uuid] for uuid in dict.keys(self))
+
+    def items(self) -> Iterator[tuple[str, Json]]:  # type: ignore[override]
+        return ((uuid, self[uuid]) for uuid in dict.keys(self))
+
+    def copy(self) -> dict[str, Json]:
+        return dict(self.items())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, dict) and self.keys() == other.keys() and all(
+            self[uuid] == other[uuid] for uuid in self
+        )
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __repr__(self) -> str:
+        return repr(self.copy())
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,140 @@
+"""The glance-then-decode parse (``lazyrows.py``) answers exactly as parsing every line.
+
+The eager path is the same parser fed copied lines (``list(NumberedLines)``), which
+never glances: every rebuild, view and diagnostic must be the same either way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rechain.reference import PROFILES, Options
+from rechain.reference.facts import facts_of
+from rechain.reference.lazyrows import LazyEntries, LazyNodes, Pending, glance, valid_utf8
+from rechain.reference.parse import parse_sdk
+from rechain.reference.profiles import get_profile
+from rechain.reference.read import NumberedLines
+from rechain.reference.stages import Profile, drive
+from rechain.strategies import corrupted, transcripts
+
+SDK = get_profile("sdk")
+
+
+def _eager(profile: Profile) -> Profile:
+    """The profile with its parser fed copied lines: no glance, every line decoded."""
+    parse = profile.parse
+    return dataclasses.replace(profile, parse=lambda lines: parse(list(lines)))
+
+
+def _both(data: bytes, profile: Profile = SDK) -> tuple[dict[str, object], dict[str, object]]:
+    lazy = drive(data, profile, Options(), None)
+    eager = drive(data, _eager(profile), Options(), None)
+    return lazy.to_json(), eager.to_json()
+
+
+@settings(max_examples=60)
+@given(transcripts(rewinds=True, compaction=True))
+def test_lazy_and_eager_parse_agree_on_generated_transcripts(t: object) -> None:
+    lazy, eager = _both(t.to_bytes())  # type: ignore[attr-defined]
+    assert lazy == eager
+
+
+@settings(max_examples=80)
+@given(corrupted(transcripts(rewinds=True)))
+def test_lazy_and_eager_parse_agree_on_corrupted_transcripts(c: object) -> None:
+    lazy, eager = _both(c.data)  # type: ignore[attr-defined]
+    assert lazy == eager
+
+
+# lines where a fast decoder could part from JSON.parse: each must be decided exactly
+TRICKY = [
+    b'{"type":"user","uuid":"a","x":"\\ud800","message":{"role":"user","content":"hi"}}',
+    b'{"type":"user","uuid":"a","x":1e400,"parentUuid":null}',
+    b'{"type":"user","uuid":"a","uuid":"b","parentUuid":"a"}',
+    b'{"type":"user","uuid":"a","message":{"id":"m","content":[{"type":"tool_result",'
+    b'"tool_use_id":"t"}]},"message":{"content":"plain"}}',
+    b'{"type":"assistant","uuid":"c","message":{"id":"m1","content":[{"type":"tool_use",'
+    b'"id":"t1","id":"t2"}]}}',
+    b'{"\\u0074ype":"user","\\u0075uid":"d","parentUuid":"c"}',
+    b'{"type":"user","uuid":"e","x":' + b"[" * 1500 + b"]" * 1500 + b"}",
+    b'{"type":"user","uuid":"f","message":{"content":[1,"x",null]}}',
+    b'{"type":"user","uuid":"g","message":{"content":{"type":"tool_result"}}}',
+    b'{"type":"user","uuid":"h","x":"a\x01b"}',
+    b'{"type":"user","uuid":"i",}',
+    b'{"type":"user","uuid":1}',
+    b'{"type":["user"],"uuid":"j"}',
+    b'{"type":"system","subtype":"voice_call_talk","uuid":"k","content":"x",'
+    b'"origin":{"kind":"voice-call"}}',
+    b'{"type":"attachment","uuid":"l","attachment":{"type":"queued_command","prompt":"p"}}',
+    b'{"type":"file-history-snapshot","messageId":"m"}',
+    b'{"type":"user","uuid":"m","isSidechain":1e400,"teamName":"","parentUuid":"l"}',
+    b'  \t{"type":"user","uuid":"n","parentUuid":"m"}',
+    b"\x00\x00[1]",
+    b"null",
+    b"",
+]
+
+
+@pytest.mark.parametrize("at", range(len(TRICKY)))
+def test_lazy_and_eager_parse_agree_on_lines_a_fast_decoder_may_misread(at: int) -> None:
+    data = b"\n".join([*TRICKY[at:], *TRICKY[:at]]) + b"\n"
+    for profile in PROFILES.values():
+        lazy, eager = _both(data, profile)
+        assert lazy == eager
+
+
+def test_a_buffer_with_invalid_utf8_is_parsed_eagerly() -> None:
+    data = b'{"type":"user","uuid":"a","x":"\xff"}\n'
+    assert not valid_utf8(data)
+    parsed = parse_sdk(NumberedLines(data))
+    assert [d.kind for d in parsed.diagnostics] == ["invalid-utf8"]
+    assert type(parsed.entries) is list and parsed.entries[0]["x"] == "\ufffd"
+
+
+def test_utf8_check_spans_chunk_edges() -> None:
+    data = b"a" * ((1 << 20) - 1) + "é".encode() + b"\n"
+    assert valid_utf8(data)
+    assert not valid_utf8(data[:-2])  # ends inside a sequence
+
+
+def test_glanced_rows_stay_undecoded_until_read() -> None:
+    data = (
+        b'{"type":"user","uuid":"a","parentUuid":null,"message":{"role":"user","content":"q"}}\n'
+        b'{"type":"progress","uuid":"b","parentUuid":"a","data":{"big":[1,2,3]}}\n'
+    )
+    parsed = parse_sdk(NumberedLines(data))
+    assert isinstance(parsed.entries, LazyEntries)
+    stored = list(parsed.entries.stored())
+    assert all(type(row) is Pending for row in stored)
+    assert parsed.facts == [facts_of(orjson.loads(line)) for line in data.splitlines()]
+    assert parsed.entries[1] == orjson.loads(data.splitlines()[1])
+    assert stored[1].value is not None and stored[0].value is None
+
+
+def test_lazy_nodes_decode_on_read_and_keep_identity() -> None:
+    data = b'{"type":"user","uuid":"a"}'
+    row = Pending(data, 0, len(data))
+    nodes = LazyNodes({"a": row})
+    first = nodes["a"]
+    assert first == {"type": "user", "uuid": "a"}
+    assert nodes.get("a") is first and row.decoded() is first
+    assert list(nodes.values()) == [first] and nodes.get("z") is None
+
+
+def test_glance_names_only_the_graph_fields() -> None:
+    seen = glance(b'{"type":"user","uuid":"a","cwd":"/x","message":{"role":"user","id":"m",'
+                  b'"content":[{"type":"text","text":"long"}]}}')
+    assert seen == {"type": "user", "uuid": "a",
+                    "message": {"id": "m", "content": [{"type": "text"}]}}
+    assert glance(b"[1]") is None and glance(b'{"a":"\\ud800"}') is None
+
+
+@given(st.binary(max_size=200))
+def test_lazy_and_eager_parse_agree_on_any_bytes(data: bytes) -> None:
+    lazy, eager = _both(data)
+    assert lazy == eager
