@@ -21,11 +21,44 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 STDERR_LINES = 40
 
 
 class ProcessError(Exception):
     """The process died, timed out or never started; the owner maps it to its own error."""
+
+
+def dumps_line(value: Any) -> bytes:
+    """One request line, ASCII only (a reader may not decode UTF-8): orjson, several times
+    faster on megabyte batches of base64, else ``json`` for the rest (non-ASCII text,
+    lone surrogates, integers beyond 64 bits)."""
+    with contextlib.suppress(TypeError):
+        line = orjson.dumps(value, option=orjson.OPT_APPEND_NEWLINE)
+        if line.isascii():
+            return line
+    return json.dumps(value).encode("ascii") + b"\n"
+
+
+def loads_line(line: bytes) -> Any:
+    """One reply line parsed (None when it is not JSON): orjson, else ``json`` for what
+    orjson refuses but JavaScript writes (an escaped lone surrogate), reading integers
+    as orjson does (beyond 64 bits a float, the double JavaScript meant)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(line, parse_int=_integer)
+    except ValueError:
+        return None
+
+
+def _integer(text: str) -> int | float:
+    """A JSON integer as orjson reads it: an int within 64 bits, else a float."""
+    value = int(text)
+    return value if -(2**63) <= value < 2**64 else float(text)
 
 
 def pump(stream: IO[bytes], sink: queue.Queue[bytes | None]) -> None:
@@ -110,7 +143,7 @@ class JsonLinesProcess:
     def request(self, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request and wait for its reply."""
         request_id = next(self._ids)
-        line = json.dumps({"id": request_id, **payload}).encode("ascii") + b"\n"
+        line = dumps_line({"id": request_id, **payload})
         assert self._proc.stdin is not None
         try:
             self._proc.stdin.write(line)
@@ -133,10 +166,7 @@ class JsonLinesProcess:
                 continue
             if line is None:
                 raise self._died(f"the process exited during {what}")
-            try:
-                reply = json.loads(line)
-            except ValueError:
-                reply = None
+            reply = loads_line(line)
             if isinstance(reply, dict) and reply.get("id") == request_id:
                 return reply
             self.stderr.append(f"(stdout) {line[:200]!r}")

@@ -49,7 +49,15 @@ def test_oracles_benchmark_prints_a_row_per_reader_and_mode(
     assert {("reference:sdk", "one_by_one", 1), ("reference:cli", "one_by_one", 1)} <= set(rows)
     if TsSdkOracle.available() is None:
         assert {("agent-sdk-ts", "batched", 1), ("agent-sdk-ts", "batched", 2)} <= set(rows)
+        alone = rows.pop(("agent-sdk-ts", "sdk_alone", 1))
+        assert alone["cases"] == 6 and alone["cpu_ms_per_case"] > 0
+        for jobs in (1, 2):  # the batched CPU a case splits into the SDK's and rechain's
+            row = rows[("agent-sdk-ts", "batched", jobs)]
+            assert row["sdk_ms_per_case"] == alone["cpu_ms_per_case"]
+            assert row["sdk_ms_per_case"] + row["glue_ms_per_case"] == pytest.approx(
+                row["cpu_ms_per_case"], abs=0.002)
     for row in rows.values():
+        assert row["available_cores"] > 0 and row["of_available"] > 0
         assert row["cases"] == 6 and row["same_answers"] is True
         assert row["cpu_ms_per_case"] > 0 and row["wall_rate"] > 0
         assert row["cores_bound"] == pytest.approx(

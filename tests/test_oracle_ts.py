@@ -321,6 +321,18 @@ def test_a_batch_answers_like_single_calls(oracle) -> None:
         ["u1", "a1"], ["u2"], ["u1", "s1", "a1"], ["a1"], "error", "error", ["u5"]]
     assert all(_same(b, s) for b, s in zip(batched, single, strict=True))
     assert list((oracle.workdir / "tmp").iterdir()) == []  # scratch dirs are removed
+    assert list((oracle.workdir / "in").iterdir()) == []  # handed files: moved or removed
+
+
+@needs_oracle
+def test_the_bridge_takes_handed_files_only_from_its_inbox(oracle, tmp_path) -> None:
+    outside = tmp_path / "precious.jsonl"
+    outside.write_bytes(user("u1", None))
+    answers = oracle._call_many("session_messages_many", [
+        {"transcript_path": str(outside), "session_id": SID, "env": {}}], 1)
+    assert isinstance(answers[0], OracleError)
+    assert "transcript_path must name a file in" in str(answers[0])
+    assert outside.read_bytes() == user("u1", None)  # not moved
 
 
 @needs_oracle

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.bench.capacity import available_cores
 from rechain.conformance.protocol import CaseInput, Outcome
 from rechain.conformance.runner import BATCH, run_many, run_one
 
@@ -150,6 +151,7 @@ def measure(name: str, connect: Callable[[], Any], cases: Sequence[CaseInput], j
     """One row (the reader's rates on ``cases`` with ``jobs`` connections in ``mode``) and
     the outcomes."""
     outcomes, usage = in_jobs(connect, cases, jobs, mode)
+    available = available_cores(jobs)
     per_case = usage.cpu / len(cases)
     cores = os.cpu_count() or 1
     return {
@@ -160,6 +162,8 @@ def measure(name: str, connect: Callable[[], Any], cases: Sequence[CaseInput], j
         "cpu_rate": round(1 / per_case, 1) if per_case else None,
         "cores_bound": round(cores / per_case, 1) if per_case else None,
         "of_cores_bound": round(len(cases) / usage.wall * per_case / cores, 3),
+        "available_cores": round(available, 3),
+        "of_available": round(usage.cpu / usage.wall / available, 3) if available else None,
     }, outcomes
 
 
@@ -202,10 +206,37 @@ def run(count: int, seed: int, cli: int, jobs: int, readers: Sequence[str],
                 progress(f"{spec:24s} {mode.__name__:10s} jobs {pool}: "
                          f"{found['wall_rate']:8.1f}/s wall, {found['cpu_ms_per_case']:8.3f} ms "
                          f"CPU a case ({found['cpu_rate']}/CPU-s, cores allow "
-                         f"{found['cores_bound']}/s)")
+                         f"{found['cores_bound']}/s, {found['of_cores_bound']:.0%} of that; "
+                         f"{found['of_available']:.0%} of the {found['available_cores']} cores "
+                         f"{pool} busy processes got)")
+        if base == "agent-sdk-ts":
+            rows.append(_sdk_alone(spec, chosen, rows, progress))
     return {"cases": len(cases), "seed": seed, "cores": os.cpu_count(),
             "load": os.getloadavg()[0], "rows": rows, "skipped": skipped,
             "timing": "wall and CPU (this process + children) of the same cases in one run"}
+
+
+def _sdk_alone(spec: str, cases: Sequence[CaseInput], rows: list[dict[str, Any]],
+               progress: Callable[[str], None]) -> dict[str, Any]:
+    """The SDK's own CPU a case on the same cases; each of the spec's batched rows gets
+    its split: ``sdk_ms_per_case`` (the program's) and ``glue_ms_per_case`` (rechain's)."""
+    from rechain.conformance.bench import sdk_alone
+    from rechain.conformance.oracles.registry import get as get_oracle
+
+    alone = sdk_alone.measure(get_oracle(spec), cases)
+    own = alone["cpu_ms_per_case"]
+    for row in rows:
+        if row["reader"] == spec and row["mode"] == "batched":
+            row["sdk_ms_per_case"] = own
+            row["glue_ms_per_case"] = round(row["cpu_ms_per_case"] - own, 3)
+    cores = os.cpu_count() or 1
+    progress(f"{spec:24s} SDK alone  (no rechain): {own:8.3f} ms CPU a case (cores allow "
+             f"{round(cores / own * 1000, 1)}/s); rechain's glue in the batched rows: "
+             + ", ".join(f"{row['glue_ms_per_case']} ms (jobs {row['jobs']})" for row in rows
+                         if row["reader"] == spec and row["mode"] == "batched"))
+    return {"reader": spec, "mode": "sdk_alone", "jobs": 1, "cases": alone["calls"],
+            "cpu_ms_per_case": own, "cores_bound": round(cores / own * 1000, 1),
+            "same_answers": None}
 
 
 @contextmanager

@@ -16,6 +16,8 @@
 //     -> {"id", "ok": true, "messages": [...]}
 //   {"id", "cmd": "session_messages_many", "cases": [{"transcript_b64", "session_id",
 //    "include_system_messages", "limit", "offset", "env"}, ...], "concurrency"}
+//     (in both, "transcript_path" may stand for "transcript_b64": a file directly in
+//     <TMPDIR>/../in, the caller's inbox, which the bridge moves into place)
 //     -> {"id", "ok": true, "replies": [{"ok": true, "messages"} | {"ok": false, ...}, ...]}
 //     one reply per case, in order, each shaped like a session_messages reply without "id".
 //     Cases with the same env and distinct session ids share one scratch project (each
@@ -268,6 +270,25 @@ function writeSession(projectDir, sessionId, b64, mtimeMs, token, root) {
   }
 }
 
+/** Where the Python side leaves transcripts to be moved into place: <scratch>/in, beside
+ * this process's TMPDIR (<scratch>/tmp). Only files directly in it are taken. */
+const INBOX = path.join(path.dirname(os.tmpdir()), "in");
+
+/** Place one case's transcript for the SDK: moved from the inbox ("transcript_path", one
+ * rename on the same file system) or decoded from "transcript_b64". */
+function placeSession(projectDir, request) {
+  const from = request.transcript_path;
+  if (from === undefined || from === null) {
+    writeSession(projectDir, request.session_id, request.transcript_b64, null);
+    return;
+  }
+  if (typeof from !== "string" || path.dirname(from) !== INBOX
+      || !/^[A-Za-z0-9._-]+$/.test(path.basename(from))) {
+    throw new Error(`transcript_path must name a file in ${INBOX}`);
+  }
+  fs.renameSync(from, path.join(projectDir, `${checkSessionId(request.session_id)}.jsonl`));
+}
+
 /** Paging options in the SDK's shape; absent values stay absent. */
 function paging(request) {
   const options = {};
@@ -283,7 +304,7 @@ function makeHandlers(sdk, info) {
     },
     async session_messages(request) {
       const messages = await withScratch(request.env, async ({ cwd, projectDir }) => {
-        writeSession(projectDir, request.session_id, request.transcript_b64, null);
+        placeSession(projectDir, request);
         return fromSdk(() => sdk.getSessionMessages(request.session_id, {
           dir: cwd,
           includeSystemMessages: Boolean(request.include_system_messages),
@@ -301,7 +322,7 @@ function makeHandlers(sdk, info) {
         const answers = await settle(() => withScratch(first?.env, ({ cwd, projectDir }) =>
           inLanes(indexes.map((index) => () => settle(() => {
             const one = request.cases[index];
-            writeSession(projectDir, one.session_id, one.transcript_b64, null);
+            placeSession(projectDir, one);
             return fromSdk(() => sdk.getSessionMessages(one.session_id, {
               dir: cwd,
               includeSystemMessages: Boolean(one.include_system_messages),

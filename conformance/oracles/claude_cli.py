@@ -56,6 +56,7 @@ from rechain.conformance.oracles.registry import (
     entry_path,
     is_installed,
 )
+from rechain.conformance.oracles.scratch import scratch_parent
 
 MODEL = "claude-sonnet-4-6"
 PROMPT = "next"
@@ -337,7 +338,7 @@ class ClaudeCliOracle(Lifecycle):
         if api is None:
             raise OracleError("claude-code: use the oracle as a context manager (or start())")
         key = api.key()
-        with tempfile.TemporaryDirectory(prefix="rechain-cli-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="rechain-cli-", dir=scratch_parent()) as tmp:
             root = Path(os.path.realpath(tmp))
             for sub in ("home", "tmp", "config", "project"):
                 (root / sub).mkdir()

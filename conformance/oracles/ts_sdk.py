@@ -136,9 +136,12 @@ class TsSdkOracle(WorkerOracle):
         SDK calls at once in the bridge): per call its messages, or the ``OracleError``
         (``OracleReaderError`` when the SDK raised) that ``session_messages`` would raise.
         A broken or timed-out bridge raises ``OracleError`` for the whole batch."""
-        cases = [call.request(system_messages=True) for call in calls]
+        with self._handed([call.data for call in calls]) as paths:
+            cases = [call.request(system_messages=True, path=path)
+                     for call, path in zip(calls, paths, strict=True)]
+            answers = self._call_many("session_messages_many", cases, concurrency)
         return [answer if isinstance(answer, OracleError) else list(answer["messages"])
-                for answer in self._call_many("session_messages_many", cases, concurrency)]
+                for answer in answers]
 
     def list_sessions(
         self,

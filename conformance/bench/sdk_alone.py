@@ -1,0 +1,85 @@
+"""The TS SDK's own CPU a case, without rechain around it: the floor of its oracle.
+
+``rechain bench oracles`` sets this beside the batched bridge so the CPU a case splits
+into the SDK's own work (this) and rechain's glue (the rest: laying transcripts out,
+the request and reply, Python reading answers). The transcripts are laid out as the
+bridge lays out a batch (up to ``BATCH`` sessions in one project dir, on the same
+scratch file system) and ``conformance/node/sdk_alone.mjs`` calls ``getSessionMessages``
+on each with the bridge's concurrency, timing its own CPU after one warm-up call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rechain.conformance.oracles.registry import OracleSpec, entry_path
+from rechain.conformance.oracles.scratch import make_scratch
+from rechain.conformance.protocol import CaseInput
+from rechain.conformance.runner import BATCH
+
+CONCURRENCY = 16  # the bridge's default for a batch
+
+
+def _script() -> Path:
+    return Path(str(resources.files("rechain.conformance").joinpath("node", "sdk_alone.mjs")))
+
+
+def _plan(root: Path, cases: Sequence[CaseInput]) -> list[dict[str, Any]]:
+    """Lay the cases out under ``root`` as the bridge lays out batches (a project dir
+    per group of distinct session ids in a batch); the calls to make, grouped by dir."""
+    groups: list[tuple[set[str], list[CaseInput]]] = []
+    for start in range(0, len(cases), BATCH):
+        open_groups: list[tuple[set[str], list[CaseInput]]] = []
+        for case in cases[start:start + BATCH]:
+            key = case.session_id.lower()
+            group = next((g for g in open_groups if key not in g[0]), None)
+            if group is None:
+                group = (set(), [])
+                open_groups.append(group)
+            group[0].add(key)
+            group[1].append(case)
+        groups += open_groups
+    plan: list[dict[str, Any]] = []
+    for number, (_, members) in enumerate(groups):
+        base = root / f"g{number}"
+        cwd = base / "cwd"
+        cwd.mkdir(parents=True)
+        project = base / "cfg" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+        project.mkdir(parents=True)
+        for case in members:
+            (project / f"{case.session_id}.jsonl").write_bytes(case.data)
+            plan.append({"config": str(base / "cfg"), "cwd": str(cwd),
+                         "session_id": case.session_id,
+                         "include_system_messages": bool(
+                             case.option("include_system_messages"))})
+    return plan
+
+
+def measure(spec: OracleSpec, cases: Sequence[CaseInput]) -> dict[str, Any]:
+    """The SDK's own CPU ms a case on ``cases`` (its Node process: every thread)."""
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("node is not on PATH")
+    root = make_scratch("rechain-alone-")
+    try:
+        plan = _plan(root, cases)
+        (root / "plan.json").write_text(json.dumps(plan), "utf-8")
+        done = subprocess.run(
+            [node, str(_script()), str(entry_path(spec)), str(root / "plan.json"),
+             str(CONCURRENCY)],
+            capture_output=True, check=True, cwd=root,
+            env={"PATH": os.environ.get("PATH", ""), "HOME": str(root),
+                 "TMPDIR": str(root), "LANG": "C.UTF-8"})
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    found = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    return {"calls": found["calls"],
+            "cpu_ms_per_case": round(found["cpu_ms"] / found["calls"], 3)}
