@@ -8,7 +8,7 @@ import pytest
 
 from rechain.cli import main
 from rechain.conformance.bench.synthetic import synthetic_transcript
-from rechain.reference import rebuild
+from rechain.reference import PROFILES, rebuild
 
 
 def test_load_benchmark_prints_its_ratio(capsys: pytest.CaptureFixture[str]) -> None:
@@ -29,6 +29,28 @@ def test_the_synthetic_transcript_is_deterministic_and_rebuilds() -> None:
     assert len(result.messages) > 20 and result.error is None
     assert any(d.kind == "recovered" for d in result.diagnostics)  # parallel results off the walk
     assert any(d.kind == "relinked" for d in result.diagnostics)  # the preserved segment
+
+
+def test_the_mostly_dead_transcript_leaves_most_lines_off_the_chain() -> None:
+    data = synthetic_transcript(400_000, seed=5, kind="mostly-dead")
+    assert data == synthetic_transcript(400_000, seed=5, kind="mostly-dead")
+    result = rebuild(data)
+    lines = data.count(b"\n")
+    off_chain = sum(d.kind == "off-chain" for d in result.diagnostics)
+    assert result.error is None and len(result.messages) > 5
+    assert off_chain >= 0.8 * lines
+
+
+@pytest.mark.parametrize("kind", ["mostly-dead", "nul"])
+def test_load_benchmark_kinds_time_every_profile(
+        kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "load", "--size-mb", "0.3", "--runs", "1", "--kind", kind]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["kind"] == kind and set(summary["profiles"]) == set(PROFILES)
+    assert all(p["s"] > 0 and p["ratio"] > 0 for p in summary["profiles"].values())
+    assert {"floor", *PROFILES} <= set(summary["peak_rss_mb"])
+    if kind == "nul":
+        assert summary["lines"] == 1 and summary["messages"] == 0
 
 
 def test_bad_arguments_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:

@@ -43,7 +43,10 @@ if kind == "floor":
     count = 0
     for line in data.split(b"\\n"):
         if line:
-            orjson.loads(line)
+            try:
+                orjson.loads(line)
+            except orjson.JSONDecodeError:
+                pass
             count += 1
 else:
     count = len(rebuild(open(path, "rb").read(), profile=kind).messages)

@@ -21,11 +21,13 @@ from typing import Any
 
 import orjson
 
-from rechain.conformance.bench.synthetic import synthetic_transcript
+from rechain.conformance.bench.synthetic import write_transcript
 from rechain.conformance.oracles import registry
-from rechain.reference import rebuild
+from rechain.reference import PROFILES, rebuild
+from rechain.reference.profiles import get_profile
 from rechain.reference.sessions import project_dir_name
 
+SDK_PROFILE = get_profile("sdk").name
 SESSION_ID = "5e55a1d0-0b1e-4c0d-9e1a-6b2c3d4e5f60"
 
 
@@ -48,11 +50,14 @@ def _interleaved(runs: int, *works: Callable[[], Any]) -> list[tuple[float, Any]
 
 def _floor(path: Path) -> int:
     data = path.read_bytes()
-    loads = orjson.loads
+    loads, refused = orjson.loads, orjson.JSONDecodeError
     count = 0
     for line in data.split(b"\n"):
         if line:
-            loads(line)
+            try:  # noqa: SIM105 (a context manager per line would weigh on the floor)
+                loads(line)
+            except refused:
+                pass
             count += 1
     return count
 
@@ -67,14 +72,21 @@ def _retain(path: Path) -> int:
     """
     data = path.read_bytes()
     loads = orjson.loads
-    kept = [loads(line) for line in data.split(b"\n") if line]
+    kept = [_loads_or_none(loads, line) for line in data.split(b"\n") if line]
     count = len(kept)
     del kept
     return count
 
 
-def _reference(path: Path) -> int:
-    return len(rebuild(path.read_bytes()).messages)
+def _loads_or_none(loads: Callable[[bytes], Any], line: bytes) -> Any:
+    try:
+        return loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _reference(path: Path, profile: str) -> int:
+    return len(rebuild(path.read_bytes(), profile=profile).messages)
 
 
 def _timer_output(path: Path, command: list[str], runs: int) -> dict[str, Any] | None:
@@ -144,23 +156,22 @@ def _peaks(path: Path) -> dict[str, float]:
     return peaks
 
 
-def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, Any]:
+def run(size_mb: float, runs: int, seed: int, keep: Path | None,
+        kind: str = "linear") -> dict[str, Any]:
     """Generate, measure, print lines as it goes; returns the summary object."""
     started = time.perf_counter()
-    data = synthetic_transcript(int(size_mb * 1024 * 1024), seed)
-    newlines = data.count(b"\n")
-    print(
-        f"generated {len(data) / 1e6:.1f} MB, {newlines} lines "
-        f"in {time.perf_counter() - started:.1f}s",
-        file=sys.stderr,
-    )
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
         path = Path(keep) if keep else Path(tmp) / "bench.jsonl"
-        path.write_bytes(data)
-        del data
-        (floor_s, lines), (retain_s, _), (reference_s, messages) = _interleaved(
-            runs, lambda: _floor(path), lambda: _retain(path), lambda: _reference(path)
+        write_transcript(path, int(size_mb * 1024 * 1024), seed, kind)
+        print(f"generated {kind}: {path.stat().st_size / 1e6:.1f} MB "
+              f"in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        names = sorted(PROFILES, key=lambda name: name != SDK_PROFILE)  # the SDK's first
+        timed = _interleaved(
+            runs, lambda: _floor(path), lambda: _retain(path),
+            *(lambda name=name: _reference(path, name) for name in names),
         )
+        (floor_s, lines), (retain_s, _), *profiles = timed
+        reference_s, messages = profiles[0]
         print(
             f"floor (read + orjson.loads per line): {floor_s:.3f}s CPU, {lines} lines",
             file=sys.stderr,
@@ -169,11 +180,11 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, An
             f"retain (the floor keeping every value until the end): {retain_s:.3f}s CPU",
             file=sys.stderr,
         )
-        print(
-            f"reference (agent-sdk profile): {reference_s:.3f}s CPU, {messages} messages",
-            file=sys.stderr,
-        )
+        for name, (seconds, count) in zip(names, profiles, strict=True):
+            print(f"reference ({name}): {seconds:.3f}s CPU, {seconds / floor_s:.2f}x the floor, "
+                  f"{count} messages", file=sys.stderr)
         summary: dict[str, Any] = {
+            "kind": kind,
             "size_mb": round(path.stat().st_size / 1024 / 1024, 1),
             "lines": lines,
             "messages": messages,
@@ -182,6 +193,11 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None) -> dict[str, An
             "ratio": round(reference_s / floor_s, 3),
             "retain_s": round(retain_s, 4),
             "retain_ratio": round(retain_s / floor_s, 3),
+            "profiles": {
+                name: {"s": round(seconds, 4), "ratio": round(seconds / floor_s, 3),
+                       "messages": count}
+                for name, (seconds, count) in zip(names, profiles, strict=True)
+            },
         }
         summary["peak_rss_mb"] = _peaks(path)
         print(f"peak RSS, each in its own process: {summary['peak_rss_mb']} MB "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import uuid as uuidlib
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import orjson
 
@@ -201,8 +202,9 @@ class _Writer:
         )
 
 
-#: what ``rechain bench load --kind`` writes: the chain is the file, or a small part of it
-KINDS = ("linear", "mostly-dead")
+#: what ``rechain bench load --kind`` writes: the chain is the file, a small part of it, or
+#: a file of NUL bytes (one line, no JSON: the cost of a file that is not a transcript)
+KINDS = ("linear", "mostly-dead", "nul")
 #: in a mostly-dead transcript, how much of the file each abandoned branch takes
 _BRANCH_SHARE = 0.05
 
@@ -231,6 +233,15 @@ def synthetic_transcript(size_bytes: int, seed: int = 0, kind: str = "linear") -
             compacted = True
     writer.write({"type": "last-prompt", "lastPrompt": "done", "sessionId": writer.session})
     return b"".join(writer.lines)
+
+
+def write_transcript(path: Path, size_bytes: int, seed: int = 0, kind: str = "linear") -> None:
+    """Write a benchmark file of ``kind`` (``KINDS``); the NUL file is sparse, never in memory."""
+    if kind == "nul":
+        with path.open("wb") as file:
+            file.truncate(size_bytes)
+        return
+    path.write_bytes(synthetic_transcript(size_bytes, seed, kind))
 
 
 def _mostly_dead(size_bytes: int, seed: int) -> bytes:

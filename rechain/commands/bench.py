@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.bench.synthetic import KINDS
 from rechain.errors import UsageError
 
 BENCH_READERS = ("reference:sdk", "agent-sdk-ts", "agent-sdk-py", "claude-code")
@@ -22,6 +23,10 @@ def register(subparsers: Any) -> None:
     load.add_argument("--seed", type=int, default=0,
                       help="seed of the generated transcript (default 0)")
     load.add_argument("--keep", type=Path, help="write the generated transcript here")
+    load.add_argument("--kind", choices=KINDS, default="linear",
+                      help="linear: nearly every line on the returned chain; mostly-dead: about "
+                           "95%% of the lines on abandoned branches; nul: a sparse file of NUL "
+                           "bytes (default linear)")
     load.add_argument("--sizes", metavar="MB,...",
                       help="a scale curve instead: time and peak memory of the floor, each "
                            "profile and the SDKs at each size (e.g. 1,10,100,300), and each "
@@ -68,7 +73,7 @@ def _load(args: argparse.Namespace) -> int:
                                    lambda text: print(text, file=sys.stderr, flush=True)),
                          sort_keys=True))
         return 0
-    print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep)))
+    print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep, args.kind)))
     return 0
 
 
