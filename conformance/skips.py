@@ -80,6 +80,13 @@ class SkipList:
                 return entry
         return None
 
+    def known_kind(self, implementation: str, against: str, kind: Iterable[str]) -> bool:
+        """Whether ``kind`` is a listed bug's kind: shrinking it again can only find that
+        bug's minimal case (a case of that kind fails for the other rows or causes it has)."""
+        tokens = frozenset(kind)
+        return any(e.kind == tokens and fnmatchcase(implementation, e.implementation)
+                   and fnmatchcase(against, e.against) for e in self.entries)
+
     def apply(self, verdict: Verdict, implementation: str, against: str, case_id: str,
               signature: Iterable[str] = (), rows: Iterable[str] = ()) -> Verdict:
         """The verdict after the skip list: covered failures skip, covered passes fail.

@@ -130,3 +130,9 @@ def test_claude_code_logs_lost_parallel_result_is_known_in_any_transcript_and_ot
               if line["kind"] == "case"}
     assert status["renamed"][0] == "skip", status
     assert status["renamed-and-untimed"] == ("fail", ["lost-row"]), status
+
+
+def test_a_listed_kind_is_not_shrunk_again() -> None:
+    assert LIST.known_kind("r@1", "t", TOOL_RESULT)
+    assert not LIST.known_kind("r@1", "t", ["cause:lost-row", "row:assistant:text"])
+    assert not LIST.known_kind("other@1", "t", TOOL_RESULT)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rechain.conformance import differential as diff
-from rechain.conformance import example_db, findings
+from rechain.conformance import example_db, findings, skips
 from rechain.conformance.check.freezing import freeze
 from rechain.conformance.check.inputs import group_seeds, group_sizes
 from rechain.conformance.check.plan import GENERATED, Plan
@@ -40,9 +40,11 @@ def shrink_all(settings: Settings, plan: Plan, first: Connections, records: Sequ
     ledger = findings.Ledger()
     fresh = [r for r in records if r.case_id in by_id]  # a replayed saved failure is minimal
     kinds = findings.seen_counts(fresh, GENERATED)
+    known = skips.SkipList() if settings.no_skips else skips.load(settings.skips)
     for (impl_label, target_label, kind, tokens), indices in shrink_order(fresh, GENERATED):
         pair = (impl_label, target_label)
-        if per_pair.get(pair, 0) >= settings.max_shrink or ledger.covers(*pair, tokens):
+        if per_pair.get(pair, 0) >= settings.max_shrink or ledger.covers(*pair, tokens) or (
+                known.known_kind(impl_label, target_label, tokens)):
             continue
         per_pair[pair] = per_pair.get(pair, 0) + 1
         implementation = next(i for i in first.implementations if label("", i.info) == impl_label)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from rechain.conformance.compare import MISSING, Difference, Verdict, first_difference, normalise
@@ -263,8 +264,9 @@ def _fragments_missing(index: int, message: Json, row: Row) -> Difference | None
 
 def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contract) -> Verdict:
     """Readers without uuids: rows matched by role in order (a diff of the role sequences)."""
+    rows = merged_prompts(want.rows) if contract.prompts == "merged" else want.rows
     got = [str(m.get("type", m.get("role"))) for m in messages]
-    expected = [row.role if row.role != "attachment" else "user" for row in want.rows]
+    expected = [row.role if row.role != "attachment" else "user" for row in rows]
     causes: list[str] = []
     first: tuple[str, Difference] | None = None
     matcher = difflib.SequenceMatcher(a=got, b=expected, autojunk=False)
@@ -282,7 +284,7 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
             expected[b0] if b0 < len(expected) else MISSING))
     if contract.strictness == "messages" and contract.content == "text-equivalent":
         for index, at in pairs:
-            found = _fragments_missing(index, messages[index], want.rows[at])
+            found = _fragments_missing(index, messages[index], rows[at])
             if found is not None:
                 causes.append("field")
                 first = first or ("a shown row lacks a fragment", found)
@@ -291,3 +293,21 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
         return Verdict("pass")
     assert first is not None
     return Verdict("fail", first[0], first[1], ordered(causes))
+
+
+def merged_prompts(rows: Sequence[Row]) -> tuple[Row, ...]:
+    """Prompt rows written on adjacent lines as one row holding all their fragments (a
+    prompt: a user row that is not only tool results), for readers that show turns."""
+    out: list[Row] = []
+    for row in rows:
+        last = out[-1] if out else None
+        if last is not None and _prompt(last) and _prompt(row) and row.line == last.line + 1:
+            out[-1] = replace(last, line=row.line, fragments=last.fragments + row.fragments)
+        else:
+            out.append(row)
+    return tuple(out)
+
+
+def _prompt(row: Row) -> bool:
+    return row.role in ("user", "attachment") and not (
+        row.fragments and all(f.startswith("tool_result:") for f in row.fragments))

@@ -18,6 +18,7 @@ Scope = Literal["chain", "archive", "file-order", "usage"]
 Identity = Literal["uuid", "position+role"]
 Content = Literal["exact", "text-equivalent", "ignored"]
 Strictness = Literal["uuids", "types", "messages"]
+Prompts = Literal["each", "merged"]
 SCOPES: tuple[Scope, ...] = ("chain", "archive", "file-order", "usage")
 STRICTNESS: tuple[Strictness, ...] = ("uuids", "types", "messages")
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
@@ -57,6 +58,7 @@ class Contract:
     content: Content = "exact"
     fields: frozenset[str] | None = None
     strictness: Strictness = "messages"
+    prompts: Prompts = "each"  # merged: prompts on adjacent lines shown as one (position+role)
 
     @property
     def slug(self) -> str:
@@ -67,7 +69,8 @@ class Contract:
         """One line for reports: ``archive, rows meta+sidechain, uuid, text-equivalent``."""
         shown = "+".join(k for k, v in self.rows.to_json().items() if v) or "messages only"
         return (f"{self.scope}, rows {shown}, identity {self.identity}, content {self.content},"
-                f" strictness {self.strictness}")
+                f" strictness {self.strictness}"
+                + (f", prompts {self.prompts}" if self.prompts != "each" else ""))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "version": self.version, "scope": self.scope,
@@ -75,6 +78,8 @@ class Contract:
                                "content": self.content, "strictness": self.strictness}
         if self.fields is not None:
             out["fields"] = sorted(self.fields)
+        if self.prompts != "each":
+            out["prompts"] = self.prompts
         return out
 
 
@@ -104,6 +109,7 @@ def from_json(document: Mapping[str, Any], where: str = "contract") -> Contract:
         identity=document.get("identity", "uuid"), content=document.get("content", "exact"),
         fields=frozenset(fields_) if fields_ is not None else None,
         strictness=document.get("strictness", "messages"),
+        prompts=document.get("prompts", "each"),
     )
 
 

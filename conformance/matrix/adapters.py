@@ -70,7 +70,8 @@ class Adapter:
         rows = "+".join(k for k, v in shown.items() if v)
         parts = [f"name={self.name}", f"version={self.version}", f"language={self.language}"]
         parts += [f"{key}={contract[key]}" for key in ("scope", "identity", "content",
-                                                       "strictness") if key in contract]
+                                                       "strictness", "prompts")
+                  if key in contract]
         if "rows" in contract:
             parts.append(f"rows={rows}")
         if "fields" in contract:

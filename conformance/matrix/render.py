@@ -44,6 +44,33 @@ def row_of(slug: str, contract: str, lines: Sequence[Mapping[str, Any]], name: s
                findings, sum(line["status"] == "skip" for line in cases))
 
 
+def data(row: Row, header: Mapping[str, Any], cases: Sequence[Mapping[str, Any]]) -> list[Json]:
+    """A reader's results as the matrix keeps them in the repository (``matrix-data``):
+    a header (reader, contract, seed, examples), one line per case, one per finding, so
+    ``row_of`` gives the same row again from a fresh checkout."""
+    out: list[Json] = [{"kind": "header", "slug": row.slug, "contract": row.contract,
+                        "seed": header.get("seed"), "examples": header.get("examples")}]
+    out += [{"kind": "case", "id": c.get("id"), "status": c["status"], "cause": c.get("cause"),
+             "causes": list(c.get("causes") or ())} for c in cases if c.get("kind") == "case"]
+    keep = ("kind", "cause", "seen", "case_id", "lines", "difference", "replay")
+    out += [{k: f.get(k) for k in keep} for f in row.findings]
+    return out
+
+
+def row_of_data(lines: Sequence[Mapping[str, Any]]) -> Row:
+    """The row a ``matrix-data`` file keeps (its replays already as the docs show them)."""
+    header = lines[0]
+    return row_of(str(header["slug"]), str(header["contract"]), lines[1:])
+
+
+def command(headers: Sequence[Mapping[str, Any]]) -> str:
+    """The ``rechain matrix`` command that produced the rows (their seed and size)."""
+    seeds = sorted({str(h.get("seed")) for h in headers})
+    sizes = sorted({str(h.get("examples")) for h in headers})
+    return " ".join(["rechain", "matrix", "--seed", "/".join(seeds) or "?", "--examples",
+                     "/".join(sizes) or "?"])
+
+
 def markdown(rows: Sequence[Row], command: str) -> str:
     """``docs/matrix.md``."""
     out = ["# Real readers, each judged by the contract it declares", "",

@@ -37,39 +37,65 @@ def register(subparsers: Any) -> None:
     add("--max-shrink", type=int, default=6, metavar="K",
         help="kinds of failure shrunk per reader, the most harmful first (default 6)")
     add("--no-run", action="store_true",
-        help="only write the matrix from the reports already in --cases")
+        help="only write the matrix: from the reports in --cases, else from the results "
+             "kept in OUT/matrix-data")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run (or, with ``--no-run``, re-read) each adapter's check, then write the matrix."""
-    from rechain.conformance.contracts.model import from_json
+    """Run (or, with ``--no-run``, re-read) each adapter's check, then write the matrix.
+
+    Each reader's results are kept as data in ``<out>/matrix-data/<name>.jsonl`` (committed
+    with the docs): ``--no-run`` renders from a report in ``--cases`` when there is one,
+    else from that data, so a fresh checkout re-renders the published matrix."""
     from rechain.conformance.matrix import adapters, render
 
-    rows = []
-    command = " ".join(["rechain", "matrix", "--seed", str(args.seed)])
+    rows, headers = [], []
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "badges").mkdir(exist_ok=True)
+    (args.out / "matrix-data").mkdir(exist_ok=True)
     for adapter in adapters.shipped(names=args.reader):
         report = args.cases / f"{adapter.name}.report.jsonl"
+        stored = args.out / "matrix-data" / f"{adapter.name}.jsonl"
         if not args.no_run:
             _check(args, adapter, report)
-        elif not report.is_file():
-            print(f"matrix: no report for {adapter.slug} in {args.cases}; run it first",
-                  file=sys.stderr)
+        if report.is_file():
+            kept = _kept(adapter, report, args.cases)
+            stored.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in kept))
+        elif stored.is_file():
+            kept = [orjson.loads(line) for line in stored.read_bytes().splitlines()]
+        else:
+            print(f"matrix: no results for {adapter.slug} in {args.cases} or {stored.parent};"
+                  " run it first", file=sys.stderr)
             continue
-        lines = [orjson.loads(line) for line in report.read_bytes().splitlines()]
-        contract = from_json({"name": adapter.name, "version": adapter.version,
-                              **adapter.contract}).summary
-        row = render.row_of(adapter.slug, contract, lines, adapter.name, args.cases)
+        row = render.row_of_data(kept)
         rows.append(row)
-        _portable_cases(row, args.cases)
+        headers.append(kept[0])
         (args.out / "badges" / f"{adapter.name}.json").write_text(
             json.dumps(render.badge(row)) + "\n", encoding="utf-8")
+    if not rows:
+        print("matrix: nothing to render", file=sys.stderr)
+        return 1
+    command = render.command(headers)
     (args.out / "matrix.md").write_text(render.markdown(rows, command), encoding="utf-8")
     (args.out / "matrix.html").write_text(render.page(rows, command), encoding="utf-8")
     sys.stdout.write(render.markdown(rows, command))
     return 0
+
+
+def _kept(adapter: Any, report: Path, cases: Path) -> list[dict[str, Any]]:
+    """A reader's report as the matrix keeps it (``render.data``), its cases' replays
+    made portable."""
+    from rechain.conformance.contracts.model import from_json
+    from rechain.conformance.matrix import render
+
+    lines = [orjson.loads(line) for line in report.read_bytes().splitlines()]
+    contract = from_json({"name": adapter.name, "version": adapter.version,
+                          **adapter.contract}).summary
+    row = render.row_of(adapter.slug, contract, lines, adapter.name, cases)
+    _portable_cases(row, cases)
+    header = next((line for line in lines if line.get("kind") == "header"), {})
+    return render.data(row, header, lines)
 
 
 def _portable_cases(row: Any, cases: Path) -> None:
