@@ -198,6 +198,19 @@ def test_version(cli) -> None:
 
 
 @needs_cli
+def test_the_version_is_asked_once_per_binary(cli, monkeypatch) -> None:
+    import rechain.conformance.oracles.claude_cli as claude_cli
+
+    first = cli.version()
+
+    def started_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("claude --version ran again")
+
+    monkeypatch.setattr(claude_cli.subprocess, "run", started_again)
+    assert ClaudeCliOracle(spec=cli.spec).version() == first  # another connection, same CLI
+
+
+@needs_cli
 def test_two_row_round_trip(cli) -> None:
     result = cli.resume(TWO, session_id=SID)
     assert result.ok and result.returncode == 0 and result.requests == 1, result.stderr

@@ -117,21 +117,30 @@ def batched(implementation: Any, cases: Sequence[CaseInput]) -> list[Outcome]:
 
 def in_jobs(connect: Callable[[], Any], cases: Sequence[CaseInput], jobs: int,
             mode: Callable[[Any, Sequence[CaseInput]], list[Outcome]]
-            ) -> tuple[list[Outcome], Usage]:
-    """``jobs`` connections at once, each answering every ``jobs``-th case."""
-    shares = [list(cases[n::jobs]) for n in range(jobs)]
-    results: list[list[Outcome]] = [[] for _ in range(jobs)]
+            ) -> tuple[list[Outcome], Usage, float]:
+    """``jobs`` connections at once, each taking the next cases from one queue (as
+    ``rechain check --jobs`` does: a connection that finishes early takes more); also
+    how busy the jobs kept their child processes (``occupancy``)."""
+    size = BATCH if mode is batched else 1
+    chunks = [(start, list(cases[start:start + size])) for start in range(0, len(cases), size)]
+    outcomes: list[Outcome] = [None] * len(cases)  # type: ignore[list-item]
     readers = [connect() for _ in range(jobs)]
+    lock = threading.Lock()
     try:
         with _cli_store("off"):
             for reader in readers:  # start (import) outside the timing, store nothing
                 run_one(reader, cases[0])
 
-        def work(n: int) -> None:
-            results[n] = mode(readers[n], shares[n])
+        def work(reader: Any) -> None:
+            while True:
+                with lock:
+                    if not chunks:
+                        return
+                    start, chunk = chunks.pop(0)
+                outcomes[start:start + len(chunk)] = mode(reader, chunk)
 
-        with measured() as usage:
-            threads = [threading.Thread(target=work, args=(n,)) for n in range(jobs)]
+        with measured() as usage, occupied(jobs) as busy:
+            threads = [threading.Thread(target=work, args=(reader,)) for reader in readers]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -139,10 +148,48 @@ def in_jobs(connect: Callable[[], Any], cases: Sequence[CaseInput], jobs: int,
     finally:
         for reader in readers:
             reader.close()
-    outcomes: list[Outcome] = [None] * len(cases)  # type: ignore[list-item]
-    for n in range(jobs):
-        outcomes[n::jobs] = results[n]
-    return outcomes, usage[0]
+    return outcomes, usage[0], busy[0]
+
+
+@contextmanager
+def occupied(jobs: int, every: float = 0.01) -> Iterator[list[float]]:
+    """How many of ``jobs`` slots held a running child process, on average over the
+    ``with`` body (sampled every ``every`` s; appended to the yielded list). For the CLI,
+    whose process ends with each case, this is the share of the time the jobs kept a
+    ``claude`` running: what rechain's own steps between cases leave idle is missing."""
+    out: list[float] = []
+    samples: list[int] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(every):
+            samples.append(min(jobs, _running_children()))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        yield out
+    finally:
+        stop.set()
+        sampler.join()
+        out.append(sum(samples) / (len(samples) * jobs) if samples else 0.0)
+
+
+def _running_children() -> int:
+    """This process's child processes that are running or runnable (Linux ``/proc``)."""
+    count = 0
+    for task in Path("/proc/self/task").glob("*/children"):
+        try:
+            pids = task.read_text().split()
+        except OSError:
+            continue
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            count += state in ("R", "S", "D")  # alive (a zombie "Z" has finished)
+    return count
 
 
 def measure(name: str, connect: Callable[[], Any], cases: Sequence[CaseInput], jobs: int,
@@ -150,8 +197,9 @@ def measure(name: str, connect: Callable[[], Any], cases: Sequence[CaseInput], j
             ) -> tuple[dict[str, Any], list[Outcome]]:
     """One row (the reader's rates on ``cases`` with ``jobs`` connections in ``mode``) and
     the outcomes."""
-    outcomes, usage = in_jobs(connect, cases, jobs, mode)
-    available = available_cores(jobs)
+    before = available_cores(jobs)
+    outcomes, usage, busy = in_jobs(connect, cases, jobs, mode)
+    available = (before + available_cores(jobs)) / 2
     per_case = usage.cpu / len(cases)
     cores = os.cpu_count() or 1
     return {
@@ -163,6 +211,8 @@ def measure(name: str, connect: Callable[[], Any], cases: Sequence[CaseInput], j
         "cores_bound": round(cores / per_case, 1) if per_case else None,
         "of_cores_bound": round(len(cases) / usage.wall * per_case / cores, 3),
         "available_cores": round(available, 3),
+        "occupancy": round(busy, 3),
+        "load": round(os.getloadavg()[0], 2),
         "of_available": round(usage.cpu / usage.wall / available, 3) if available else None,
     }, outcomes
 
@@ -208,7 +258,9 @@ def run(count: int, seed: int, cli: int, jobs: int, readers: Sequence[str],
                          f"CPU a case ({found['cpu_rate']}/CPU-s, cores allow "
                          f"{found['cores_bound']}/s, {found['of_cores_bound']:.0%} of that; "
                          f"{found['of_available']:.0%} of the {found['available_cores']} cores "
-                         f"{pool} busy processes got)")
+                         f"{pool} busy processes got"
+                         + (f"; a claude running {found['occupancy']:.0%} of the time in "
+                            f"each job" if spec.startswith("claude-code") else "") + ")")
         if base == "agent-sdk-ts":
             rows.append(_sdk_alone(spec, chosen, rows, progress))
     return {"cases": len(cases), "seed": seed, "cores": os.cpu_count(),

@@ -70,6 +70,9 @@ QUIET_ENV = {
     "DISABLE_AUTOUPDATER": "1",
     "DISABLE_ERROR_REPORTING": "1",
 }
+# ``claude --version`` costs a start of the CLI (~0.4 CPU-s): asked once per installed
+# binary in a process, not once per connection (``check --jobs N`` connects N times).
+_VERSIONS: dict[Path, str] = {}
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SAFE_SESSION_ID = re.compile(r"[^/\\\x00]{1,200}")
 STDERR_CHARS = 8000
@@ -302,6 +305,8 @@ class ClaudeCliOracle(Lifecycle):
     def version(self) -> str:
         """What ``claude --version`` prints, e.g. ``2.1.332 (Claude Code)``."""
         if self._version is None:
+            self._version = _VERSIONS.get(self.binary)
+        if self._version is None:
             with tempfile.TemporaryDirectory(prefix="rechain-cli-") as tmp:
                 env = {"PATH": PATH, "HOME": tmp, "CLAUDE_CONFIG_DIR": tmp, **QUIET_ENV}
                 done = subprocess.run(
@@ -310,7 +315,7 @@ class ClaudeCliOracle(Lifecycle):
                 )
             if done.returncode != 0:
                 raise OracleError(f"claude-code: --version failed: {done.stderr.strip()}")
-            self._version = done.stdout.strip()
+            self._version = _VERSIONS[self.binary] = done.stdout.strip()
         return self._version
 
     def _env(self, root: Path, api: FakeMessagesApi, key: str,
