@@ -111,7 +111,7 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
 
     options = options or Options()
     seen = walked(data, profile, options)
-    entries = dict(seen.graph.nodes)
+    entries = seen.graph.nodes.copy()  # decoded rows (dict() would keep lazy ones as kept)
     live = frozenset(e["uuid"] for e in seen.chain)
     side = frozenset(u for u, e in entries.items() if row_kind(e) == "sidechain")
     if contract.scope == "usage":
