@@ -16,12 +16,14 @@ from typing import Any
 from rechain.conformance.claude_code_2_1_88 import record as record_2_1_88
 from rechain.conformance.oracles import OracleReaderError
 from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
-from rechain.conformance.oracles.registry import CLAUDE_CODE, CLAUDE_CODE_2_1_88
+from rechain.conformance.oracles.registry import CLAUDE_CODE
+from rechain.conformance.oracles.registry import get as get_oracle
 from rechain.conformance.oracles.ts_sdk import TsSdkOracle
 from rechain.conformance.record_cli import record_cli_cases
 from rechain.corpus.actions import record_cases, writable_root
 from rechain.corpus.record import ReaderFailedError
 from rechain.errors import UsageError
+from rechain.reference.profiles.family import in_seed_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +39,12 @@ class Request:
 
 def record(oracle: str, request: Request) -> list[str]:
     """One line per case whose file changed (or that could not be recorded)."""
-    if oracle not in RECORDERS:
-        raise UsageError(f"no recorder for oracle {oracle!r}; known: {', '.join(RECORDERS)}")
-    return RECORDERS[oracle](request)
+    if oracle in RECORDERS:
+        return RECORDERS[oracle](request)
+    if in_seed_line(oracle):  # a later JS bundle of the 2.1.88 line: its recorder
+        return _record_seed_line(request, oracle.partition("@")[2])
+    raise UsageError(f"no recorder for oracle {oracle!r}; known: {', '.join(RECORDERS)} "
+                     f"and claude-code@VERSION for the releases the 2.1.88 line answers")
 
 
 def _record_sdk(request: Request) -> list[str]:
@@ -78,9 +83,9 @@ def _record_cli(request: Request) -> list[str]:
                             switches=request.switches)
 
 
-def _record_2_1_88(request: Request) -> list[str]:
-    """2.1.88's forked resume at every entry point."""
-    _ready(CLAUDE_CODE_2_1_88, request.jobs)
+def _record_seed_line(request: Request, release: str = "2.1.88") -> list[str]:
+    """The forked resume of 2.1.88 (or a later release of its line) at every entry point."""
+    _ready(get_oracle(f"claude-code@{release}"), request.jobs)
     root = writable_root(request.root)
     dirs = sorted(d for d in root.iterdir() if (d / "case.json").is_file())
     if request.cases:
@@ -88,11 +93,11 @@ def _record_2_1_88(request: Request) -> list[str]:
         if missing:
             raise UsageError(f"no such case: {', '.join(sorted(missing))}")
         dirs = [d for d in dirs if d.name in set(request.cases)]
-    return record_2_1_88.record(dirs, None, request.jobs)
+    return record_2_1_88.record(dirs, None, request.jobs, release)
 
 
 RECORDERS: dict[str, Callable[[Request], list[str]]] = {
     "agent-sdk-ts": _record_sdk,
     "claude-code": _record_cli,
-    "claude-code@2.1.88": _record_2_1_88,
+    "claude-code@2.1.88": _record_seed_line,
 }

@@ -11,9 +11,13 @@ from rechain.reference import get_profile
 from rechain.reference.model import UsageError
 from rechain.reference.profiles.family import (
     CLI_RANGE,
+    SEED_RANGE,
+    SEED_SWITCHES,
     SWITCHES,
     cli_release,
+    in_seed_line,
     profile_for,
+    seed_release,
     verified_releases,
     version_tuple,
 )
@@ -30,13 +34,40 @@ def test_each_switch_turns_on_at_its_first_release(switch) -> None:
     assert getattr(cli_release(_before(switch.first)), switch.field) is False
 
 
+@pytest.mark.parametrize("switch", SEED_SWITCHES, ids=lambda s: s.field)
+def test_each_switch_of_the_2_1_88_line_turns_on_at_its_first_release(switch) -> None:
+    assert getattr(seed_release(switch.first), switch.field) is True
+    assert getattr(seed_release(_before(switch.first)), switch.field) is False
+    assert getattr(seed_release(SEED_RANGE[0]), switch.field) is False
+
+
+def test_a_release_of_the_2_1_88_line_is_the_2_1_88_loader_with_its_switches() -> None:
+    newest = get_profile(f"claude-code@{SEED_RANGE[1]}")
+    assert newest.name == f"claude-code@{SEED_RANGE[1]}"
+    assert newest.views is get_profile("claude-code@2.1.88").views
+    assert in_seed_line(newest.name) and not in_seed_line(f"claude-code@{CLI_RANGE[0]}")
+    assert not in_seed_line("agent-sdk@0.3.332") and not in_seed_line("claude-code@2.1")
+
+
+def test_the_bridge_switch_changes_what_a_dangling_parent_resumes() -> None:
+    from rechain.corpus import load_cases
+    from rechain.reference import Options, rebuild
+
+    case = next(c for c in load_cases() if c.id == "seed-progress-written-after-child")
+    data, entry = case.input_bytes(), Options(entry="resume-id")
+    before = rebuild(data, "claude-code@2.1.88", entry, session_id=case.session_id)
+    after = rebuild(data, "claude-code@2.1.91", entry, session_id=case.session_id)
+    assert len(after.view("chain")["chain"]) > len(before.view("chain")["chain"])
+    assert after.view("chain")["profile"] == "claude-code@2.1.91"
+
+
 def test_the_newest_release_is_the_pinned_profile_and_2_1_88_its_own() -> None:
     assert get_profile(f"claude-code@{CLI_RANGE[1]}").name == "claude-code@2.1.332"
     assert get_profile("claude-code@2.1.88").name == "claude-code@2.1.88"
     assert profile_for(CLI_RANGE[0]).name == f"claude-code@{CLI_RANGE[0]}"
 
 
-@pytest.mark.parametrize("version", ["2.1.101", "1.0.98", "2.2.0", "9.9.9"])
+@pytest.mark.parametrize("version", ["2.1.87", "2.1.200", "1.0.98", "2.2.0", "9.9.9"])
 def test_a_release_outside_what_was_verified_is_a_clear_error(version: str) -> None:
     with pytest.raises(UsageError, match="not a verified release"):
         get_profile(f"claude-code@{version}")
@@ -69,3 +100,13 @@ def test_each_switch_release_agrees_with_the_real_release(version: str, capsys) 
                  "--case", "real-spotter-*", "--case", "meta-origin-kinds"])
     out = capsys.readouterr().out
     assert code == 0, out
+
+
+def test_a_release_of_the_2_1_88_line_has_a_recorder_and_others_do_not() -> None:
+    from rechain.conformance.record import Request, record
+    from rechain.errors import UsageError as CliUsageError
+
+    with pytest.raises(CliUsageError, match="no recorder"):
+        record(f"claude-code@{CLI_RANGE[0]}", Request(None))
+    with pytest.raises(CliUsageError, match="no recorder"):
+        record("claude-code@2.1.87", Request(None))

@@ -45,9 +45,9 @@ def _recorded(case_id: str) -> dict[str, list[str]]:
     case = load_case(default_root() / case_id)
     out = {}
     for e in case.expectations:
-        if (e.profile, e.view, dict(e.options).get("entry")) == (
-                "claude-code@2.1.88", "resumed-chain", "resume-id"):
-            out["2.1.88"] = [m.get("uuid") for m in e.messages]
+        if e.profile in ("claude-code@2.1.88", "claude-code@2.1.101") and (
+                e.view, dict(e.options).get("entry")) == ("resumed-chain", "resume-id"):
+            out[e.profile.partition("@")[2]] = [m.get("uuid") for m in e.messages]
         if (e.profile, e.view) == ("claude-code@2.1.332", "chain"):
             out["2.1.332"] = [m.get("uuid") for m in e.messages]
     return out
@@ -59,10 +59,13 @@ def test_history_of_a_case_follows_what_the_real_releases_recorded(capsys) -> No
     path = default_root() / case_id / "transcript.jsonl"
     assert main(["history", str(path), "--format", "json"]) == 0
     ranges = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert (ranges[0]["first"], ranges[0]["last"], ranges[-1]["last"]) == (
-        "2.1.88", "2.1.88", "2.1.332")
-    # 2.1.88 resumes the row with the newest timestamp (u1, then its "No response requested.")
-    assert ranges[0]["chain"] == [u for u in recorded["2.1.88"] if not u.startswith("synthetic")]
+    assert (ranges[0]["first"], ranges[0]["last"], ranges[1]["first"], ranges[-1]["last"]) == (
+        "2.1.88", "2.1.91", "2.1.101", "2.1.332")
+    # up to 2.1.91 the row with the newest timestamp is resumed (u1, then its "No response
+    # requested."); from 2.1.101 the last-written row, as each release recorded
+    for at, release in ((0, "2.1.88"), (1, "2.1.101")):
+        assert ranges[at]["chain"] == [u for u in recorded[release]
+                                       if not u.startswith("synthetic")]
     # 2.1.332 continues from the last-written row, the tip its chain view recorded
     assert ranges[-1]["tip"] == recorded["2.1.332"][0]
 

@@ -1,4 +1,7 @@
-"""The seed profile against every recorded Claude Code 2.1.88 expectation in the corpus.
+"""The 2.1.88 line against every recorded expectation of its releases in the corpus.
+
+The seed profile (2.1.88) and the later JS bundles it answers with switches
+(``reference/profiles/family.py``) are each held to what that release recorded.
 
 Two views per entry point, both recorded from the real 2.1.88 by
 ``rechain corpus record --oracle claude-code@2.1.88``: ``resumed-chain`` (what a forked
@@ -19,6 +22,7 @@ from rechain.corpus import Case, Expectation, load_cases
 from rechain.reference import rebuild
 from rechain.reference.model import Options
 from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME
+from rechain.reference.profiles.family import in_seed_line
 
 CASES = load_cases()
 RECORDED = [
@@ -26,7 +30,7 @@ RECORDED = [
                  id=f"{case.id}[{expectation.view}:{expectation.options.get('entry')}]")
     for case in CASES
     for expectation in case.expectations
-    if expectation.profile == PROFILE_NAME
+    if in_seed_line(expectation.profile)
 ]
 # (case id, view, entry) -> why the seed differs from 2.1.88 there
 EXPLAINED: dict[tuple[str, str, str], str] = {}
@@ -39,20 +43,23 @@ def options(case: Case, expectation: Expectation) -> Options:
 
 
 def difference(case: Case, expectation: Expectation) -> str | None:
-    """None when the seed gives what 2.1.88 recorded, else a short description."""
+    """None when the release's profile gives what the release recorded, else a short
+    description."""
     data = case.input_bytes()
+    profile = expectation.profile
     if expectation.view == VIEW:
-        view = rebuild(data, "seed", options(case, expectation),
+        view = rebuild(data, profile, options(case, expectation),
                        session_id=case.session_id).view("chain")
         if expectation.failed or view["error"] is not None:
             return None if expectation.failed == (view["error"] is not None) else (
-                f"error: seed {view['error']!r} vs 2.1.88 {expectation.error}")
+                f"error: profile {view['error']!r} vs {profile} {expectation.error}")
         mine, theirs = expected(view["messages"]), as_items(list(expectation.messages))
-        return None if mine == theirs else f"chain: seed {mine!r:.300} vs {theirs!r:.300}"
-    view = rebuild(data, "seed", options(case, expectation), session_id=case.session_id).view("api")
+        return None if mine == theirs else f"chain: profile {mine!r:.300} vs {theirs!r:.300}"
+    view = rebuild(data, profile, options(case, expectation),
+                   session_id=case.session_id).view("api")
     if expectation.failed or view["error"] is not None:
         return None if expectation.failed == (view["error"] is not None) else (
-            f"error: seed {view['error']!r} vs 2.1.88 {expectation.error}")
+            f"error: profile {view['error']!r} vs {profile} {expectation.error}")
     return api_difference(view["messages"], list(expectation.messages))
 
 
@@ -67,7 +74,7 @@ def test_the_whole_corpus_has_2_1_88_expectations() -> None:
 
 
 @pytest.mark.parametrize(("case", "expectation"), RECORDED)
-def test_seed_matches_2_1_88(case: Case, expectation: Expectation) -> None:
+def test_profile_matches_its_release(case: Case, expectation: Expectation) -> None:
     key = (case.id, expectation.view, expectation.options["entry"])
     found = difference(case, expectation)
     if key in EXPLAINED:

@@ -38,7 +38,8 @@ def observed(forked: list[Json], known: set[str], prompt: str) -> list[tuple[Any
         if kind == "user" and not row.get("isMeta") and _text(row.get("message")) == prompt:
             break
         uuid = row.get("uuid")
-        if uuid not in known:
+        # a row with a non-string uuid came from the file too (later releases resume them)
+        if uuid is None or (type(uuid) is str and uuid not in known):
             text = _text(row.get("message"))
             marker = {CONTINUE_TEXT: "continue", NO_RESPONSE_TEXT: "no-response"}.get(
                 text or "", f"new:{text!r}")
@@ -64,7 +65,7 @@ def expected(messages: list[Json]) -> list[tuple[Any, ...]]:
             continue
         if "synthetic" in message:
             out.append((kind, message["synthetic"]))
-        elif type(message.get("uuid")) is not str:  # written under a fresh uuid
+        elif message.get("uuid") is None:  # written under a fresh uuid
             out.append((kind, f"new:{_text(message.get('message'))!r}"))
         else:
             out.append((kind, message.get("uuid"), _comparable(message)))

@@ -68,7 +68,7 @@ def _outcomes_differ(mine: str | None, failed: bool, result: object) -> str | No
 
 
 def judge(name: str, data: bytes, entry: str, result: object,
-          session: str = SESSION) -> Verdict:
+          session: str = SESSION, release: str = "2.1.88") -> Verdict:
     """Compare one oracle result (a CliResume or an OracleError) with the seed.
 
     The chain is judged by what the fork wrote up to the prompt (it is whole even
@@ -79,7 +79,7 @@ def judge(name: str, data: bytes, entry: str, result: object,
 
     if not isinstance(result, CliResume):
         return Verdict(name, entry, f"oracle failed: {result}")
-    rebuilt = rebuild(data, "seed", Options(entry=entry), session_id=session)
+    rebuilt = rebuild(data, f"claude-code@{release}", Options(entry=entry), session_id=session)
     view = rebuilt.view("chain")
     written = result.ok or wrote_prompt(result.forked, PROMPT)
     chain = _outcomes_differ(view["error"], not written, result)
@@ -162,39 +162,42 @@ def undump(path: Path) -> object:
                      forked=record["forked"])
 
 
-def replay(folder: Path) -> list[Verdict]:
+def replay(folder: Path, release: str = "2.1.88") -> list[Verdict]:
     """Judge every dumped case again (after a change to the profile or the comparison)."""
     verdicts = []
     for path in sorted(folder.glob("*.json")):
         name, entry = path.stem.rsplit(".", 1)
         data = path.with_suffix(".jsonl").read_bytes()
         session = json.loads(path.read_text("utf-8")).get("session_id", SESSION)
-        verdicts.append(judge(name, data, entry, undump(path), session))
+        verdicts.append(judge(name, data, entry, undump(path), session, release))
     return verdicts
 
 
 def run(cases: list[tuple[str, bytes]], entries: list[str], workers: int,
-        save: Path | None, dump: Path | None = None, rotate: bool = False) -> list[Verdict]:
-    """Every case through 2.1.88 (forked resume) and the seed, per entry point.
+        save: Path | None, dump: Path | None = None, rotate: bool = False,
+        release: str = "2.1.88") -> list[Verdict]:
+    """Every case through the real ``release`` (forked resume) and its profile of the
+    2.1.88 line, per entry point.
 
     With ``rotate`` each case runs at one entry point only (round robin).
     """
     from rechain.conformance.oracles.claude_cli import ClaudeCliOracle, CliCase
-    from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88
+    from rechain.conformance.oracles.registry import get as get_oracle
 
     verdicts: list[Verdict] = []
     for entry in entries:
         mine = [c for at, c in enumerate(cases)
                 if not rotate or entries[at % len(entries)] == entry]
-        with ClaudeCliOracle(spec=CLAUDE_CODE_2_1_88, entry=entry, fork=True,
+        with ClaudeCliOracle(spec=get_oracle(f"claude-code@{release}"), entry=entry, fork=True,
                              workers=workers, timeout=90) as oracle:
             results = oracle.resume_all(
                 CliCase(data, SESSIONS.get(name, SESSION), ENVS.get(name)) for name, data in mine)
+        if dump is not None:  # every answer kept before any is judged
+            for (name, data), result in zip(mine, results, strict=True):
+                _dump(dump, f"{name}.{entry}", data, result, SESSIONS.get(name, SESSION))
         for (name, data), result in zip(mine, results, strict=True):
             session = SESSIONS.get(name, SESSION)
-            if dump is not None:
-                _dump(dump, f"{name}.{entry}", data, result, session)
-            verdict = judge(name, data, entry, result, session)
+            verdict = judge(name, data, entry, result, session, release)
             verdicts.append(verdict)
             differs = (verdict.difference, verdict.api, verdict.state) != (None, None, None)
             if differs and save is not None:
@@ -213,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generation", action="append",
                         help="only this writer generation (e.g. 2.1.332: attachments)")
     parser.add_argument("--entry", action="append", choices=ENTRY_POINTS)
+    parser.add_argument("--release", default="2.1.88",
+                        help="a JS-bundle release of the 2.1.88 line (its oracle installed)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--save", type=Path)
     parser.add_argument("--api", action="store_true", help="print api-view differences too")
@@ -223,11 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.monotonic()
     if args.replay is not None:
-        verdicts = replay(args.replay)
+        verdicts = replay(args.replay, args.release)
     else:
         cases = [*files(args.paths), *generated(args.generated, args.generation, args.seed)]
         verdicts = run(cases, args.entry or list(ENTRY_POINTS), args.workers, args.save,
-                       args.dump, args.rotate)
+                       args.dump, args.rotate, args.release)
     seconds = time.monotonic() - started
     for verdict in verdicts:
         if verdict.difference is not None:

@@ -94,11 +94,12 @@ def outputs(data: bytes, result: Any) -> dict[str, tuple[list[Json], Json | None
 
 
 def merge(document: Json, entry: str, views: dict[str, tuple[list[Json], Json | None]],
-          version: str, today: str) -> Json:
-    """The case document with this entry point's 2.1.88 expectations replaced."""
+          version: str, today: str, profile: str = PROFILE_NAME) -> Json:
+    """The case document with this entry point's expectations of ``profile`` (a release of
+    the 2.1.88 line) replaced."""
     fresh = []
     olds = {(e["view"], e["options"].get("entry")): e for e in document["expectations"]
-            if e["profile"] == PROFILE_NAME}
+            if e["profile"] == profile}
     for view, (messages, error) in views.items():
         provenance = {"oracle": "claude-code", "version": version,
                       "recorded_by": RECORDED_BY, "recorded_at": today}
@@ -107,7 +108,7 @@ def merge(document: Json, entry: str, views: dict[str, tuple[list[Json], Json | 
                 and old["provenance"].get("version") == version:
             provenance = old["provenance"]
         expectation: Json = {
-            "profile": PROFILE_NAME, "view": view,
+            "profile": profile, "view": view,
             "options": {"include_system_messages": False, "limit": None, "offset": 0,
                         "entry": entry},
             "messages": messages}
@@ -116,23 +117,27 @@ def merge(document: Json, entry: str, views: dict[str, tuple[list[Json], Json | 
         expectation["provenance"] = provenance
         fresh.append(expectation)
     kept = [e for e in document["expectations"]
-            if not (e["profile"] == PROFILE_NAME and e["options"].get("entry") == entry
+            if not (e["profile"] == profile and e["options"].get("entry") == entry
                     and e["view"] in views)]
     return {**document, "expectations": [*kept, *fresh]}
 
 
-def record(case_dirs: list[Path], dump: Path | None, workers: int = 2) -> list[str]:
-    """Record every case at every entry point; returns one line per case (or problem)."""
+def record(case_dirs: list[Path], dump: Path | None, workers: int = 2,
+           release: str = "2.1.88") -> list[str]:
+    """Record every case at every entry point with the real ``release`` (a JS bundle of the
+    2.1.88 line, under profile ``claude-code@<release>``); one line per case (or problem)."""
     from rechain.conformance.oracles import OracleError
     from rechain.conformance.oracles.claude_cli import ClaudeCliOracle, CliCase
-    from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88
+    from rechain.conformance.oracles.registry import get as get_oracle
     from rechain.corpus.cases_io import dumps_case
+
+    spec = get_oracle(f"claude-code@{release}")
 
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     sessions = {d: json.loads((d / "case.json").read_text("utf-8")) for d in case_dirs}
     updates: dict[Path, dict[str, dict[str, tuple[list[Json], Json | None]]]] = {}
     lines: list[str] = []
-    with ClaudeCliOracle(spec=CLAUDE_CODE_2_1_88) as probe:
+    with ClaudeCliOracle(spec=spec) as probe:
         version = probe.version()
     for entry in ENTRY_POINTS:
         if dump is not None:
@@ -141,7 +146,7 @@ def record(case_dirs: list[Path], dump: Path | None, workers: int = 2) -> list[s
                 path = dump / f"{directory.name}.{entry}.json"
                 results.append(undump(path) if path.exists() else OracleError("not dumped"))
         else:
-            with ClaudeCliOracle(spec=CLAUDE_CODE_2_1_88, entry=entry, fork=True,
+            with ClaudeCliOracle(spec=spec, entry=entry, fork=True,
                                  workers=workers, timeout=90) as oracle:
                 results = oracle.resume_all(
                     CliCase((d / "transcript.jsonl").read_bytes(),
@@ -157,7 +162,7 @@ def record(case_dirs: list[Path], dump: Path | None, workers: int = 2) -> list[s
         # re-read just before writing: other recorders edit other profiles' expectations
         document = json.loads((directory / "case.json").read_text("utf-8"))
         for entry, views in per_entry.items():
-            document = merge(document, entry, views, version, today)
+            document = merge(document, entry, views, version, today, f"claude-code@{release}")
         encoded = dumps_case(document)
         if encoded != (directory / "case.json").read_bytes():
             (directory / "case.json").write_bytes(encoded)
@@ -173,12 +178,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-dump", type=Path,
                         help="a differential --dump folder of the same cases (no new runs)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--release", default="2.1.88",
+                        help="a JS-bundle release of the 2.1.88 line (its oracle installed)")
     args = parser.parse_args(argv)
     dirs = [p for p in args.cases if (p / "case.json").exists()]
     if not dirs:
         print("no case directories given", file=sys.stderr)
         return 2
-    for line in record(dirs, args.from_dump, args.workers):
+    for line in record(dirs, args.from_dump, args.workers, args.release):
         print(line)
     return 0
 

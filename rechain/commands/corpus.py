@@ -41,11 +41,11 @@ def register(subparsers: Any) -> None:
     record = actions.add_parser("record", help="record expectations with a real reader (--oracle)")
     record.add_argument("--case", action="append", metavar="ID", help="only this case (repeatable)")
     record.add_argument("--unrecorded", action="store_true", help="only cases tagged unrecorded")
-    record.add_argument("--oracle", choices=("agent-sdk-ts", "claude-code", "claude-code@2.1.88"),
-                        default="agent-sdk-ts",
-                        help="claude-code records the CLI's resume (views api and chain); "
-                             "claude-code@2.1.88 records 2.1.88's (views resumed-chain and "
-                             "api, per entry point)")
+    record.add_argument("--oracle", default="agent-sdk-ts", metavar="ORACLE",
+                        help="agent-sdk-ts (default); claude-code records the CLI's resume "
+                             "(views api and chain); claude-code@2.1.88, or a later release "
+                             "the 2.1.88 line answers (claude-code@2.1.91, ...), records that "
+                             "release's (views resumed-chain and api, per entry point)")
     record.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="CLI runs at once with --oracle claude-code* (default 2)")
     record.add_argument("--resume-interrupted-turn", action="store_true",

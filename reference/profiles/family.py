@@ -2,18 +2,23 @@
 
 Releases 2.1.285 to 2.1.332 are the 2.1.332 profile with the switches of
 ``CliRelease`` set from the first release of each change (found by bisecting with
-``rechain drift``); 2.1.88 is its own profile. A release is answered only inside a
-range whose both ends were checked against the real program; any other is a clear
+``rechain drift``); the JS-bundle releases from 2.1.88 on are the 2.1.88 profile with
+the switches of ``SeedRelease`` (``SEED_SWITCHES``). A release is answered only inside
+a range whose both ends were checked against the real program; any other is a clear
 error naming what was verified, never a guess.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
 from rechain.reference.model import UsageError
 from rechain.reference.profiles.claude_code_2_1_88 import SEED
+from rechain.reference.profiles.claude_code_2_1_88.profile import read_chain
+from rechain.reference.profiles.claude_code_2_1_88.release import SeedRelease
 from rechain.reference.profiles.claude_code_2_1_332.load import parse_cli
 from rechain.reference.profiles.claude_code_2_1_332.profile import (
     CLAUDE_CODE,
@@ -24,6 +29,7 @@ from rechain.reference.profiles.claude_code_2_1_332.release import CliRelease
 from rechain.reference.stages import Profile
 
 ENTRY_POINTS = ("resume-id", "continue", "resume-file")
+VERSION_TEXT = re.compile(r"\d+\.\d+\.\d+")
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
@@ -57,9 +63,22 @@ SWITCHES: tuple[Switch, ...] = (
            "a voice_call_talk system row is read as the row it stands for (before: left out)"),
 )
 
+#: Changes of the 2.1.88 line (the JS bundles), each from versions.md's bisection and
+#: checked on the corpus against the release named.
+SEED_SWITCHES: tuple[Switch, ...] = (
+    Switch("dangling_bridge", "2.1.91",
+           "a parent missing from the file is bridged to the newest row at most 5 s older "
+           "(before: the chain starts at the orphan)"),
+    Switch("leaf_last_written", "2.1.101",
+           "the leaf is the last-written row of the entry point's candidates (before: the "
+           "newest timestamp)"),
+)
+
 #: Releases checked against the real program, oldest first, and on what.
 VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.88", "the corpus's recorded 2.1.88 expectations, all three entry points"),
+    ("2.1.91", "the first 45 corpus cases at --continue (45/45; the rest under way)"),
+    ("2.1.101", "the seed-* cases at all three entry points (75/75, recorded in the corpus)"),
     ("2.1.285", "the whole corpus (202/202 option sets)"),
     ("2.1.303", "the cases each switch shows on (9/9)"),
     ("2.1.304", "the whole corpus (205/205 option sets)"),
@@ -71,55 +90,82 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.332", "the whole corpus's recorded expectations and generated sweeps"),
 )
 
-#: Ranges answered by the switches (both ends verified); single releases outside them.
+#: Ranges answered by the switches (both ends verified), newest line last.
+SEED_RANGE = ("2.1.88", "2.1.101")
 CLI_RANGE = ("2.1.285", "2.1.332")
+RANGES = (SEED_RANGE, CLI_RANGE)
+
+
+def _settings(version: str, switches: tuple[Switch, ...]) -> dict[str, bool]:
+    at = version_tuple(version)
+    return {s.field: at >= version_tuple(s.first) for s in switches}
 
 
 def cli_release(version: str) -> CliRelease:
     """The switches of one release of the 2.1.332 line."""
-    at = version_tuple(version)
-    settings = {s.field: at >= version_tuple(s.first) for s in SWITCHES}
-    return CliRelease(version=version, **settings)
+    return CliRelease(version=version, **_settings(version, SWITCHES))
+
+
+def seed_release(version: str) -> SeedRelease:
+    """The switches of one release of the 2.1.88 line."""
+    return SeedRelease(version=version, **_settings(version, SEED_SWITCHES))
+
+
+def _inside(version: str, ends: tuple[str, str]) -> bool:
+    low, high = (version_tuple(v) for v in ends)
+    return low <= version_tuple(version) <= high
+
+
+def in_seed_line(profile: str) -> bool:
+    """Whether ``profile`` names a release the 2.1.88 loader answers (its switches set)."""
+    name, at, version = profile.partition("@")
+    return (name == "claude-code" and at == "@" and VERSION_TEXT.fullmatch(version) is not None
+            and _inside(version, SEED_RANGE))
 
 
 def _verified_text() -> str:
-    low, high = CLI_RANGE
-    singles = [v for v, _ in VERIFIED
-               if not version_tuple(low) <= version_tuple(v) <= version_tuple(high)]
-    return f"{', '.join(singles)} and {low} to {high}"
+    return ", ".join(f"{low} to {high}" for low, high in RANGES)
 
 
 def is_answered(version: str) -> bool:
     """Whether the family answers for this release (inside what was verified)."""
-    at = version_tuple(version)
-    low, high = (version_tuple(v) for v in CLI_RANGE)
-    return low <= at <= high or version == SEED.name.split("@")[1]
+    return any(_inside(version, ends) for ends in RANGES)
 
 
 def profile_for(version: str) -> Profile:
     """The profile of ``claude-code@version``; outside what was verified, a UsageError."""
-    if version == SEED.name.split("@")[1]:
-        return SEED
     if not is_answered(version):
         raise UsageError(f"claude-code@{version} is not a verified release; rechain answers for "
                          f"{_verified_text()} (`rechain history` shows them)")
+    if _inside(version, SEED_RANGE):
+        return _seed_profile(version)
     release = cli_release(version)
     if release == CliRelease():
         return CLAUDE_CODE
-    return replace(
-        CLAUDE_CODE,
-        name=release.profile_name,
-        description=f"claude -p --resume <id> of Claude Code {version}",
-        oracle=f"claude-code@{version}",
-        parse=partial(parse_cli, release=release),
-        aliases=(),
-        views={"chain": chain_view, "api": partial(api_view, release=release)},
-    )
+    return _as_release(CLAUDE_CODE, version, f"claude -p --resume <id> of Claude Code {version}",
+                       parse=partial(parse_cli, release=release),
+                       views={"chain": chain_view, "api": partial(api_view, release=release)})
+
+
+def _seed_profile(version: str) -> Profile:
+    """The 2.1.88 profile with this release's switches."""
+    release = seed_release(version)
+    if release == SeedRelease():
+        return SEED
+    return _as_release(SEED, version, f"Claude Code {version} resume (the 2.1.88 loader with "
+                       f"this release's switches; npm JS bundle)",
+                       read=partial(read_chain, release=release))
+
+
+def _as_release(base: Profile, version: str, description: str, **slots: Any) -> Profile:
+    """``base`` answering as ``claude-code@version``: the slots its switches reach swapped."""
+    name = f"claude-code@{version}"
+    return replace(base, name=name, description=description, oracle=name, aliases=(), **slots)
 
 
 def verified_releases() -> tuple[tuple[str, str], ...]:
     """(release, profile name) for every verified release and switch point, oldest first."""
-    points = {v for v, _ in VERIFIED} | {s.first for s in SWITCHES}
+    points = {v for v, _ in VERIFIED} | {s.first for s in (*SEED_SWITCHES, *SWITCHES)}
     ordered = sorted((p for p in points if is_answered(p)), key=version_tuple)
     return tuple((v, f"claude-code@{v}") for v in ordered)
 

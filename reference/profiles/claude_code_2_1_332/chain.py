@@ -178,7 +178,7 @@ def _latest(rows: Any) -> Json | None:
 # --- the walk --------------------------------------------------------------------------
 
 
-class _Bridge:
+class TimestampBridge:
     """Per side, rows sorted by time, skipping rows already on the chain and results of
     their calls."""
 
@@ -249,7 +249,7 @@ def walk_cli(graph: Graph, leaf: Json) -> list[Json]:
     """Leaf to root; a missing or revisited parent is bridged by timestamp. Root first."""
     chain: list[Json] = []
     seen: set[str] = set()
-    bridge = _Bridge(graph)
+    bridge = TimestampBridge(graph)
     current: Json | None = graph.nodes.get(leaf["uuid"])
     while current is not None:
         uuid = current["uuid"]

@@ -10,14 +10,15 @@ from rechain.reference.model import Diagnostic, Json, Options, UsageError
 from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, LoadFailedError, load
 from rechain.reference.profiles.claude_code_2_1_88.parse import parse_values
+from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.resume import (
     DEFAULT_ENTRY,
     ENTRY_POINTS,
-    LEAF_RULES,
     Resumed,
     deserialise,
     extract_todos,
     first_prompt_fails,
+    leaf_rule,
     recover,
     remove_extra_fields,
     walk,
@@ -30,6 +31,7 @@ class Outcome:
 
     entry: str
     loaded: Loaded
+    release: SeedRelease = BASE
     leaf: Json | None = None
     chain: list[Json] = field(default_factory=list)
     resumed: Resumed = field(default_factory=Resumed)
@@ -58,27 +60,27 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False) 
     return loaded
 
 
-def run(data: bytes, options: Options) -> Outcome:
+def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
     """Load, choose the entry point's leaf, walk, recover and deserialise; never raises."""
     entry = entry_point(options)
     try:
         loaded = load_bytes(data, options)
     except LoadFailedError as error:
-        return Outcome(entry, Loaded(), error=str(error))
-    outcome = Outcome(entry, loaded)
+        return Outcome(entry, Loaded(), release, error=str(error))
+    outcome = Outcome(entry, loaded, release)
     if entry == "continue" and seed_read.hidden_from_continue(data):
         # not listed, so --continue starts a fresh conversation (exit 0, nothing resumed)
         loaded.diagnostics.append(Diagnostic(
             None, "not-listed", "the head holds \"isSidechain\":true or a teamName: "
             "--continue does not see this session"))
         return outcome
-    leaf = LEAF_RULES[entry](loaded)
+    leaf = leaf_rule(entry, release)(loaded)
     if leaf is None:
         outcome.error = "no-conversation" if entry != "continue" else None
         return outcome
     outcome.leaf = leaf
     try:
-        chain, seen = walk(loaded, leaf)
+        chain, seen = walk(loaded, leaf, release.dangling_bridge)
         chain = recover(loaded, chain, seen)
         if entry != "resume-file" and first_prompt_fails(chain):
             if entry == "continue":

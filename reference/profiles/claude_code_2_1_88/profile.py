@@ -15,15 +15,16 @@ from rechain.reference.parse import Parsed, parse_sdk
 from rechain.reference.profiles.claude_code_2_1_88.account import off_chain_reasons
 from rechain.reference.profiles.claude_code_2_1_88.parse import numbered_lines
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import run
+from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME, VIEWS
 from rechain.reference.read import Source
 from rechain.reference.stages import Profile
 
 
-def read_chain(data: bytes, options: Options) -> Source:
-    """The resumed chain's lines (root first) for ``Options.entry``, and why every other
-    line is not on it."""
-    outcome = run(data, options)
+def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> Source:
+    """The resumed chain's lines (root first) for ``Options.entry`` in this release, and
+    why every other line is not on it."""
+    outcome = run(data, options, release)
     by_number = dict(numbered_lines(data))
     ordered = [outcome.loaded.line_of(e) for e in outcome.chain]
     lines = tuple((n, by_number[n]) for n in ordered if n is not None and n in by_number)

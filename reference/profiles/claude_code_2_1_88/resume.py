@@ -13,15 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from rechain.reference.first_prompt import first_prompt_fails as scan_throws
-from rechain.reference.graph import ReaderError
+from rechain.reference.graph import Graph, ReaderError
 from rechain.reference.js import date_v8
 from rechain.reference.js.text import trim
 from rechain.reference.js.values import UNDEFINED, prop, to_string, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, mkey
+from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
+from rechain.reference.profiles.claude_code_2_1_332.chain import TimestampBridge
 from rechain.reference.recover import sorted_by_timestamp
 from rechain.reference.rows import as_blocks
 from rechain.reference.rows import content as content_of
@@ -44,24 +47,36 @@ def latest(entries: list[Json], time: Callable[[Any], float], start: float) -> J
     return best
 
 
+def continue_pool(loaded: Loaded) -> list[Json]:
+    """``loadFullLog``'s candidates: leaves of type user/assistant, sidechains not excluded."""
+    return [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
+            and e.get("type") in ("user", "assistant")]
+
+
+def resume_id_pool(loaded: Loaded) -> list[Json]:
+    """``getLastSessionLog``'s candidates: every entry that is not a sidechain."""
+    return [e for e in loaded.messages.values() if not truthy(e.get("isSidechain"))]
+
+
+def resume_file_pool(loaded: Loaded) -> list[Json]:
+    """``loadMessagesFromJsonlPath``'s candidates: non-sidechain leaves."""
+    return [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
+            and not truthy(e.get("isSidechain"))]
+
+
 def leaf_for_continue(loaded: Loaded) -> Json | None:
     """``loadFullLog``: newest leaf of type user/assistant, sidechains not excluded."""
-    pool = [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
-            and e.get("type") in ("user", "assistant")]
-    return latest(pool, date_v8.parse, float("-inf"))
+    return latest(continue_pool(loaded), date_v8.parse, float("-inf"))
 
 
 def leaf_for_resume_id(loaded: Loaded) -> Json | None:
     """``getLastSessionLog``: newest entry of any type that is not a sidechain."""
-    pool = [e for e in loaded.messages.values() if not truthy(e.get("isSidechain"))]
-    return latest(pool, date_v8.parse, float("-inf"))
+    return latest(resume_id_pool(loaded), date_v8.parse, float("-inf"))
 
 
 def leaf_for_resume_file(loaded: Loaded) -> Json | None:
     """``loadMessagesFromJsonlPath``: newest non-sidechain leaf whose time is above 0."""
-    pool = [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
-            and not truthy(e.get("isSidechain"))]
-    return latest(pool, date_v8.get_time, 0.0)
+    return latest(resume_file_pool(loaded), date_v8.get_time, 0.0)
 
 
 LEAF_RULES: dict[str, Callable[[Loaded], Json | None]] = {
@@ -69,12 +84,36 @@ LEAF_RULES: dict[str, Callable[[Loaded], Json | None]] = {
     "resume-id": leaf_for_resume_id,
     "resume-file": leaf_for_resume_file,
 }
+POOLS: dict[str, Callable[[Loaded], list[Json]]] = {
+    "continue": continue_pool,
+    "resume-id": resume_id_pool,
+    "resume-file": resume_file_pool,
+}
 
 
-def walk(loaded: Loaded, leaf: Json) -> tuple[list[Json], set[Any]]:
-    """``buildConversationChain``'s walk: root first; stops at a missing parent or a repeat."""
+def leaf_rule(entry: str, release: SeedRelease = BASE) -> Callable[[Loaded], Json | None]:
+    """The entry point's leaf choice: its pool, ranked by time or (from 2.1.101) by writing."""
+    pool = LEAF_RULES[entry]
+    if not release.leaf_last_written:
+        return pool
+    return partial(last_written, POOLS[entry])
+
+
+def last_written(pool: Callable[[Loaded], list[Json]], loaded: Loaded) -> Json | None:
+    """The pool's entry written last in the file (its line, not its Map slot)."""
+    entries = pool(loaded)
+    return max(entries, key=lambda e: loaded.line_of(e) or 0) if entries else None
+
+
+def walk(loaded: Loaded, leaf: Json, bridge: bool = False) -> tuple[list[Json], set[Any]]:
+    """``buildConversationChain``'s walk: root first; stops at a missing parent or a repeat.
+
+    With ``bridge`` (from 2.1.91) a parent missing from the file is bridged by timestamp
+    as the later CLI does (``TimestampBridge``).
+    """
     chain: list[Json] = []
     seen: set[Any] = set()
+    finder = _SlotBridge(loaded) if bridge else None
     current: Json | None = leaf
     while current is not None:
         slot = mkey(current.get("uuid", UNDEFINED))
@@ -86,9 +125,33 @@ def walk(loaded: Loaded, leaf: Json) -> tuple[list[Json], set[Any]]:
             break
         seen.add(slot)
         chain.append(current)
-        current = loaded.parent(current)
+        parent = loaded.parent(current)
+        if parent is None and finder is not None and truthy(current.get("parentUuid", UNDEFINED)):
+            parent = finder.find(current, seen)
+            if parent is not None:
+                loaded.diagnostics.append(Diagnostic(
+                    loaded.line_of(current), "bridged",
+                    f"parent not in the file: bridged to {parent.get('uuid')} by timestamp"))
+        current = parent
     chain.reverse()
     return chain, seen
+
+
+class _SlotBridge:
+    """``TimestampBridge`` over every loaded row, whatever its uuid (the Map holds rows
+    keyed by an object too, and the bridge can land on them), by a string name per slot."""
+
+    def __init__(self, loaded: Loaded) -> None:
+        self.names = {slot: slot if type(slot) is str else f"\x00slot:{at}"
+                      for at, slot in enumerate(loaded.messages)}
+        self.rows = {self.names[slot]: row for slot, row in loaded.messages.items()}
+        nodes = {name: row if row.get("uuid") == name else {**row, "uuid": name}
+                 for name, row in self.rows.items()}
+        self.bridge = TimestampBridge(Graph(nodes, {n: at for at, n in enumerate(nodes)}, {}))
+
+    def find(self, child: Json, seen: set[Any]) -> Json | None:
+        found = self.bridge.find(child, {self.names[s] for s in seen if s in self.names})
+        return self.rows[found["uuid"]] if found is not None else None
 
 
 def _message(entry: Json) -> Any:

@@ -23,7 +23,7 @@ PROFILE_NAME = "claude-code@2.1.88"
 def _header(outcome: Outcome, view: str, session_id: str | None) -> Json:
     leaf = outcome.leaf
     return {
-        "profile": PROFILE_NAME,
+        "profile": outcome.release.profile_name,
         "view": view,
         "entry": outcome.entry,
         "session_id": session_id,
