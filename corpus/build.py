@@ -1,28 +1,34 @@
-"""Write transcript rows the way Claude Code does, from short labels.
+"""Scenario rows from short labels, written by the strategies' row writer.
 
 Scenarios name their entries (``"u1"``, ``"a2"``) and let this module turn the
 names into stable uuid4-shaped ids, ``toolu_``/``msg_``/``req_`` ids and
 millisecond timestamps, so a case reads like its diagram and its bytes never
-change between runs. Rows use the key order of current releases:
-``parentUuid`` first, the message's own fields next, the stamps last.
+change between runs. The rows themselves (key order: ``parentUuid`` first, the
+message's own fields next, the stamps last) and their bytes come from
+:mod:`rechain.strategies.rows`, like every generated transcript's.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from rechain.strategies import rows
+from rechain.strategies.rows import DROP, dumps, jsonl, text
+
 Row = dict[str, Any]
 Line = Row | bytes
+__all__ = ["DROP", "Line", "Row", "Session", "dumps", "jsonl", "stable_uuid", "text", "thinking",
+           "timestamp"]
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _EPOCH = datetime(2026, 11, 20, 9, 0, 0, tzinfo=UTC)
 MODEL = "claude-sonnet-4-5-20250929"
+USAGE = rows.usage(4, 23, cache_creation=812, cache_read=14210)
 
 
 def stable_uuid(*parts: str) -> str:
@@ -46,25 +52,9 @@ def timestamp(seconds: float) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def dumps(row: Mapping[str, Any]) -> bytes:
-    """One row as ``JSON.stringify`` writes it: compact, non-ASCII kept."""
-    return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def jsonl(lines: Iterable[Line], *, newline: bytes = b"\n", final_newline: bool = True) -> bytes:
-    """Join rows (dicts) and raw byte lines into a file, one per line."""
-    chunks = [line if isinstance(line, bytes) else dumps(line) for line in lines]
-    data = newline.join(chunks)
-    return data + newline if final_newline and chunks else data
-
-
-def text(value: str) -> Row:
-    return {"type": "text", "text": value}
-
-
 def thinking(value: str, seed: str = "") -> Row:
     signature = _base62("sig/" + seed + value, 64)
-    return {"type": "thinking", "thinking": value, "signature": signature}
+    return rows.thinking(value, signature)
 
 
 @dataclass
@@ -112,29 +102,18 @@ class Session:
         at: float | None,
         extra: Mapping[str, Any],
     ) -> Row:
-        stamped = {
-            "userType": "external",
-            "entrypoint": "cli",
-            "cwd": self.cwd,
-            "sessionId": self.session_id,
-            "version": self.version,
-            "gitBranch": self.git_branch,
-            **self.stamps,
-        }
-        row: Row = {**head, **body}
+        stamped = rows.stamps(self.session_id, cwd=self.cwd, version=self.version,
+                              git_branch=self.git_branch)
+        stamped.update(self.stamps)
+        own: Row = dict(body)
         if label is not None:
-            row["uuid"] = self.uid(label)
-        row["timestamp"] = self.tick(at)
-        row.update(extra)
-        for key, value in stamped.items():
-            row.setdefault(key, value)
-        return {key: value for key, value in row.items() if value is not _DROP}
+            own["uuid"] = self.uid(label)
+        own["timestamp"] = self.tick(at)
+        own.update(extra)
+        return rows.row(head, own, stamped)
 
     def _head(self, parent: str | None, sidechain: bool) -> Row:
-        return {
-            "parentUuid": None if parent is None else self.uid(parent),
-            "isSidechain": sidechain,
-        }
+        return rows.chain(None if parent is None else self.uid(parent), sidechain=sidechain)
 
     def user(
         self,
@@ -147,7 +126,7 @@ class Session:
         **extra: Any,
     ) -> Row:
         """A user prompt (or any user-role row)."""
-        body = {"type": "user", "message": {"role": "user", "content": content}}
+        body = {"type": "user", "message": rows.user_message(content)}
         return self._row(self._head(parent, sidechain), body, label, at, extra)
 
     def assistant(
@@ -163,28 +142,13 @@ class Session:
     ) -> Row:
         """One streamed assistant row; rows of one API message share ``msg``."""
         key = msg or label or "anonymous"
-        message = {
-            "model": MODEL,
-            "id": self.msg_id(key),
-            "type": "message",
-            "role": "assistant",
-            "content": blocks,
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": 4,
-                "cache_creation_input_tokens": 812,
-                "cache_read_input_tokens": 14210,
-                "output_tokens": 23,
-                "service_tier": "standard",
-            },
-        }
+        message = rows.assistant_message(blocks, self.msg_id(key), model=MODEL, usage=dict(USAGE))
         body = {"type": "assistant", "message": message, "requestId": self.request_id(key)}
         return self._row(self._head(parent, sidechain), body, label, at, extra)
 
     def tool_use(self, tool: str, name: str = "Bash", **tool_input: Any) -> Row:
         """A ``tool_use`` block whose id is derived from the label ``tool``."""
-        return {"type": "tool_use", "id": self.tool_id(tool), "name": name, "input": tool_input}
+        return rows.tool_use(self.tool_id(tool), name, tool_input)
 
     def result(
         self,
@@ -201,16 +165,8 @@ class Session:
     ) -> Row:
         """A tool-result user row answering ``tool`` (one label or several)."""
         tools = [tool] if isinstance(tool, str) else tool
-        blocks = [
-            {
-                "tool_use_id": self.tool_id(name),
-                "type": "tool_result",
-                "content": output,
-                "is_error": is_error,
-            }
-            for name in tools
-        ]
-        fields: Row = {"toolUseResult": {"stdout": output, "stderr": "", "interrupted": False}}
+        blocks = [rows.tool_result(self.tool_id(name), output, is_error) for name in tools]
+        fields: Row = {"toolUseResult": rows.bash_result(output)}
         if source is not None:
             fields["sourceToolAssistantUUID"] = self.uid(source)
         fields.update(extra)
@@ -244,11 +200,7 @@ class Session:
         **metadata: Any,
     ) -> Row:
         """A ``compact_boundary`` with parent null; ``metadata`` joins compactMetadata."""
-        head = {
-            "parentUuid": None,
-            "logicalParentUuid": None if logical is None else self.uid(logical),
-        }
-        head["isSidechain"] = False
+        head = rows.chain(None, logical=None if logical is None else self.uid(logical))
         body: Row = {
             "type": "system",
             "subtype": "compact_boundary",
@@ -311,14 +263,3 @@ class Session:
             "sessionId": self.session_id,
             **extra,
         }
-
-
-class _Drop:
-    """Marker for a stamp a scenario wants removed from a row."""
-
-    def __repr__(self) -> str:
-        return "DROP"
-
-
-_DROP = _Drop()
-DROP: Any = _DROP

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from rechain.corpus.build import Line, Row, Session, dumps, jsonl, text
 from rechain.corpus.scenario import collector
+from rechain.strategies import rows
 
 SCENARIOS, scenario = collector()
 
@@ -129,24 +130,14 @@ def _legacy_boundary(s: Session, label: str, logical: str) -> Row:
     }
     stamps["slug"] = "idempotent-sprouting-ocean"
     rest = {k: v for k, v in row.items() if k not in head and k not in stamps}
-    return {**head, **stamps, **rest}
+    return rows.row(head, rest, stamps, stamps_first=True)
 
 
 def _y_chain(s: Session) -> list[Line]:
-    grep = {
-        "type": "tool_use",
-        "id": s.tool_id("yt1"),
-        "name": "Grep",
-        "input": {"pattern": "compact_boundary"},
-    }
-    early_marker = {
-        "parentUuid": s.uid("yu2"),
-        "isSidechain": False,
-        "type": "assistant",
-        "message": {"id": s.msg_id("ya2"), "content": [grep], "role": "assistant"},
-    }
-    full = s.assistant("ya2", [grep], "yu2")
-    early_marker.update({k: v for k, v in full.items() if k not in early_marker})
+    grep = rows.tool_use(s.tool_id("yt1"), "Grep", {"pattern": "compact_boundary"})
+    early = {"type": "assistant",
+             "message": {"id": s.msg_id("ya2"), "content": [grep], "role": "assistant"}}
+    early_marker = rows.row(rows.chain(s.uid("yu2")), early, s.assistant("ya2", [grep], "yu2"))
     return [
         s.user("yu1", "Now look at how the reader skips old bytes.", "xlast"),
         s.assistant("ya1", [text("It looks for compact boundaries.")], "yu1"),

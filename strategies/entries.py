@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rechain.strategies import rows
 from rechain.strategies.generations import Generation
 
 Json = dict[str, Any]
@@ -23,7 +24,7 @@ SUMMARY = ("This session is being continued from a previous conversation that ra
 
 def user(content: str | list[Json], uuid: str, stamp: str, **flags: Any) -> Json:
     """A user message; ``flags`` (isMeta, isCompactSummary, ...) go between message and uuid."""
-    out: Json = {"type": "user", "message": {"role": "user", "content": content}}
+    out: Json = {"type": "user", "message": rows.user_message(content)}
     out.update(flags)
     out["uuid"] = uuid
     out["timestamp"] = stamp
@@ -33,11 +34,9 @@ def user(content: str | list[Json], uuid: str, stamp: str, **flags: Any) -> Json
 def tool_result(tool_id: str, n: int, uuid: str, stamp: str, source: str | None,
                 is_error: bool = False) -> Json:
     """A tool-result user message (``toolUseResult`` and, when linked, the source assistant)."""
-    block: Json = {"tool_use_id": tool_id, "type": "tool_result", "content": f"output {n}"}
-    if is_error:
-        block["is_error"] = True
+    block = rows.tool_result(tool_id, f"output {n}", True if is_error else None)
     out = user([block], uuid, stamp)
-    out["toolUseResult"] = {"stdout": f"output {n}", "stderr": "", "interrupted": False}
+    out["toolUseResult"] = rows.bash_result(f"output {n}")
     if source is not None:
         out["sourceToolAssistantUUID"] = source
     return out
@@ -46,26 +45,21 @@ def tool_result(tool_id: str, n: int, uuid: str, stamp: str, source: str | None,
 def block(kind: str, n: int, tool_id: str | None) -> Json:
     """One content block of a streamed response."""
     if kind == "tool_use":
-        return {"type": "tool_use", "id": tool_id, "name": "Bash",
-                "input": {"command": f"echo {n}", "description": f"Step {n}"}}
+        assert tool_id is not None
+        return rows.tool_use(tool_id, "Bash", {"command": f"echo {n}", "description": f"Step {n}"})
     if kind == "thinking":
-        return {"type": "thinking", "thinking": f"Thinking about step {n}.",
-                "signature": f"EqQBCkYIBxgCKkB{n:08d}"}
-    return {"type": "text", "text": f"Answer part {n}."}
+        return rows.thinking(f"Thinking about step {n}.", f"EqQBCkYIBxgCKkB{n:08d}")
+    return rows.text(f"Answer part {n}.")
+
+
+USAGE = rows.usage(4, 12, cache_read=11515)
 
 
 def assistant(gen: Generation, content: Json, message_id: str, request_id: str,
               uuid: str, stamp: str) -> Json:
     """One assistant line: a single content block of the response ``message_id``."""
-    usage = {"input_tokens": 4, "cache_creation_input_tokens": 0,
-             "cache_read_input_tokens": 11515, "output_tokens": 12, "service_tier": "standard"}
-    if gen.model_first:
-        message: Json = {"model": gen.model, "id": message_id, "type": "message",
-                         "role": "assistant"}
-    else:
-        message = {"id": message_id, "type": "message", "role": "assistant",
-                   "model": gen.model}
-    message.update(content=[content], stop_reason=None, stop_sequence=None, usage=usage)
+    message = rows.assistant_message([content], message_id, model=gen.model, usage=dict(USAGE),
+                                     model_first=gen.model_first)
     return {"message": message, "requestId": request_id, "type": "assistant",
             "uuid": uuid, "timestamp": stamp}
 

@@ -10,7 +10,10 @@ Facts come from the real files in ``shared/corpus-real`` (1.0.98, 1.0.108, 2.0.7
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+from rechain.strategies import rows
 
 Json = dict[str, Any]
 
@@ -69,34 +72,27 @@ class Stamps:
     slug: str
 
 
+@lru_cache(maxsize=64)
+def _stamped(gen: Generation, stamps: Stamps, agent_id: str | None) -> Json:
+    """The stamps of one session's lines (read-only: shared by every line)."""
+    if gen.stamps_first:
+        return rows.stamps(stamps.session_id, cwd=stamps.cwd, version=gen.version,
+                           git_branch=stamps.git_branch, entrypoint=None, agent_id=agent_id,
+                           slug=stamps.slug if gen.slug else None)
+    return rows.stamps(stamps.session_id, cwd=stamps.cwd, version=gen.version,
+                       git_branch=stamps.git_branch, slug=stamps.slug)
+
+
 def layout(gen: Generation, stamps: Stamps, chain: Json, own: Json,
            agent_id: str | None = None) -> Json:
-    """One line's dict in the generation's key order.
+    """One line's dict in the generation's key order (:func:`rechain.strategies.rows.row`).
 
     ``chain`` holds ``parentUuid`` (+ ``logicalParentUuid``) and ``isSidechain``;
-    ``own`` the message's own fields in their order. ``parentUuid`` is always first.
+    ``own`` the message's own fields in their order. ``parentUuid`` is always first;
+    ``agentId`` follows the chain fields, or the stamps in the stamps-first layout.
     """
-    out: Json = dict(chain)
     if gen.stamps_first:
-        out["userType"] = "external"
-        out["cwd"] = stamps.cwd
-        out["sessionId"] = stamps.session_id
-        out["version"] = gen.version
-        out["gitBranch"] = stamps.git_branch
-        if agent_id is not None:
-            out["agentId"] = agent_id
-        if gen.slug:
-            out["slug"] = stamps.slug
-        out.update(own)
-        return out
+        return rows.row(chain, own, _stamped(gen, stamps, agent_id), stamps_first=True)
     if agent_id is not None:
-        out["agentId"] = agent_id
-    out.update(own)
-    out["userType"] = "external"
-    out["entrypoint"] = "cli"
-    out["cwd"] = stamps.cwd
-    out["sessionId"] = stamps.session_id
-    out["version"] = gen.version
-    out["gitBranch"] = stamps.git_branch
-    out["slug"] = stamps.slug
-    return out
+        chain = {**chain, "agentId": agent_id}
+    return rows.row(chain, own, _stamped(gen, stamps, None))

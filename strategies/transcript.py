@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import orjson
-
+from rechain.strategies import rows
 from rechain.strategies.conversation import Undetermined, expected
 from rechain.strategies.ops import Op
 from rechain.strategies.records import Record
@@ -16,9 +15,7 @@ from rechain.strategies.writer import Writer
 Json = dict[str, Any]
 
 
-def dumps(line: object) -> bytes:
-    """One JSONL line body as ``JSON.stringify`` writes it (compact, UTF-8, no newline)."""
-    return orjson.dumps(line)
+dumps = rows.dumps
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,11 +41,11 @@ class Transcript:
 
     def to_bytes(self) -> bytes:
         """The file as Claude Code writes it: one ``JSON.stringify`` per line, each + LF."""
-        return b"".join(dumps(line) + b"\n" for line in self.lines)
+        return rows.jsonl(self.lines)
 
     def subagent_bytes(self, agent: str) -> bytes:
         """One subagent file's bytes."""
-        return b"".join(dumps(line) + b"\n" for line in self.subagents[agent])
+        return rows.jsonl(self.subagents[agent])
 
     @cached_property
     def by_uuid(self) -> dict[str, Json]:

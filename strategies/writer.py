@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rechain.strategies import entries, ids
+from rechain.strategies import entries, ids, rows
 from rechain.strategies.clock import iso
 from rechain.strategies.generations import Generation, Stamps, layout
 from rechain.strategies.ops import Compact, Metadata, Note, Op, Prompt, Reply, Rewind, Task
@@ -74,11 +74,7 @@ class Writer:
     # -- low-level writes --------------------------------------------------------------
     def _chain(self, parent: str | None, *, sidechain: bool = False,
                logical: str | None = None, boundary: bool = False) -> Json:
-        chain: Json = {"parentUuid": parent}
-        if boundary:
-            chain["logicalParentUuid"] = logical
-        chain["isSidechain"] = sidechain
-        return chain
+        return rows.chain(parent, sidechain=sidechain, logical=logical if boundary else rows.DROP)
 
     def _apply_rewind(self) -> None:
         distance, self.pending_rewind = self.pending_rewind, None

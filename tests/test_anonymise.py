@@ -23,6 +23,7 @@ from rechain.corpus.anonymise import (
     placeholder,
     scrub,
 )
+from rechain.strategies import rows
 
 REPO = Path(__file__).resolve().parents[1]
 REAL_DIRS = [Path("/work/shared/corpus-real"), REPO.parent / "shared" / "corpus-real"]
@@ -93,7 +94,7 @@ def test_scrub_keeps_reader_markers_only():
 
 
 def row(**fields):
-    return json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode()
+    return rows.dumps(fields)
 
 
 def test_structure_is_kept_and_text_replaced():

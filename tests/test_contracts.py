@@ -14,6 +14,7 @@ from rechain.conformance.impls import connect
 from rechain.conformance.protocol import Answered, Raised
 from rechain.conformance.skips import parse
 from rechain.errors import UsageError
+from rechain.strategies import rows
 from rechain.strategies.formatting import reformat
 
 U = "00000000-0000-4000-8000-{:012d}"
@@ -23,7 +24,7 @@ def row(n: int, kind: str, parent: int | None, content: object, **extra: object)
     entry = {"type": kind, "uuid": U.format(n), "parentUuid": U.format(parent) if parent else None,
              "sessionId": "s", "timestamp": f"2026-01-01T00:00:{n:02d}.000Z",
              "message": {"role": kind, "content": content}, **extra}
-    return orjson.dumps(entry) + b"\n"
+    return rows.line(entry)
 
 
 def assistant(n: int, parent: int, block: dict[str, object], mid: str,
@@ -31,7 +32,7 @@ def assistant(n: int, parent: int, block: dict[str, object], mid: str,
     entry = {"type": "assistant", "uuid": U.format(n), "parentUuid": U.format(parent),
              "sessionId": "s", "requestId": f"req-{mid}", "timestamp": f"2026-01-01T00:00:{n:02d}Z",
              "message": {"id": mid, "role": "assistant", "content": [block], "usage": usage}}
-    return orjson.dumps(entry) + b"\n"
+    return rows.line(entry)
 
 
 # U1 → A2 (tool t1) → A3 (tool t2, same response) → R4 (t2) ; R5 (t1, parent A2) → A6

@@ -26,6 +26,7 @@ from rechain.conformance.oracles.claude_cli import (
 )
 from rechain.conformance.oracles.fake_api import REPLY_TEXT, FakeMessagesApi
 from rechain.conformance.oracles.registry import CLAUDE_CODE, REGISTRY, entry_path
+from rechain.strategies import rows
 
 SID = "c11c0de0-5e55-4a1b-8c2d-0123456789ab"
 UNAVAILABLE = ClaudeCliOracle.available()
@@ -54,7 +55,7 @@ def row(kind: str, uuid: str, parent: str | None, content: object, second: int,
     entry = {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SID,
              "timestamp": f"2026-01-01T00:00:{second:02d}.000Z", "isSidechain": False,
              "message": message, **extra}
-    return json.dumps(entry).encode() + b"\n"
+    return rows.line(entry)
 
 
 TWO = row("user", U1, None, "hello", 1) + row("assistant", A1, U1,

@@ -33,15 +33,17 @@ from rechain.conformance.protocol import (
 )
 from rechain.conformance.protocol_process import Harness, Limits, OneShot
 from rechain.errors import UsageError
+from rechain.strategies import rows
 
 SID = "0b4f6f1e-3c2a-4d5e-9f00-123456789abc"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def row(kind: str, uuid: str, parent: str | None) -> bytes:
-    content = "hi" if kind == "user" else [{"type": "text", "text": "ok"}]
-    return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SID,
-                       "message": {"role": kind, "content": content}}).encode() + b"\n"
+    message = rows.user_message("hi") if kind == "user" else rows.assistant_message(
+        [rows.text("ok")])
+    return rows.line({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SID,
+                      "message": message})
 
 
 EXCHANGE = row("user", "u1", None) + row("assistant", "a1", "u1")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from rechain.reference import Options, rebuild
 from rechain.reference.read import CHUNK_BYTES, LARGE_FILE_BYTES
+from rechain.strategies import rows
 
 BIG = "x" * 200_000
 
@@ -21,7 +20,7 @@ def row(uuid: str, parent: str | None, kind: str = "user", **extra: object) -> b
         "message": {"role": kind, "content": extra.pop("content", "hi")},
     }
     entry.update(extra)
-    return (json.dumps(entry, separators=(",", ":")) + "\n").encode()
+    return rows.line(entry)
 
 
 def boundary(uuid: str, parent: str | None, **meta: object) -> bytes:
@@ -33,7 +32,7 @@ def boundary(uuid: str, parent: str | None, **meta: object) -> bytes:
         "sessionId": "s1",
         "compactMetadata": {"trigger": "auto", **meta},
     }
-    return (json.dumps(entry, separators=(",", ":")) + "\n").encode()
+    return rows.line(entry)
 
 
 def padded_before(size: int) -> tuple[bytes, str]:

@@ -17,6 +17,7 @@ from rechain.reference.profiles.claude_code_2_1_88.deadbranch import excise_dead
 from rechain.reference.profiles.claude_code_2_1_88.views import (
     PROFILE_NAME,
 )
+from rechain.strategies import rows
 
 SID = "5eed0000-2188-4000-8000-00000000aaaa"
 
@@ -26,26 +27,23 @@ def uid(n: int) -> str:
 
 
 def row(kind: str, n: int, parent: int | None, content: Any, sec: float, **extra: Any) -> Json:
-    message: dict[str, Any] = {"role": kind, "content": content}
+    message = rows.user_message(content)
     if kind == "assistant":
-        message = {"id": extra.pop("mid", f"msg_{n}"), "role": "assistant", "content": content}
-    entry = {"parentUuid": uid(parent) if parent else None, "isSidechain": False, "type": kind,
-             "message": message, "uuid": uid(n), "sessionId": SID,
-             "timestamp": f"2026-01-01T00:00:{sec:06.3f}Z"}
-    entry.update(extra)
-    return entry
+        message = rows.assistant_message(content, extra.pop("mid", f"msg_{n}"))
+    own = {"type": kind, "message": message, "uuid": uid(n), "sessionId": SID,
+           "timestamp": f"2026-01-01T00:00:{sec:06.3f}Z", **extra}
+    return rows.row(rows.chain(uid(parent) if parent else None), own)
 
 
 Json = dict[str, Any]
 
 
 def text(value: str) -> list[Json]:
-    return [{"type": "text", "text": value}]
+    return [rows.text(value)]
 
 
-def file_of(*rows: Json | str) -> bytes:
-    return b"".join((r if isinstance(r, str) else json.dumps(r, separators=(",", ":"))).encode()
-                    + b"\n" for r in rows)
+def file_of(*lines: Json | str) -> bytes:
+    return rows.jsonl(lines)
 
 
 def uuids(data: bytes, entry: str = "continue") -> list[Any]:

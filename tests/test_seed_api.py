@@ -6,13 +6,13 @@ recorded 2.1.88 requests are checked in ``test_seed_corpus.py``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rechain.conformance.claude_code_2_1_88.compare import api_difference, observed_request
 from rechain.reference import rebuild
 from rechain.reference.model import Options
 from rechain.reference.profiles.claude_code_2_1_88 import api, attachments
+from rechain.strategies import rows
 
 Json = dict[str, Any]
 SID = "5eed0000-2188-4000-8000-00000000bbbb"
@@ -23,21 +23,19 @@ def uid(n: int) -> str:
 
 
 def row(kind: str, n: int, parent: int | None, content: Any, **extra: Any) -> Json:
-    message: Json = {"role": kind, "content": content}
+    message = rows.user_message(content)
     if kind == "assistant":
         message = {"id": extra.pop("mid", f"msg_{n}"), "role": "assistant",
                    "model": extra.pop("model", "claude-sonnet-4-6"), "content": content}
-    entry: Json = {"parentUuid": uid(parent) if parent else None, "isSidechain": False,
-                   "type": kind, "message": message, "uuid": uid(n), "sessionId": SID,
-                   "timestamp": f"2026-01-01T00:00:{n:02d}.000Z"}
-    entry.update(extra)
-    return entry
+    own = {"type": kind, "message": message, "uuid": uid(n), "sessionId": SID,
+           "timestamp": f"2026-01-01T00:00:{n:02d}.000Z", **extra}
+    return rows.row(rows.chain(uid(parent) if parent else None), own)
 
 
 def attachment(n: int, parent: int, payload: Json) -> Json:
-    return {"parentUuid": uid(parent), "isSidechain": False, "type": "attachment",
-            "attachment": payload, "uuid": uid(n), "sessionId": SID,
-            "timestamp": f"2026-01-01T00:00:{n:02d}.000Z"}
+    return rows.row(rows.chain(uid(parent)), {
+        "type": "attachment", "attachment": payload, "uuid": uid(n), "sessionId": SID,
+        "timestamp": f"2026-01-01T00:00:{n:02d}.000Z"})
 
 
 def use(tid: str) -> Json:
@@ -46,11 +44,11 @@ def use(tid: str) -> Json:
 
 
 def result(tid: str, content: str = "out") -> Json:
-    return {"type": "tool_result", "tool_use_id": tid, "content": content}
+    return rows.tool_result(tid, content)
 
 
-def sent(*rows: Json, entry: str = "resume-id") -> list[Json]:
-    data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+def sent(*lines: Json, entry: str = "resume-id") -> list[Json]:
+    data = rows.jsonl(lines)
     return rebuild(data, "seed", Options(entry=entry), session_id=SID).view("api")["messages"]
 
 
@@ -81,11 +79,11 @@ def test_hook_context_after_an_assistant_is_its_own_user_message() -> None:
 
 
 def test_an_attachment_bubbles_up_past_a_plain_prompt() -> None:
-    rows = [row("user", 1, None, "go"), row("assistant", 2, 1, [{"type": "text", "text": "a"}]),
+    lines = [row("user", 1, None, "go"), row("assistant", 2, 1, [{"type": "text", "text": "a"}]),
             row("user", 3, 2, "second"),
-            attachment(4, 3, {"type": "queued_command", "prompt": "q"}),
-            row("assistant", 5, 4, [{"type": "text", "text": "b"}])]
-    third = sent(*rows)[2]["content"]
+             attachment(4, 3, {"type": "queued_command", "prompt": "q"}),
+             row("assistant", 5, 4, [{"type": "text", "text": "b"}])]
+    third = sent(*lines)[2]["content"]
     assert third[0]["text"].startswith("<system-reminder>\nThe user sent")
     assert third[1] == {"type": "text", "text": "second"}
 
@@ -160,22 +158,21 @@ def test_legacy_tool_names_are_sent_under_the_current_name() -> None:
 
 
 def test_hook_context_that_is_not_an_array_fails_the_request() -> None:
-    rows = [row("user", 1, None, "go"), row("assistant", 2, 1, [{"type": "text", "text": "a"}]),
-            attachment(3, 2, {"type": "hook_additional_context", "content": "s1"}),
-            row("user", 4, 3, "more"), row("assistant", 5, 4, [{"type": "text", "text": "b"}])]
-    data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+    lines = [row("user", 1, None, "go"), row("assistant", 2, 1, [rows.text("a")]),
+             attachment(3, 2, {"type": "hook_additional_context", "content": "s1"}),
+             row("user", 4, 3, "more"), row("assistant", 5, 4, [rows.text("b")])]
+    data = rows.jsonl(lines)
     view = rebuild(data, "seed", Options(entry="resume-id"), session_id=SID).view("api")
     assert view["messages"] == [] and "content.join" in view["error"]
-    rows[2] = attachment(3, 2, {"type": "hook_additional_context", "content": ""})
-    assert [m["role"] for m in sent(*rows)] == ["user", "assistant", "user", "assistant"]
+    lines[2] = attachment(3, 2, {"type": "hook_additional_context", "content": ""})
+    assert [m["role"] for m in sent(*lines)] == ["user", "assistant", "user", "assistant"]
 
 
 def test_continue_on_a_session_without_messages_restores_its_title() -> None:
 
-    data = (json.dumps({"type": "custom-title", "customTitle": "T", "sessionId": SID}) + "\n"
-            ).encode()
+    data = rows.line({"type": "custom-title", "customTitle": "T", "sessionId": SID})
     assert rebuild(data, "seed", Options(entry="continue"),
                    session_id=SID).view("state")["state"]["customTitle"] == "T"
-    hidden = data + json.dumps({"isSidechain": True}, separators=(",", ":")).encode() + b"\n"
+    hidden = data + rows.line({"isSidechain": True})
     assert rebuild(hidden, "seed", Options(entry="continue"),
                    session_id=SID).view("state")["state"]["customTitle"] is None

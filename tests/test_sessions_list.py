@@ -22,6 +22,7 @@ from rechain.reference.listing import claude_code_2_1_88 as seed_rules
 from rechain.reference.listing import list_sessions, session_info
 from rechain.reference.listing.agent_sdk_0_3_332 import Lite, first_prompt
 from rechain.reference.sessions import project_dir_name
+from rechain.strategies import rows
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "cases"
 T0 = 1_700_000_000_000
@@ -32,7 +33,7 @@ TOKEN = "@ROOT@"
 
 
 def row(**entry: Any) -> bytes:
-    return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return rows.line(entry)
 
 
 def user(uuid: str, parent: str | None, content: Any = "hello", **extra: Any) -> bytes:

@@ -15,6 +15,7 @@ from rechain.reference.js.values import as_stringified
 from rechain.reference.model import Options
 from rechain.reference.sessions import project_dir_name
 from rechain.reference.subagents import sdk_subagent_messages, seed_agent_transcript
+from rechain.strategies import rows
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = Path("/work/shared/corpus-real")
@@ -23,7 +24,7 @@ META = json.dumps({"agentType": "general", "toolUseId": "toolu_01X", "parentAgen
 
 
 def row(**entry: Any) -> bytes:
-    return json.dumps(entry, separators=(",", ":")).encode() + b"\n"
+    return rows.line(entry)
 
 
 def msg(kind: str, uuid: str, parent: str | None, **extra: Any) -> bytes:

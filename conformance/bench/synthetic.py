@@ -17,6 +17,8 @@ from pathlib import Path
 
 import orjson
 
+from rechain.strategies import rows
+
 _WORDS = [
     "the",
     "of",
@@ -41,6 +43,10 @@ _WORDS = [
 ]
 
 
+MODEL = "claude-sonnet-4-5"
+USAGE = rows.usage(3, 9)
+
+
 class _Writer:
     def __init__(self, seed: int) -> None:
         self.random = random.Random(seed)
@@ -50,6 +56,8 @@ class _Writer:
         self.size = 0
         self.cursor: str | None = None
         self.users: list[str] = []
+        self.stamps = rows.stamps(self.session, cwd="/home/dev/project", version="2.1.332",
+                                  git_branch="main", entrypoint=None)
 
     def uuid(self) -> str:
         return str(uuidlib.UUID(int=self.random.getrandbits(128), version=4))
@@ -63,61 +71,35 @@ class _Writer:
         return self.clock.strftime("%Y-%m-%dT%H:%M:%S.") + f"{self.clock.microsecond // 1000:03d}Z"
 
     def write(self, entry: dict[str, object]) -> None:
-        line = orjson.dumps(entry) + b"\n"
+        line = rows.line(entry)
         self.lines.append(line)
         self.size += len(line)
 
     def row(self, kind: str, parent: str | None, **fields: object) -> str:
         uuid = self.uuid()
-        entry: dict[str, object] = {"parentUuid": parent, "isSidechain": False, "type": kind}
-        entry.update(fields)
-        entry.update(
-            uuid=uuid,
-            timestamp=self.stamp(),
-            userType="external",
-            cwd="/home/dev/project",
-            sessionId=self.session,
-            version="2.1.332",
-            gitBranch="main",
-        )
-        self.write(entry)
+        own: dict[str, object] = {"type": kind, **fields, "uuid": uuid, "timestamp": self.stamp()}
+        self.write(rows.row(rows.chain(parent), own, self.stamps))
         return uuid
 
     def prompt(self) -> None:
-        content = {"role": "user", "content": self.text(40, 2000)}
+        content = rows.user_message(self.text(40, 2000))
         self.cursor = self.row("user", self.cursor, message=content)
         self.users.append(self.cursor)
 
     def turn(self) -> None:
         message_id = f"msg_{self.random.getrandbits(96):024x}"
         blocks: list[dict[str, object]] = [
-            {"type": "thinking", "thinking": self.text(100, 1500), "signature": "sig" * 20},
-            {"type": "text", "text": self.text(50, 1500)},
+            rows.thinking(self.text(100, 1500), "sig" * 20),
+            rows.text(self.text(50, 1500)),
         ]
         calls = [
             f"toolu_{self.random.getrandbits(96):024x}"
             for _ in range(self.random.choice((0, 1, 1, 2, 3, 5)))
         ]
-        blocks += [
-            {
-                "type": "tool_use",
-                "id": c,
-                "name": "Read",
-                "input": {"file_path": f"/src/{c[-6:]}.py"},
-            }
-            for c in calls
-        ]
+        blocks += [rows.tool_use(c, "Read", {"file_path": f"/src/{c[-6:]}.py"}) for c in calls]
         owners: dict[str, str] = {}
         for block in blocks:
-            message = {
-                "model": "claude-sonnet-4-5",
-                "id": message_id,
-                "type": "message",
-                "role": "assistant",
-                "content": [block],
-                "stop_reason": None,
-                "usage": {"input_tokens": 3, "output_tokens": 9},
-            }
+            message = rows.assistant_message([block], message_id, model=MODEL, usage=USAGE)
             self.cursor = self.row("assistant", self.cursor, message=message, requestId="req_1")
             if block["type"] == "tool_use":
                 owners[str(block["id"])] = self.cursor
@@ -126,12 +108,7 @@ class _Writer:
         for call in order:
             if self.random.random() < 0.3:
                 self.row("progress", self.cursor, data={"type": "hook_progress"}, toolUseID=call)
-            result = {
-                "role": "user",
-                "content": [
-                    {"type": "tool_result", "tool_use_id": call, "content": self.text(200, 20000)}
-                ],
-            }
+            result = rows.user_message([rows.tool_result(call, self.text(200, 20000))])
             self.cursor = self.row(
                 "user",
                 owners[call],
@@ -140,12 +117,9 @@ class _Writer:
                 toolUseResult={"stdout": "ok"},
             )
         if calls:
-            message = {
-                "model": "claude-sonnet-4-5",
-                "id": f"msg_{self.random.getrandbits(96):024x}",
-                "role": "assistant",
-                "content": [{"type": "text", "text": self.text(20, 600)}],
-            }
+            closing = f"msg_{self.random.getrandbits(96):024x}"
+            message = rows.assistant_message([rows.text(self.text(20, 600))], closing,
+                                             model=MODEL, usage=USAGE)
             self.cursor = self.row("assistant", self.cursor, message=message)
 
     def rewind(self) -> None:
@@ -175,10 +149,7 @@ class _Writer:
                 "preservedSegment": {"headUuid": head, "anchorUuid": "", "tailUuid": tail},
             },
         )
-        summary = {
-            "role": "user",
-            "content": "This session is being continued. " + self.text(500, 3000),
-        }
+        summary = rows.user_message("This session is being continued. " + self.text(500, 3000))
         anchor = self.row("user", boundary, message=summary, isCompactSummary=True)
         # the segment hangs below the summary: relink head → anchor, anchor's children → tail
         self.lines[-2] = self.lines[-2].replace(

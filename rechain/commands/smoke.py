@@ -23,6 +23,7 @@ from rechain.conformance.outcome_text import sentence
 from rechain.conformance.protocol import Answered, CaseInput, Outcome, outcome_to_json
 from rechain.conformance.protocol_process import Limits
 from rechain.conformance.runner import run_one
+from rechain.strategies import rows
 
 SESSION = "5e55a1d0-0b1e-4c0d-9e1a-6b2c3d4e5f60"
 STAMP = "2026-01-01T00:00:0{}.000Z"
@@ -52,18 +53,18 @@ def register(subparsers: Any) -> None:
 
 def _row(kind: str, uuid: str, parent: str | None, n: int, text: str) -> bytes:
     """A row with the fields Claude Code writes (``format.md``), as ``JSON.stringify`` does."""
-    message: dict[str, Any] = {"role": kind, "content": text}
+    message = rows.user_message(text)
+    own: dict[str, Any] = {"type": kind, "message": message, "uuid": uuid,
+                           "timestamp": STAMP.format(n)}
     if kind == "assistant":
-        message = {"id": f"msg_smoke{n}", "type": "message", "role": kind,
-                   "model": "claude-sonnet-4-6", "content": [{"type": "text", "text": text}],
-                   "stop_reason": "end_turn", "stop_sequence": None,
-                   "usage": {"input_tokens": 1, "output_tokens": 1}}
-    row = {"parentUuid": parent, "isSidechain": False, "userType": "external",
-           "cwd": "/work/project", "sessionId": SESSION, "version": "2.1.332",
-           "gitBranch": "main", "type": kind, "message": message, "uuid": uuid,
-           "timestamp": STAMP.format(n),
-           **({"requestId": f"req_smoke{n}"} if kind == "assistant" else {})}
-    return json.dumps(row, separators=(",", ":")).encode() + b"\n"
+        own["message"] = rows.assistant_message(
+            [rows.text(text)], f"msg_smoke{n}", model="claude-sonnet-4-6",
+            usage=rows.usage(1, 1, service_tier=None), model_first=False)
+        own["message"]["stop_reason"] = "end_turn"
+        own["requestId"] = f"req_smoke{n}"
+    stamped = rows.stamps(SESSION, cwd="/work/project", version="2.1.332", git_branch="main",
+                          entrypoint=None)
+    return rows.line(rows.row(rows.chain(parent), own, stamped, stamps_first=True))
 
 
 U1 = "00000000-0000-4000-8000-000000000001"
