@@ -263,6 +263,9 @@ class ClaudeCode:
     limits: Limits = field(default_factory=Limits)
     spec: OracleSpec = CLAUDE_CODE
     info: ImplementationInfo = field(init=False)
+    #: wall seconds the CLI's processes ran for this connection (answers from the store add
+    #: nothing): ``rechain bench oracles`` compares it with the jobs' time
+    process_seconds: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
         from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
@@ -298,6 +301,7 @@ class ClaudeCode:
                 text = str(error)
                 return (TimedOut(self.limits.timeout) if "no exit within" in text
                         else Crashed(text))
+            self.process_seconds += resumed.seconds
             lines = [line for line in resumed.stderr.splitlines() if line.strip()]
             stored = {"ok": resumed.ok, "returncode": resumed.returncode,
                       "messages": resumed.messages, "leaf": resumed.resumed_leaf,

@@ -80,7 +80,7 @@ def test_oracles_benchmark_prints_a_row_per_reader_and_mode(
                 row["cpu_ms_per_case"], abs=0.002)
     for row in rows.values():
         assert row["available_cores"] > 0 and row["of_available"] > 0
-        assert 0 <= row["occupancy"] <= 1
+        assert row["occupancy"] is None  # no reader here starts a process per case
         assert row["cases"] == 6 and row["same_answers"] is True
         assert row["cpu_ms_per_case"] > 0 and row["wall_rate"] > 0
         assert row["cores_bound"] == pytest.approx(
@@ -127,21 +127,6 @@ def test_bad_curve_sizes_are_usage_errors(capsys: pytest.CaptureFixture[str]) ->
     assert main(["bench", "load", "--sizes", "1,x"]) == 2
     assert "--sizes" in capsys.readouterr().err
     assert main(["bench", "load", "--sizes", "0"]) == 2
-
-
-def test_a_job_is_occupied_while_its_child_process_lives() -> None:
-    import subprocess
-
-    from rechain.conformance.bench.oracles import _running_children
-
-    before = _running_children()
-    child = subprocess.Popen(["sleep", "30"])
-    try:
-        assert _running_children() == before + 1
-    finally:
-        child.kill()
-        child.wait()
-    assert _running_children() == before
 
 
 def test_busy_loops_get_some_cpu() -> None:

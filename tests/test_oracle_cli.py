@@ -199,6 +199,24 @@ def test_version(cli) -> None:
 
 
 @needs_cli
+def test_the_adapter_counts_the_seconds_its_cli_processes_ran(tmp_path, monkeypatch) -> None:
+    from rechain.conformance.impls import connect
+    from rechain.conformance.oracles.cli_answers import ENV
+    from rechain.conformance.protocol import Answered, CaseInput
+
+    monkeypatch.setenv(ENV, str(tmp_path))  # an empty store: the first answer runs the CLI
+    reader = connect("claude-code")
+    try:
+        first = reader.run(CaseInput("two", TWO, SID))
+        ran = reader.process_seconds
+        again = reader.run(CaseInput("two", TWO, SID))  # from the store: no process
+    finally:
+        reader.close()
+    assert isinstance(first, Answered) and again == first
+    assert ran > 0 and reader.process_seconds == ran
+
+
+@needs_cli
 def test_the_version_is_asked_once_per_binary(cli, monkeypatch) -> None:
     import rechain.conformance.oracles.claude_cli as claude_cli
 

@@ -117,10 +117,12 @@ def batched(implementation: Any, cases: Sequence[CaseInput]) -> list[Outcome]:
 
 def in_jobs(connect: Callable[[], Any], cases: Sequence[CaseInput], jobs: int,
             mode: Callable[[Any, Sequence[CaseInput]], list[Outcome]]
-            ) -> tuple[list[Outcome], Usage, float]:
+            ) -> tuple[list[Outcome], Usage, float | None]:
     """``jobs`` connections at once, each taking the next cases from one queue (as
-    ``rechain check --jobs`` does: a connection that finishes early takes more); also
-    how busy the jobs kept their child processes (``occupancy``)."""
+    ``rechain check --jobs`` does: a connection that finishes early takes more); also,
+    for a reader that starts a process per case (the CLI), the share of the jobs' time
+    such a process was running (``occupancy``: what rechain's own steps between cases
+    leave idle is missing from it), else None."""
     size = BATCH if mode is batched else 1
     chunks = [(start, list(cases[start:start + size])) for start in range(0, len(cases), size)]
     outcomes: list[Outcome] = [None] * len(cases)  # type: ignore[list-item]
@@ -139,57 +141,24 @@ def in_jobs(connect: Callable[[], Any], cases: Sequence[CaseInput], jobs: int,
                     start, chunk = chunks.pop(0)
                 outcomes[start:start + len(chunk)] = mode(reader, chunk)
 
-        with measured() as usage, occupied(jobs) as busy:
+        ran = _process_seconds(readers)
+        with measured() as usage:
             threads = [threading.Thread(target=work, args=(reader,)) for reader in readers]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
+        ran = None if ran is None else _process_seconds(readers) - ran  # type: ignore[operator]
     finally:
         for reader in readers:
             reader.close()
-    return outcomes, usage[0], busy[0]
+    return outcomes, usage[0], None if ran is None else ran / (jobs * usage[0].wall)
 
 
-@contextmanager
-def occupied(jobs: int, every: float = 0.01) -> Iterator[list[float]]:
-    """How many of ``jobs`` slots held a running child process, on average over the
-    ``with`` body (sampled every ``every`` s; appended to the yielded list). For the CLI,
-    whose process ends with each case, this is the share of the time the jobs kept a
-    ``claude`` running: what rechain's own steps between cases leave idle is missing."""
-    out: list[float] = []
-    samples: list[int] = []
-    stop = threading.Event()
-
-    def sample() -> None:
-        while not stop.wait(every):
-            samples.append(min(jobs, _running_children()))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    try:
-        yield out
-    finally:
-        stop.set()
-        sampler.join()
-        out.append(sum(samples) / (len(samples) * jobs) if samples else 0.0)
-
-
-def _running_children() -> int:
-    """This process's child processes that are running or runnable (Linux ``/proc``)."""
-    count = 0
-    for task in Path("/proc/self/task").glob("*/children"):
-        try:
-            pids = task.read_text().split()
-        except OSError:
-            continue
-        for pid in pids:
-            try:
-                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            count += state in ("R", "S", "D")  # alive (a zombie "Z" has finished)
-    return count
+def _process_seconds(readers: Sequence[Any]) -> float | None:
+    """Seconds the readers' per-case processes ran (the CLI's), None for other readers."""
+    seconds = [getattr(reader, "process_seconds", None) for reader in readers]
+    return None if None in seconds else sum(seconds)  # type: ignore[arg-type]
 
 
 def measure(name: str, connect: Callable[[], Any], cases: Sequence[CaseInput], jobs: int,
@@ -211,7 +180,7 @@ def measure(name: str, connect: Callable[[], Any], cases: Sequence[CaseInput], j
         "cores_bound": round(cores / per_case, 1) if per_case else None,
         "of_cores_bound": round(len(cases) / usage.wall * per_case / cores, 3),
         "available_cores": round(available, 3),
-        "occupancy": round(busy, 3),
+        "occupancy": None if busy is None else round(busy, 3),
         "load": round(os.getloadavg()[0], 2),
         "of_available": round(usage.cpu / usage.wall / available, 3) if available else None,
     }, outcomes
