@@ -51,6 +51,16 @@ def test_lazy_and_eager_parse_agree_on_corrupted_transcripts(c: object) -> None:
     assert lazy == eager
 
 
+@pytest.mark.parametrize("name", sorted(PROFILES))
+@settings(max_examples=25)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_every_profile_reads_a_whole_buffer_as_its_copied_lines(name: str, c: object) -> None:
+    """The buffer read in place (views, the CLI's reader without a joined copy) answers as
+    the same lines copied one by one."""
+    lazy, eager = _both(c.data, PROFILES[name])  # type: ignore[attr-defined]
+    assert lazy == eager
+
+
 # lines where a fast decoder could part from JSON.parse: each must be decided exactly
 TRICKY = [
     b'{"type":"user","uuid":"a","x":"\\ud800","message":{"role":"user","content":"hi"}}',

@@ -11,13 +11,14 @@ UTF-8 is decoded with U+FFFD first (``Buffer.toString``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from rechain.reference.js.jsonparse import JsonError, parse_prefix
+from rechain.reference.read import NumberedLines
 
 _JSON_WS = " \t\r\n"
 
@@ -40,8 +41,15 @@ class Skipped:
     after_value: bool = False
 
 
-def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes, list[int]]:
-    """The buffer the lines came from, and the line number of each LF-separated piece."""
+def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes, Sequence[int]]:
+    """The buffer the lines came from, and the line number of each LF-separated piece.
+
+    Lines that are a whole buffer (``NumberedLines``) are that buffer: no copy of it.
+    """
+    if isinstance(lines, NumberedLines):
+        data = lines.data
+        count = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        return data, range(lines.first_line, lines.first_line + count)
     pieces: list[bytes] = []
     numbers: list[int] = []
     for number, raw in lines:
@@ -58,7 +66,7 @@ def decode(data: bytes) -> tuple[str, bool]:
         return data.decode("utf-8", "replace"), True
 
 
-def read_values(data: bytes, numbers: list[int]) -> Iterator[Value | Skipped]:
+def read_values(data: bytes, numbers: Sequence[int]) -> Iterator[Value | Skipped]:
     """Every value the CLI's reader yields from ``data``, and every stretch it skipped."""
     text, _ = decode(data)
     starts = [0]
