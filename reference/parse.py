@@ -25,6 +25,7 @@ from rechain.reference.read import NumberedLines
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachment"})
 _LEADING = bytes(range(0x21))
+_FIRST_CHUNK = 256
 _LEADING_CHUNK = 1 << 16
 # types a glance can keep undecoded: attachments and queue operations feed the delivery
 # tally and host rows are kept whole, so those are parsed at once
@@ -182,12 +183,15 @@ def _glanced(parsed: Parsed, number: int, seen: Json, row: Pending) -> bool:
 
 def _leading(raw: bytes | memoryview) -> int:
     """How many bytes up to 0x20 start the line (the SDK skips them), a chunk at a time:
-    a line of a gigabyte of NUL bytes is never copied whole."""
-    for at in range(0, len(raw), _LEADING_CHUNK):
-        chunk = bytes(raw[at : at + _LEADING_CHUNK])
-        rest = len(chunk.lstrip(_LEADING))
-        if rest:
-            return at + len(chunk) - rest
+    a line of a gigabyte of NUL bytes is never copied whole, and a chunk of nothing but
+    such bytes is recognised by deleting them (``translate``, far faster than ``lstrip``)."""
+    at, size = 0, _FIRST_CHUNK
+    while at < len(raw):
+        chunk = bytes(raw[at : at + size])
+        if chunk.translate(None, _LEADING):
+            return at + len(chunk) - len(chunk.lstrip(_LEADING))
+        at += len(chunk)
+        size = _LEADING_CHUNK
     return len(raw)
 
 

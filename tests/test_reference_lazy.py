@@ -148,3 +148,19 @@ def test_glance_names_only_the_graph_fields() -> None:
 def test_lazy_and_eager_parse_agree_on_any_bytes(data: bytes) -> None:
     lazy, eager = _both(data)
     assert lazy == eager
+
+
+@pytest.mark.parametrize("raw", [b"", b" ", b"  x", b"\x00" * 70_000 + b"{", b"\x00" * 70_000,
+                                 b"\x00" * 256 + b" a", b"\x20" * 255 + b"!", b"a"])
+def test_leading_bytes_are_counted_as_lstrip_would_without_copying_the_line(raw: bytes) -> None:
+    from rechain.reference.parse import _leading
+
+    expected = len(raw) - len(raw.lstrip(bytes(range(0x21))))
+    assert _leading(raw) == expected == _leading(memoryview(raw))
+
+
+@given(st.binary(max_size=300).map(lambda b: b.translate(bytes(range(256))[::-1]) + b))
+def test_leading_bytes_agree_with_lstrip_on_any_bytes(raw: bytes) -> None:
+    from rechain.reference.parse import _leading
+
+    assert _leading(raw) == len(raw) - len(raw.lstrip(bytes(range(0x21))))
