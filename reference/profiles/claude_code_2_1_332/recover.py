@@ -1,7 +1,10 @@
 """The CLI's orphan recovery and the rows appended below the tip.
 
 Like the SDK, the CLI puts back, for each API message on the chain, its other
-streamed fragments and the tool results hanging off them. Unlike the SDK, it
+streamed fragments and the tool results hanging off them (``orphans.py``);
+its rules: a message is any truthy ``message.id``, every tool result is filed
+(on the chain or not), and only a result its parent's calls do not all
+account for looks for its source row and its calls' rows. Unlike the SDK, it
 orders what it recovers by *file position* and interleaves it with the chain
 rows of the same turn, and it also recovers the system, attachment and meta
 rows that hang off a fragment or a result in a single line. Finally the
@@ -10,22 +13,16 @@ system and attachment rows below the tip are appended, oldest timestamp first.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT, UUID, Facts
 from rechain.reference.graph import Graph
-from rechain.reference.js.values import UNDEFINED, truthy
+from rechain.reference.js.values import truthy
 from rechain.reference.model import Diagnostic, Json
+from rechain.reference.orphans import Rules, Turn, find_orphans
 from rechain.reference.profiles.claude_code_2_1_332.chain import BY_CHECKPOINT, sidechain_key
-from rechain.reference.rows import any_key, message_id, same_writer
-
-
-def _blocks(row: Json, kind: str, field: str) -> list[str]:
-    content = row.get("message")
-    content = content.get("content") if type(content) is dict else None
-    if type(content) is not list:
-        return []
-    return [b[field] for b in content
-            if type(b) is dict and b.get("type") == kind and type(b.get(field)) is str]
+from rechain.reference.rows import any_key, message_id
 
 
 def _has_block(row: Json, kind: str) -> bool:
@@ -70,6 +67,32 @@ def _in_turn(row: Json, turn_id: Any) -> bool:
     return False
 
 
+def _any_id(fact: Facts, nodes: dict[str, Json]) -> Any:
+    found = message_id(nodes[fact[UUID]])
+    return found if truthy(found) else None
+
+
+def _every_result(fact: Facts, on_chain: set[str]) -> bool:
+    return True
+
+
+def _not_its_parents(fact: Facts, facts: dict[str, Facts]) -> bool:
+    """A result that answers nothing, or a call its parent did not make."""
+    parent = fact[PARENT]
+    owner = facts.get(parent) if type(parent) is str else None
+    calls = owner[CALLS] if owner is not None and owner[KIND] == "assistant" else ()
+    answers: tuple[str, ...] = fact[ANSWERS]  # type: ignore[assignment]
+    return not answers or not all(a in calls for a in answers)
+
+
+def _keyed(parent: Any, uuid: str) -> tuple[Any, str]:
+    return any_key(parent), uuid
+
+
+CLI = Rules(message=_any_id, is_result=_every_result, looks_further=_not_its_parents,
+            tag=_keyed)
+
+
 def recover_cli(graph: Graph, chain: list[Json]) -> list[Json]:
     """The chain with recovered rows, then the tip's system and attachment descendants."""
     seen: set[str] = graph.extras.get("claude-code:seen") or {r["uuid"] for r in chain}
@@ -79,170 +102,134 @@ def recover_cli(graph: Graph, chain: list[Json]) -> list[Json]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """Chain rows ``start`` .. ``end`` - 1 (a turn), the rows recovered into it (in the
+    order they are put back) and the asides hanging off its own aside rows."""
+
+    start: int
+    end: int
+    recovered: list[Json]
+    anchored: dict[str, list[Json]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Timeline:
+    """Where a row goes: its file position, or for a stray result, no earlier than
+    just after its message's last row (``late``)."""
+
+    position: dict[str, int]
+    late: dict[str, float]
+
+    def at(self, row: Json) -> float:
+        uuid = row["uuid"]
+        return self.late.get(uuid, self.position.get(uuid, 1 << 53))
+
+    def key(self, row: Json) -> tuple[float, int]:
+        return self.at(row), self.position.get(row["uuid"], 1 << 53)
+
+
 def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str]) -> list[Json]:
-    assistants = [r for r in chain if r.get("type") == "assistant"]
-    if not assistants:
-        return chain
+    """Each turn's recovered rows, sorted into the chain rows of the turn."""
     nodes = graph.nodes
-    groups: dict[Any, list[Json]] = {}
-    results_by_parent: dict[Any, list[Json]] = {}
-    results: list[Json] = []
-    for row in nodes.values():
-        kind = row.get("type")
-        if kind == "assistant" and truthy(message_id(row)):
-            groups.setdefault(any_key(message_id(row)), []).append(row)
-        elif kind == "user" and _has_block(row, "tool_result"):
-            results.append(row)
-    filed: set[tuple[Any, str]] = set()
-
-    def file_under(parent: Any, row: Json) -> None:
-        tag = (any_key(parent), row["uuid"])
-        if tag not in filed:
-            filed.add(tag)
-            results_by_parent.setdefault(any_key(parent), []).append(row)
-
-    strays: list[Json] = []
-    for row in results:
-        parent = row.get("parentUuid")
-        if truthy(parent):
-            file_under(parent, row)
-        owner = nodes.get(parent) if type(parent) is str else None
-        calls = set(_blocks(owner, "tool_use", "id")) if owner is not None and \
-            owner.get("type") == "assistant" else set()
-        answers = _blocks(row, "tool_result", "tool_use_id")
-        if answers and all(a in calls for a in answers):
-            continue
-        strays.append(row)
-    caller: dict[str, Json | None] = {}
-    if strays:
-        for group in groups.values():
-            for member in group:
-                for call in _blocks(member, "tool_use", "id"):
-                    known = caller.get(call, UNDEFINED)
-                    caller[call] = member if known is UNDEFINED or (
-                        known is not None and message_id(known) == message_id(member)) else None
-    for row in strays:
-        source = row.get("sourceToolAssistantUUID")
-        assistant = nodes.get(source) if type(source) is str and source != row.get(
-            "parentUuid") else None
-        if assistant is not None and same_writer(row, assistant):
-            file_under(assistant["uuid"], row)
-        for call in _blocks(row, "tool_result", "tool_use_id"):
-            owner = caller.get(call)
-            if owner is not None and owner["uuid"] != row.get("parentUuid") \
-                    and same_writer(row, owner):
-                file_under(owner["uuid"], row)
-    on_chain_answers = {a for r in chain for a in _blocks(r, "tool_result", "tool_use_id")}
-    late: dict[str, float] = {}
-    position = {u: i for i, u in enumerate(nodes)}
+    timeline = _Timeline({u: i for i, u in enumerate(nodes)}, {})
     at_chain = {r["uuid"]: i for i, r in enumerate(chain)}
     children: dict[Any, list[Json]] | None = None
-    done: set[Any] = set()
-    spans: list[tuple[int, int, list[Json], dict[str, list[Json]]]] = []
-    for row in assistants:
-        mid = message_id(row)
-        if not truthy(mid) or any_key(mid) in done:
-            continue
-        done.add(any_key(mid))
-        group = groups.get(any_key(mid)) or [row]
-        siblings = [m for m in group if m["uuid"] not in seen]
-        direct: list[Json] = []
-        others: list[Json] = []
-        taken: set[str] = set()
-        members = {m["uuid"] for m in group}
-        for member in group:
-            for result in results_by_parent.get(any_key(member["uuid"]), ()):
-                if result["uuid"] in seen or result["uuid"] in taken:
-                    continue
-                taken.add(result["uuid"])
-                parent = result.get("parentUuid")
-                (direct if type(parent) is str and parent in members else others).append(result)
-        if others:
-            answered = set(on_chain_answers)
-            for result in direct:
-                answered.update(_blocks(result, "tool_result", "tool_use_id"))
-            others.sort(key=lambda r: (late.get(r["uuid"], position.get(r["uuid"], 1 << 53)),
-                                       position.get(r["uuid"], 1 << 53)))
-            last_member = max(position.get(m["uuid"], 1 << 53) for m in group)
-            for result in others:
-                answers = _blocks(result, "tool_result", "tool_use_id")
-                if not any(a not in answered and (o := caller.get(a)) is not None
-                           and o["uuid"] in members for a in answers):
-                    continue
-                answered.update(answers)
-                late[result["uuid"]] = max(position.get(result["uuid"], 1 << 53),
-                                           last_member + 0.5)
-                direct.append(result)
-        recovered = siblings + direct
-        seen.update(r["uuid"] for r in recovered)
-        start = at_chain[row["uuid"]]
-        end = start + 1
-        for member in group:
-            at = at_chain.get(member["uuid"])
-            if at is not None and at >= end:
-                end = at + 1
-        while end < len(chain) and _in_turn(chain[end], mid):
-            end += 1
+    spans: list[_Span] = []
+    for turn in find_orphans(graph, chain, CLI, seen):
+        _mark_late(timeline, turn)
+        start = at_chain[turn.first]
+        end = _turn_end(chain, at_chain[turn.last] + 1, turn.message)
+        recovered = [nodes[u] for u in turn.siblings + turn.results]
         anchored: dict[str, list[Json]] = {}
-        if any(m.get("type") == "assistant" and _has_block(m, "tool_use") for m in group):
-            if children is None:
-                children = _children(nodes)
-            owners = list(group)
-            members = {m["uuid"] for m in group}
-            for member in group:
-                for result in results_by_parent.get(any_key(member["uuid"]), ()):
-                    if result["uuid"] in seen and result["uuid"] not in members:
-                        members.add(result["uuid"])
-                        owners.append(result)
-            for owner in owners:
-                recovered += _asides_below(owner, children, seen)
-            for on_chain in chain[start + 1:end]:
-                if is_aside(on_chain):
-                    extra = _asides_below(on_chain, children, seen)
-                    if extra:
-                        anchored[on_chain["uuid"]] = extra
+        if any(_has_block(nodes[u], "tool_use") for u in turn.rows):
+            children = _children(nodes) if children is None else children
+            recovered += _asides_of_turn(nodes, turn, children, seen)
+            anchored = _asides_of_chain(chain[start + 1:end], children, seen)
         if not recovered and not anchored:
             continue
-        recovered.sort(key=lambda r: (late.get(r["uuid"], position.get(r["uuid"], 1 << 53)),
-                                      position.get(r["uuid"], 1 << 53)))
-        spans.append((start, end, recovered, anchored))
+        recovered.sort(key=timeline.key)
+        spans.append(_Span(start, end, recovered, anchored))
         graph.extras.setdefault(RECOVERED, set()).update(r["uuid"] for r in recovered)
         for r in recovered:
             graph.diagnostics.append(Diagnostic(
                 graph.line[r["uuid"]], "recovered",
-                f"off the walked path; put back in the turn of {row['uuid']} by orphan recovery"))
+                f"off the walked path; put back in the turn of {turn.first} by orphan recovery"))
     if not spans:
         return chain
-    spans.sort(key=lambda s: s[0])
-    merged: list[tuple[int, int, list[Json], dict[str, list[Json]]]] = []
-    for span in spans:
-        if merged and span[0] < merged[-1][1]:
-            start, end, recovered, anchored = merged[-1]
-            rows = sorted(recovered + span[2], key=lambda r: (
-                late.get(r["uuid"], position.get(r["uuid"], 1 << 53)),
-                position.get(r["uuid"], 1 << 53)))
-            joined = dict(anchored)
-            for k, v in span[3].items():
-                joined[k] = joined.get(k, []) + v
-            merged[-1] = (start, max(end, span[1]), rows, joined)
+    return _interleaved(chain, _merged(spans, timeline), timeline)
+
+
+def _mark_late(timeline: _Timeline, turn: Turn) -> None:
+    """A stray result goes no earlier than just after its message's last row in the file."""
+    if turn.strays:
+        last_row = max(timeline.position.get(u, 1 << 53) for u in turn.rows)
+        for uuid in turn.strays:
+            timeline.late[uuid] = max(timeline.position.get(uuid, 1 << 53), last_row + 0.5)
+
+
+def _turn_end(chain: list[Json], end: int, message: Any) -> int:
+    """Past the message's last row on the chain, and the rows of its turn that follow."""
+    while end < len(chain) and _in_turn(chain[end], message):
+        end += 1
+    return end
+
+
+def _asides_of_turn(
+    nodes: dict[str, Json], turn: Turn, children: dict[Any, list[Json]], seen: set[str]
+) -> list[Json]:
+    """The asides below the message's rows and below the results filed under them that
+    are on the chain or put back."""
+    owners = [nodes[u] for u in turn.rows] + [nodes[u] for u in turn.filed if u in seen]
+    return [row for owner in owners for row in _asides_below(owner, children, seen)]
+
+
+def _asides_of_chain(
+    rows: list[Json], children: dict[Any, list[Json]], seen: set[str]
+) -> dict[str, list[Json]]:
+    """Chain aside row uuid -> the asides below it, put back right after it."""
+    anchored: dict[str, list[Json]] = {}
+    for row in rows:
+        if is_aside(row):
+            extra = _asides_below(row, children, seen)
+            if extra:
+                anchored[row["uuid"]] = extra
+    return anchored
+
+
+def _merged(spans: list[_Span], timeline: _Timeline) -> list[_Span]:
+    """Spans in chain order, overlapping ones joined."""
+    merged: list[_Span] = []
+    for span in sorted(spans, key=lambda s: s.start):
+        if merged and span.start < merged[-1].end:
+            last = merged[-1]
+            anchored = dict(last.anchored)
+            for uuid, rows in span.anchored.items():
+                anchored[uuid] = anchored.get(uuid, []) + rows
+            merged[-1] = _Span(last.start, max(last.end, span.end),
+                               sorted(last.recovered + span.recovered, key=timeline.key), anchored)
         else:
             merged.append(span)
+    return merged
+
+
+def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> list[Json]:
+    """The chain with each span's recovered rows put before the first chain row of the
+    span that comes after them, and each chain aside's own asides right after it."""
     out: list[Json] = []
     done_to = 0
-    for start, end, recovered, anchored in merged:
-        out.extend(chain[done_to:start + 1])
-        taken_at = 0
-        for on_chain in chain[start + 1:end]:
-            here = position.get(on_chain["uuid"], 1 << 53)
-            while taken_at < len(recovered) and late.get(
-                    recovered[taken_at]["uuid"],
-                    position.get(recovered[taken_at]["uuid"], 1 << 53)) < here:
-                out.append(recovered[taken_at])
-                taken_at += 1
+    for span in spans:
+        out.extend(chain[done_to:span.start + 1])
+        taken = 0
+        for on_chain in chain[span.start + 1:span.end]:
+            here = timeline.position.get(on_chain["uuid"], 1 << 53)
+            while taken < len(span.recovered) and timeline.at(span.recovered[taken]) < here:
+                out.append(span.recovered[taken])
+                taken += 1
             out.append(on_chain)
-            out.extend(anchored.get(on_chain["uuid"], ()))
-        out.extend(recovered[taken_at:])
-        done_to = end
+            out.extend(span.anchored.get(on_chain["uuid"], ()))
+        out.extend(span.recovered[taken:])
+        done_to = span.end
     out.extend(chain[done_to:])
     return out
 

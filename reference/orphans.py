@@ -1,0 +1,233 @@
+"""Orphan recovery's skeleton: what the walk missed of each API message on the chain.
+
+Claude Code writes one assistant row per content block (same ``message.id``)
+and parents each tool result through ``sourceToolAssistantUUID``, so the walk
+from the leaf misses sibling rows and the results hanging off them. The TS SDK
+and the CLI both find, for each API message on the chain: its rows off the
+chain, then the results filed under its rows (their direct children first,
+then "strays" filed under a row through the source link or the tool_use id,
+kept only when they answer a call of the message nobody answered yet).
+
+What differs between readers is data: which rows group into a message, which
+results are filed, which also look beyond their parent, when two filings are
+the same (``Rules``). Where the found rows go into the chain is each reader's
+own stage (``recover.recover_orphans``, the CLI profile's ``recover_cli``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT, UUID, Facts
+from rechain.reference.graph import Graph
+from rechain.reference.js.values import UNDEFINED, truthy
+from rechain.reference.model import Json
+from rechain.reference.rows import any_key, same_writer
+
+# the rows of one message: (uuid, message id, tool_use ids) each, in file order
+Group = list[tuple[str, Any, tuple[str, ...]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What a reader decides its own way while it looks for orphans."""
+
+    # the message id an assistant row groups by; None when it groups with no other row
+    message: Callable[[Facts, dict[str, Json]], Any]
+    # a tool-result row (a user row with a tool_result block) that is filed under its
+    # parent; the second argument is the uuids already on the chain
+    is_result: Callable[[Facts, set[str]], bool]
+    # a filed result that is also filed under its source row and the rows that made its calls
+    looks_further: Callable[[Facts, dict[str, Facts]], bool]
+    # (row it is filed under, result uuid) -> what makes two filings the same one
+    tag: Callable[[Any, str], Hashable]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One API message on the chain and what the walk missed of it (uuids)."""
+
+    message: Any  # its message id, as its first row on the chain has it
+    first: str  # its first row on the chain
+    last: str  # its last row on the chain
+    rows: list[str]  # all its rows, in file order
+    filed: list[str]  # the results filed under its rows, each once, recovered or not
+    siblings: list[str]  # its rows it recovers, in file order
+    results: list[str]  # the results it recovers: direct children, then strays
+    strays: list[str]  # those of ``results`` found through a source link or call id
+
+
+def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str]) -> Iterator[Turn]:
+    """Each API message on the chain, in chain order, with the rows it recovers.
+
+    ``seen`` holds the uuids on the chain (at least); a turn's recovered rows join
+    it before the turn is yielded, and rows a caller adds between turns are not
+    recovered again. The scan of the whole file reads the entries' ``Facts``.
+    """
+    facts = graph.facts()
+    chain_facts = [facts[row["uuid"]] for row in chain]
+    on_chain = _messages_on_chain(chain_facts, rules, graph.nodes)
+    if not on_chain:
+        return
+    found = _index(graph, chain_facts, rules, seen)
+    for key, (first, last, message) in on_chain.items():
+        rows = [uuid for uuid, _, _ in found.groups[key]]
+        if len(rows) == 1 and rows[0] not in found.homes:  # walked, nothing filed under it
+            yield Turn(message, first, last, rows, [], [], [], [])
+            continue
+        filed = list(dict.fromkeys(r for row in rows for r in found.homes.get(row, ())))
+        siblings = [uuid for uuid in rows if uuid not in seen]
+        direct, strays = _results(found, set(rows), filed, seen)
+        seen.update(siblings)
+        seen.update(direct)
+        seen.update(strays)
+        yield Turn(message, first, last, rows, filed, siblings, direct + strays, strays)
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """What the scan of the whole file found, for every turn to look up."""
+
+    facts: dict[str, Facts]
+    groups: dict[Any, Group]  # message key -> its rows, in file order
+    homes: dict[str, list[str]]  # row uuid -> the results filed under it
+    callers: dict[str, str | None]  # tool_use id -> the row that made the call
+    answered_on_chain: set[str]  # tool_use ids the chain's results answer
+    position: dict[str, int]  # uuid -> place in the file (when any result looks further)
+
+
+def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str]) -> _Index:
+    """The file's messages and results, each result filed under the rows it may belong to."""
+    facts, nodes = graph.facts(), graph.nodes
+    groups, results = _scan(facts, rules, nodes, seen)
+    further = [fact for fact in results if rules.looks_further(fact, facts)]
+    callers = _callers(groups, {call for fact in further for call in fact[ANSWERS]})  # type: ignore[union-attr]
+    homes = _homes(nodes, results, further, callers, rules)
+    answered_on_chain = {call for fact in chain_facts if fact[ANSWERS] for call in fact[ANSWERS]}
+    # only a result that looks further can be a stray, the one thing sorted by file position
+    position = {uuid: at for at, uuid in enumerate(nodes)} if further else {}
+    return _Index(facts, groups, homes, callers, answered_on_chain, position)
+
+
+def _results(
+    found: _Index, members: set[str], filed: list[str], seen: set[str]
+) -> tuple[list[str], list[str]]:
+    """The filed results a turn recovers: its rows' children, then the strays (in file
+    order) that answer a call one of its rows made and nobody answered yet."""
+    fresh = [found.facts[uuid] for uuid in filed if uuid not in seen]
+    direct = [f for f in fresh if type(f[PARENT]) is str and f[PARENT] in members]
+    strays = [f for f in fresh if not (type(f[PARENT]) is str and f[PARENT] in members)]
+    kept: list[str] = []
+    if strays:
+        # the chain's answers are one shared set, never copied per turn (that was quadratic)
+        answered = {call for fact in direct for call in fact[ANSWERS]}  # type: ignore[union-attr]
+        strays.sort(key=lambda fact: found.position.get(fact[UUID], 2**53))
+        for fact in strays:
+            calls: tuple[str, ...] = fact[ANSWERS]  # type: ignore[assignment]
+            if any(c not in answered and c not in found.answered_on_chain
+                   and found.callers.get(c) in members for c in calls):
+                answered.update(calls)
+                kept.append(fact[UUID])
+    return [fact[UUID] for fact in direct], kept
+
+
+def _messages_on_chain(
+    chain_facts: list[Facts], rules: Rules, nodes: dict[str, Json]
+) -> dict[Any, list[Any]]:
+    """Message key -> [first row, last row, message id] on the chain, in chain order."""
+    found: dict[Any, list[Any]] = {}
+    for fact in chain_facts:
+        if fact[KIND] != "assistant":
+            continue
+        message = rules.message(fact, nodes)
+        if message is None:
+            continue
+        known = found.get(any_key(message))
+        if known is None:
+            found[any_key(message)] = [fact[UUID], fact[UUID], message]
+        else:
+            known[1] = fact[UUID]
+    return found
+
+
+def _scan(
+    facts: dict[str, Facts], rules: Rules, nodes: dict[str, Json], seen: set[str]
+) -> tuple[dict[Any, Group], list[Facts]]:
+    """One pass over the file: the assistant rows by message, and the results to file."""
+    groups: dict[Any, Group] = {}
+    results: list[Facts] = []
+    for fact in facts.values():
+        kind = fact[KIND]
+        if kind == "assistant":
+            message = rules.message(fact, nodes)
+            if message is not None:
+                groups.setdefault(any_key(message), []).append((fact[UUID], message, fact[CALLS]))
+        elif kind == "user" and fact[ANSWERS] is not None and rules.is_result(fact, seen):
+            results.append(fact)
+    return groups, results
+
+
+def _callers(groups: dict[Any, Group], wanted: set[str]) -> dict[str, str | None]:
+    """tool_use id -> the row that made the call; None when rows of two messages made it
+    (rows of one message: the last). Only the ``wanted`` calls are looked up."""
+    callers: dict[str, Any] = {}  # (uuid, message id) of the row that made the call, or None
+    if wanted:
+        for group in groups.values():
+            for uuid, message, calls in group:
+                for call in calls:
+                    if call in wanted:
+                        known = callers.get(call, UNDEFINED)
+                        claimed = known is UNDEFINED or (known is not None and known[1] == message)
+                        callers[call] = (uuid, message) if claimed else None
+    return {call: None if known is None else known[0] for call, known in callers.items()}
+
+
+def _homes(
+    nodes: dict[str, Json],
+    results: list[Facts],
+    further: list[Facts],
+    callers: dict[str, str | None],
+    rules: Rules,
+) -> dict[str, list[str]]:
+    """Row uuid -> the results filed under it: under its parent, and for a result that
+    looks further under its source row and its calls' rows when written by the same writer."""
+    homes: dict[str, list[str]] = {}
+    tags: set[Hashable] = set()
+    looking = {fact[UUID] for fact in further}
+    for fact in results:
+        uuid, parent = fact[UUID], fact[PARENT]
+        places = [parent] if truthy(parent) else []
+        if uuid in looking:
+            places += _further_homes(nodes, fact, callers)
+        for place in places:
+            tag = rules.tag(place, uuid)
+            if tag not in tags:
+                tags.add(tag)
+                if type(place) is str:
+                    homes.setdefault(place, []).append(uuid)
+    return homes
+
+
+def _further_homes(
+    nodes: dict[str, Json], fact: Facts, callers: dict[str, str | None]
+) -> list[str]:
+    """The result's source row and the rows that made its calls, by the same writer."""
+    row, parent = nodes[fact[UUID]], fact[PARENT]
+    places: list[str] = []
+    source = row.get("sourceToolAssistantUUID")
+    if type(source) is str and source != parent:
+        assistant = nodes.get(source)
+        if assistant is not None and same_writer(row, assistant):
+            places.append(source)
+    for call in fact[ANSWERS]:  # type: ignore[union-attr]
+        caller = callers.get(call)
+        # filing under the source or the parent again would change nothing
+        if caller is not None and caller != source and caller != parent \
+                and same_writer(row, nodes[caller]):
+            places.append(caller)
+    return places
+
+
+__all__ = ["Rules", "Turn", "find_orphans"]
