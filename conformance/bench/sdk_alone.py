@@ -3,7 +3,7 @@
 ``rechain bench oracles`` sets this beside the batched bridge so the CPU a case splits
 into the SDK's own work (this) and rechain's glue (the rest: laying transcripts out,
 the request and reply, Python reading answers). The transcripts are laid out as the
-bridge lays out a batch (up to ``BATCH`` sessions in one project dir, on the same
+bridge lays out a batch (``BATCH`` cases in one config dir, distinct ids in one project, on the same
 scratch file system) and ``conformance/node/sdk_alone.mjs`` calls ``getSessionMessages``
 on each with the bridge's concurrency, timing its own CPU after one warm-up call.
 """
@@ -33,31 +33,21 @@ def _script() -> Path:
 
 
 def _plan(root: Path, cases: Sequence[CaseInput]) -> list[dict[str, Any]]:
-    """Lay the cases out under ``root`` as the bridge lays out batches (a project dir
-    per group of distinct session ids in a batch); the calls to make, grouped by dir."""
-    groups: list[tuple[set[str], list[CaseInput]]] = []
-    for start in range(0, len(cases), BATCH):
-        open_groups: list[tuple[set[str], list[CaseInput]]] = []
-        for case in cases[start:start + BATCH]:
-            key = case.session_id.lower()
-            group = next((g for g in open_groups if key not in g[0]), None)
-            if group is None:
-                group = (set(), [])
-                open_groups.append(group)
-            group[0].add(key)
-            group[1].append(case)
-        groups += open_groups
+    """Lay the cases out under ``root`` as the bridge lays out a batch (one config dir, the
+    k-th case with a session id in the k-th project); the calls to make, in order."""
     plan: list[dict[str, Any]] = []
-    for number, (_, members) in enumerate(groups):
-        base = root / f"g{number}"
-        cwd = base / "cwd"
-        cwd.mkdir(parents=True)
-        project = base / "cfg" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-        project.mkdir(parents=True)
-        for case in members:
+    for start in range(0, len(cases), BATCH):
+        config = root / f"b{start // BATCH}" / "cfg"
+        seen: dict[str, int] = {}
+        for case in cases[start:start + BATCH]:
+            number = seen.get(case.session_id.lower(), 0)
+            seen[case.session_id.lower()] = number + 1
+            cwd = config.parent / f"cwd{number}"
+            project = config / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+            project.mkdir(parents=True, exist_ok=True)
+            cwd.mkdir(exist_ok=True)
             (project / f"{case.session_id}.jsonl").write_bytes(case.data)
-            plan.append({"config": str(base / "cfg"), "cwd": str(cwd),
-                         "session_id": case.session_id,
+            plan.append({"config": str(config), "cwd": str(cwd), "session_id": case.session_id,
                          "include_system_messages": bool(
                              case.option("include_system_messages"))})
     return plan

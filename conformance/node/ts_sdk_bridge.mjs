@@ -20,9 +20,10 @@
 //     <TMPDIR>/../in, the caller's inbox, which the bridge moves into place)
 //     -> {"id", "ok": true, "replies": [{"ok": true, "messages"} | {"ok": false, ...}, ...]}
 //     one reply per case, in order, each shaped like a session_messages reply without "id".
-//     Cases with the same env and distinct session ids share one scratch project (each
-//     call reads only <project>/<session_id>.jsonl; a fresh dir per case costs more than
-//     the call), and up to "concurrency" calls run at once: the SDK reads with
+//     Cases with the same env share one scratch config dir, and those with distinct session
+//     ids one project in it (each call reads only <project>/<session_id>.jsonl; a fresh dir
+//     per case costs more than the call; a repeated id gets another project cwd), and up to
+//     "concurrency" calls run at once: the SDK reads with
 //     asynchronous file I/O, so overlapping calls (and one round trip for many cases)
 //     is where a batch saves time.
 //   {"id", "cmd": "list_sessions", "files": [{"session_id", "transcript_b64", "mtime_ms"}],
@@ -187,7 +188,7 @@ async function withScratch(env, fn, cwdName = "cwd", dirs = []) {
     for (const dir of dirs ?? []) fs.mkdirSync(path.join(root, checkRelative(dir)), { recursive: true });
     const projectDir = makeProjectDir(configDir, cwd);
     return await withEnv([...pairs, ["CLAUDE_CONFIG_DIR", configDir]], () =>
-      fn({ cwd, projectDir, root }),
+      fn({ cwd, projectDir, root, configDir }),
     );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
@@ -220,25 +221,22 @@ async function settle(call) {
   }
 }
 
-/** Positions of the cases that can share one scratch project: the same env (as given)
- * and no session id twice (the file name is the id), in request order. */
-function sharingGroups(cases) {
-  const groups = [];
-  const open = new Map(); // env key -> groups with that env, each with its ids
+/** The cases by env (as given; CLAUDE_CONFIG_DIR and the env are process-wide, so one
+ * scratch config dir per env), in request order, each with its project: the k-th case with
+ * a session id (case-insensitively, the file name is the id) goes to the k-th project. */
+function envGroups(cases) {
+  const groups = new Map(); // env key -> { indexes, projects, seen: id -> count }
   cases.forEach((request, index) => {
     const key = JSON.stringify(request?.env ?? null);
+    if (!groups.has(key)) groups.set(key, { indexes: [], projects: [], seen: new Map() });
+    const group = groups.get(key);
     const id = String(request?.session_id).toLowerCase();
-    if (!open.has(key)) open.set(key, []);
-    let group = open.get(key).find((candidate) => !candidate.ids.has(id));
-    if (group === undefined) {
-      group = { ids: new Set(), indexes: [] };
-      open.get(key).push(group);
-      groups.push(group);
-    }
-    group.ids.add(id);
+    const project = group.seen.get(id) ?? 0;
+    group.seen.set(id, project + 1);
     group.indexes.push(index);
+    group.projects.push(project);
   });
-  return groups.map((group) => group.indexes);
+  return [...groups.values()];
 }
 
 /** The bytes to write, with the root token (if any) replaced by the scratch root. */
@@ -317,18 +315,26 @@ function makeHandlers(sdk, info) {
       if (!Array.isArray(request.cases)) throw new Error("cases must be a list");
       const concurrency = Number.isInteger(request.concurrency) ? request.concurrency : 16;
       const replies = new Array(request.cases.length);
-      for (const indexes of sharingGroups(request.cases)) {
+      for (const { indexes, projects } of envGroups(request.cases)) {
         const first = request.cases[indexes[0]];
-        const answers = await settle(() => withScratch(first?.env, ({ cwd, projectDir }) =>
-          inLanes(indexes.map((index) => () => settle(() => {
+        const answers = await settle(() => withScratch(first?.env, ({ cwd, projectDir, root, configDir }) => {
+          const places = [{ cwd, projectDir }];
+          for (let more = 1; more <= Math.max(...projects); more++) {
+            const other = path.join(root, `cwd${more}`);
+            fs.mkdirSync(other);
+            places.push({ cwd: other, projectDir: makeProjectDir(configDir, other) });
+          }
+          return inLanes(indexes.map((index, lane) => () => settle(() => {
             const one = request.cases[index];
-            placeSession(projectDir, one);
+            const place = places[projects[lane]];
+            placeSession(place.projectDir, one);
             return fromSdk(() => sdk.getSessionMessages(one.session_id, {
-              dir: cwd,
+              dir: place.cwd,
               includeSystemMessages: Boolean(one.include_system_messages),
               ...paging(one),
             }));
-          })), concurrency)));
+          })), concurrency);
+        }));
         indexes.forEach((index, lane) => {
           replies[index] = answers.ok ? answers.messages[lane] : answers;
         });
