@@ -9,9 +9,10 @@ asked to hide. Rows travel with their line numbers as ``(row, line)`` pairs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from rechain.reference.js.values import UNDEFINED, key, prop
+from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal
 from rechain.reference.model import Json
 
 Row = tuple[Json, int]
@@ -136,27 +137,45 @@ def _host_copy(row: Json, block: Json, field: str) -> list[Any] | None:
     same = [b for b in content if _is_block(b, kind if type(kind) is str else str(kind))]
     if (
         len(same) == 1
-        and _same(same[0].get(field, UNDEFINED), block.get(field, UNDEFINED))
-        and _same(same[0].get("name", UNDEFINED), block.get("name", UNDEFINED))
+        and strict_equal(same[0].get(field, UNDEFINED), block.get(field, UNDEFINED))
+        and strict_equal(same[0].get("name", UNDEFINED), block.get("name", UNDEFINED))
     ):
         return content
     return None
 
 
-def _same(a: Any, b: Any) -> bool:
-    from rechain.reference.js.values import strict_equal
+@dataclass(frozen=True, slots=True)
+class _Hiding:
+    """What ``hide_host_calls`` learns row by row and later rows ask about."""
 
-    return strict_equal(a, b)
+    repeated: set[Any]  # keys of tool_use ids two assistant blocks carry: never hidden
+    hidden_message: dict[str, Any]  # hidden call id -> its message
+    replacement: dict[Any, Row]  # call key -> the host's twin row, waiting for the result
+    virtual_calls: set[Any]  # keys of virtual host calls
 
 
 def hide_host_calls(rows: list[Row]) -> list[Row]:
     """Remove hidden host calls and their results; show host content where due."""
     if not any(is_host_assistant(row) for row, _ in rows):
         return list(rows)
-    hidden_message: dict[str, Any] = {}
-    replacement: dict[tuple[str, Any], Row] = {}
-    virtual_calls: set[Any] = set()
-    seen_ids: set[Any] = set()
+    hiding = _Hiding(_repeated_calls(rows), {}, {}, set())
+    out: list[Row] = []
+    for row, line in rows:
+        message = row.get("message")
+        if type(message) is not dict:
+            out.append((row, line))
+        elif is_host_assistant(row):
+            out += _host_assistant(row, line, message, hiding)
+        elif row.get("type") == "user":
+            out += _host_answer(row, line, message, hiding)
+        else:
+            out.append((row, line))
+    return out
+
+
+def _repeated_calls(rows: list[Row]) -> set[Any]:
+    """Keys of the tool_use ids that more than one assistant block carries."""
+    seen: set[Any] = set()
     repeated: set[Any] = set()
     for row, _ in rows:
         message = row.get("message")
@@ -164,100 +183,70 @@ def hide_host_calls(rows: list[Row]) -> list[Row]:
             for block in _content(message):
                 if _is_block(block, "tool_use"):
                     block_key = key(block.get("id", UNDEFINED))
-                    (repeated if block_key in seen_ids else seen_ids).add(block_key)
-    out: list[Row] = []
-    for row, line in rows:
-        message = row.get("message")
-        if type(message) is not dict:
-            out.append((row, line))
-            continue
-        content = _content(message)
-        if is_host_assistant(row):
-            hidden = row.get("hostHiddenToolUseIds")
-            hidden_ids = hidden if type(hidden) is list else []
-            kept = []
-            for block in content:
-                drop = (
-                    _is_block(block, "tool_use")
-                    and type(block.get("id")) is str
-                    and block["id"] in hidden_ids
-                    and ("s", block["id"]) not in repeated
-                )
-                if drop:
-                    hidden_message[block["id"]] = message
-                else:
-                    kept.append(block)
-            first = content[0] if content else UNDEFINED
-            if len(kept) < len(content):
-                host = row.get("hostContent")
-                twin = host[0] if type(host) is list and host else UNDEFINED
-                if (
-                    len(content) == 1
-                    and _is_block(first, "tool_use")
-                    and _is_block(twin, "tool_use")
-                    and _same(twin.get("id", UNDEFINED), first.get("id", UNDEFINED))
-                ):
-                    replacement[key(first.get("id", UNDEFINED))] = (  # type: ignore[index]
-                        {**row, "message": {**message, "content": [twin]}},
-                        line,
-                    )
-                if kept:
-                    out.append(({**row, "message": {**message, "content": kept}}, line))
-                continue
-            if (
-                type(row.get("ranByToolUseId")) is not str
-                or row.get("isVirtual") is not True
-                or len(content) != 1
-                or not _is_block(first, "tool_use")
-            ):
-                out.append((row, line))
-                continue
-            virtual_calls.add(key(first.get("id", UNDEFINED)))
-            base = hidden_message.get(row["ranByToolUseId"], message)
-            shown = _host_copy(row, first, "id")
-            out.append(
-                (
-                    {
-                        **row,
-                        "message": {**base, "content": shown if shown is not None else content},
-                    },
-                    line,
-                )
-            )
-            continue
-        if row.get("type") != "user":
-            out.append((row, line))
-            continue
-        results = [b for b in content if _is_block(b, "tool_result")]
-        single = results[0] if len(results) == 1 else None
-        single_key = key(single.get("tool_use_id", UNDEFINED)) if single is not None else None
-        pending = replacement.get(single_key) if single_key is not None else None  # type: ignore[arg-type]
-        shown_content = None
-        if single is not None and (
-            single.get("is_error") is True
-            if pending is not None
-            else row.get("isVirtual") is True and single_key in virtual_calls
-        ):
-            shown_content = _host_copy(row, single, "tool_use_id")
-        if shown_content is not None:
-            updated = ({**row, "message": {**message, "content": shown_content}}, line)
-            if single_key is not None:
-                replacement.pop(single_key, None)  # type: ignore[arg-type]
-            out.extend([updated] if pending is None else [pending, updated])
-            continue
-        dropped = [
-            b
-            for b in results
-            if type(b.get("tool_use_id")) is str and b["tool_use_id"] in hidden_message
-        ]
-        if dropped:
-            if len(dropped) == len(results):
-                continue
-            remaining = [b for b in content if not any(b is d for d in dropped)]
-            trimmed = {**row, "message": {**message, "content": remaining}}
-            trimmed["toolDenialKind"] = UNDEFINED
-            trimmed["toolDenialUnanswered"] = UNDEFINED
-            out.append((trimmed, line))
-            continue
-        out.append((row, line))
-    return out
+                    (repeated if block_key in seen else seen).add(block_key)
+    return repeated
+
+
+def _host_assistant(row: Json, line: int, message: Json, hiding: _Hiding) -> list[Row]:
+    """A host assistant without its hidden calls (a lone hidden call's host twin waits for
+    its result), or a virtual host call shown with the host's content."""
+    content = _content(message)
+    hidden = row.get("hostHiddenToolUseIds")
+    hidden_ids = hidden if type(hidden) is list else []
+    kept = []
+    for block in content:
+        if _is_block(block, "tool_use") and type(block.get("id")) is str \
+                and block["id"] in hidden_ids and ("s", block["id"]) not in hiding.repeated:
+            hiding.hidden_message[block["id"]] = message
+        else:
+            kept.append(block)
+    first = content[0] if content else UNDEFINED
+    if len(kept) < len(content):
+        host = row.get("hostContent")
+        twin = host[0] if type(host) is list and host else UNDEFINED
+        if len(content) == 1 and _is_block(first, "tool_use") and _is_block(twin, "tool_use") \
+                and strict_equal(twin.get("id", UNDEFINED), first.get("id", UNDEFINED)):
+            hiding.replacement[key(first.get("id", UNDEFINED))] = (
+                {**row, "message": {**message, "content": [twin]}}, line)
+        return [({**row, "message": {**message, "content": kept}}, line)] if kept else []
+    if type(row.get("ranByToolUseId")) is not str or row.get("isVirtual") is not True \
+            or len(content) != 1 or not _is_block(first, "tool_use"):
+        return [(row, line)]
+    hiding.virtual_calls.add(key(first.get("id", UNDEFINED)))
+    base = hiding.hidden_message.get(row["ranByToolUseId"], message)
+    shown = _host_copy(row, first, "id")
+    return [({**row, "message": {**base, "content": shown if shown is not None else content}},
+             line)]
+
+
+def _host_answer(row: Json, line: int, message: Json, hiding: _Hiding) -> list[Row]:
+    """A user row: the host's content for the result of a host call (after the call's
+    waiting twin), without the results of hidden calls (dropped when that is all)."""
+    content = _content(message)
+    results = [b for b in content if _is_block(b, "tool_result")]
+    single = results[0] if len(results) == 1 else None
+    single_key = key(single.get("tool_use_id", UNDEFINED)) if single is not None else None
+    pending = hiding.replacement.get(single_key) if single_key is not None else None
+    shown_content = None
+    if single is not None and (
+        single.get("is_error") is True
+        if pending is not None
+        else row.get("isVirtual") is True and single_key in hiding.virtual_calls
+    ):
+        shown_content = _host_copy(row, single, "tool_use_id")
+    if shown_content is not None:
+        updated = ({**row, "message": {**message, "content": shown_content}}, line)
+        if single_key is not None:
+            hiding.replacement.pop(single_key, None)
+        return [updated] if pending is None else [pending, updated]
+    dropped = [b for b in results
+               if type(b.get("tool_use_id")) is str and b["tool_use_id"] in hiding.hidden_message]
+    if not dropped:
+        return [(row, line)]
+    if len(dropped) == len(results):
+        return []
+    remaining = [b for b in content if not any(b is d for d in dropped)]
+    trimmed = {**row, "message": {**message, "content": remaining}}
+    trimmed["toolDenialKind"] = UNDEFINED
+    trimmed["toolDenialUnanswered"] = UNDEFINED
+    return [(trimmed, line)]

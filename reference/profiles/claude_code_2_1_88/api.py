@@ -208,62 +208,85 @@ def pair_results(messages: list[Json]) -> list[Json]:
     while at < len(messages):
         entry = messages[at]
         at += 1
-        content = content_of(entry)
         if entry.get("type") != "assistant":
-            if (entry.get("type") == "user" and type(content) is list
-                    and (not out or out[-1].get("type") != "assistant")):
-                kept = [b for b in content if prop(b, "type") != "tool_result"]
-                if len(kept) != len(content):
-                    if kept or not out:
-                        out.append(_with_content(entry, kept or [
-                            {"type": "text", "text": ORPHAN_PLACEHOLDER}]))
-                    continue
-            out.append(entry)
+            after_assistant = bool(out) and out[-1].get("type") == "assistant"
+            kept = entry if after_assistant else _without_results(entry, first=not out)
+            if kept is not None:
+                out.append(kept)
             continue
-        uses: list[Any] = []
-        ids: dict[Any, Any] = {}
-        kept_blocks = []
-        for block in content if type(content) is list else []:
-            if prop(block, "type") == "tool_use":
-                key = mkey(prop(block, "id"))
-                if key in seen_uses:
-                    continue
-                seen_uses.add(key)
-                uses.append(key)
-                ids[key] = prop(block, "id")
-            kept_blocks.append(block)
-        if type(content) is list and len(kept_blocks) != len(content):
-            entry = _with_content(entry, kept_blocks or [
-                {"type": "text", "text": INTERRUPTED_USE, "citations": []}])
+        entry, uses = _new_uses(entry, seen_uses)
         out.append(entry)
         following = messages[at] if at < len(messages) else None
-        next_content = content_of(following) if following is not None else UNDEFINED
-        answered = (_result_ids(next_content) if following is not None
-                    and following.get("type") == "user" and type(next_content) is list else [])
-        missing = [u for u in uses if u not in answered]
-        orphaned = {r for r in answered if r not in uses}
-        duplicated = len(set(answered)) != len(answered)
-        if not missing and not orphaned and not duplicated:
-            continue
-        synthetic = [{"type": "tool_result", "tool_use_id": ids[u], "content": MISSING_RESULT,
-                      "is_error": True} for u in missing]
-        if following is not None and following.get("type") == "user":
-            blocks = _as_blocks(next_content)
-            done: set[Any] = set()
-            patched = []
-            for block in blocks:
-                if prop(block, "type") == "tool_result":
-                    key = mkey(prop(block, "tool_use_id"))
-                    if key in orphaned or key in done:
-                        continue
-                    done.add(key)
-                patched.append(block)
-            at += 1
-            out.append(_with_content(following, [*synthetic, *patched]) if synthetic or patched
-                       else attachments.user(attachments.NO_CONTENT, meta=True))
-        elif synthetic:
-            out.append(attachments.user(synthetic, meta=True))
+        reply, taken = _paired_reply(following, uses)
+        out += reply
+        at += taken
     return out
+
+
+def _without_results(entry: Json, first: bool) -> Json | None:
+    """A user message that follows no assistant loses its tool results: a placeholder
+    when nothing is left and it comes first, else dropped when nothing is left."""
+    content = content_of(entry)
+    if entry.get("type") != "user" or type(content) is not list:
+        return entry
+    kept = [b for b in content if prop(b, "type") != "tool_result"]
+    if len(kept) == len(content):
+        return entry
+    if not kept and not first:
+        return None
+    return _with_content(entry, kept or [{"type": "text", "text": ORPHAN_PLACEHOLDER}])
+
+
+def _new_uses(entry: Json, seen_uses: set[Any]) -> tuple[Json, dict[Any, Any]]:
+    """The assistant message without the tool_use blocks an earlier one had, and its
+    own tool_use ids (key -> id, in block order)."""
+    content = content_of(entry)
+    if type(content) is not list:
+        return entry, {}
+    uses: dict[Any, Any] = {}
+    kept = []
+    for block in content:
+        if prop(block, "type") == "tool_use":
+            key = mkey(prop(block, "id"))
+            if key in seen_uses:
+                continue
+            seen_uses.add(key)
+            uses[key] = prop(block, "id")
+        kept.append(block)
+    if len(kept) != len(content):
+        entry = _with_content(entry, kept or [
+            {"type": "text", "text": INTERRUPTED_USE, "citations": []}])
+    return entry, uses
+
+
+def _paired_reply(following: Json | None, uses: dict[Any, Any]) -> tuple[list[Json], int]:
+    """What goes after an assistant message with ``uses``, and how many messages that
+    takes from the input (1 when the following user message is rewritten): results
+    for the calls nobody answered first, then the reply without orphaned or repeated
+    results; a user message of its own when the assistant is not followed by one."""
+    replied = following is not None and following.get("type") == "user"
+    content = content_of(following) if following is not None else UNDEFINED
+    answered = _result_ids(content) if replied and type(content) is list else []
+    missing = [u for u in uses if u not in answered]
+    orphaned = {r for r in answered if r not in uses}
+    if not missing and not orphaned and len(set(answered)) == len(answered):
+        return [], 0
+    synthetic = [{"type": "tool_result", "tool_use_id": uses[u], "content": MISSING_RESULT,
+                  "is_error": True} for u in missing]
+    if replied:
+        done: set[Any] = set()
+        patched = []
+        for block in _as_blocks(content):
+            if prop(block, "type") == "tool_result":
+                key = mkey(prop(block, "tool_use_id"))
+                if key in orphaned or key in done:
+                    continue
+                done.add(key)
+            patched.append(block)
+        reply = _with_content(following, [*synthetic, *patched]) if synthetic or patched \
+            else attachments.user(attachments.NO_CONTENT, meta=True)
+        return [reply], 1
+    return ([attachments.user(synthetic, meta=True)] if synthetic else []), 0
 
 
 def request(messages: list[Json], prompt: str) -> list[Json]:
