@@ -169,30 +169,40 @@ def _recover(path: list[str], entries: dict[str, _Entry],
     """Put each response's off-path blocks and results right after its last path block."""
     on_path = set(path)
     groups: dict[str, list[str]] = {}
+    group_by: dict[str, str] = {}
     results: list[str] = []
     for uuid, entry in entries.items():
-        group = group_of(entry.obj)
-        if group is not None:
-            groups.setdefault(group, []).append(uuid)
-        elif is_result(entry.obj):
+        kind = entry.obj["type"]
+        if kind == "assistant":
+            group = group_of(entry.obj)
+            if group is not None:
+                groups.setdefault(group, []).append(uuid)
+                group_by[uuid] = group
+        elif kind == "user" and is_result(entry.obj):
             results.append(uuid)
     order = list(path)
-    if not results and all(set(members) <= on_path for members in groups.values()):
+    off = [u for u in results if u not in on_path]  # results the walk missed
+    if not off and all(u in on_path for members in groups.values() for u in members):
         return order  # nothing off the path to bring back (the common case)
     key = _sort_key(entries)
+    answers = {u: _answers(entries[u].obj) for u in results}
     done: set[str] = set()
-    for group in [g for u in path if (g := group_of(entries[u].obj)) is not None]:
+    for group in [group_by[u] for u in path if u in group_by]:
         if group in done:
             continue
         done.add(group)
-        members = set(groups[group])
-        anchor = max(i for i, u in enumerate(order) if u in members)
         siblings = [u for u in groups[group] if u not in on_path]
-        found = [u for u in results if u not in on_path and parents[u] in members]
-        stray = _strays(members, on_path | set(siblings) | set(found), results, entries, parents)
+        if not siblings and not off:
+            continue  # every block on the path and no result to place or to judge
+        members = set(groups[group])
+        found = [u for u in off if parents[u] in members]
+        stray = _strays(members, on_path | set(siblings) | set(found), off, answers, entries,
+                        parents)
         if stray:
             return Undetermined(f"tool results linked to {group} only by id: {stray}")
-        order[anchor + 1: anchor + 1] = sorted(siblings, key=key) + sorted(found, key=key)
+        if siblings or found:
+            anchor = max(i for i, u in enumerate(order) if u in members)
+            order[anchor + 1: anchor + 1] = sorted(siblings, key=key) + sorted(found, key=key)
     return order
 
 
@@ -203,23 +213,26 @@ def _sort_key(entries: dict[str, _Entry]) -> Any:
     return key
 
 
-def _strays(members: set[str], kept: set[str], results: list[str],
+def _strays(members: set[str], kept: set[str], off: list[str], answers: dict[str, set[str]],
             entries: dict[str, _Entry], parents: dict[str, str | None]) -> list[str]:
-    """Results a reader would add only through ``sourceToolAssistantUUID`` or a tool id."""
-    candidates = [u for u in results if u not in kept and parents[u] not in members]
+    """Results a reader would add only through ``sourceToolAssistantUUID`` or a tool id.
+
+    ``off`` are the tool results off the walked path; ``answers`` maps every tool-result
+    entry to the tool ids it answers.
+    """
+    candidates = [u for u in off if u not in kept and parents[u] not in members]
     if not candidates:
         return []
     calls: set[str] = set()
     for uuid in members:
         calls |= _calls(entries[uuid].obj)
     answered: set[str] = set()
-    for uuid in kept:
-        if is_result(entries[uuid].obj):
-            answered |= _answers(entries[uuid].obj)
+    for uuid, ids in answers.items():
+        if uuid in kept:
+            answered |= ids
     strays = []
     for uuid in candidates:
-        obj = entries[uuid].obj
-        linked = obj.get("sourceToolAssistantUUID") in members
-        if (linked or _answers(obj) & calls) and _answers(obj) & (calls - answered):
+        linked = entries[uuid].obj.get("sourceToolAssistantUUID") in members
+        if (linked or answers[uuid] & calls) and answers[uuid] & (calls - answered):
             strays.append(uuid)
     return strays

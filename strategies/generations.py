@@ -10,7 +10,6 @@ Facts come from the real files in ``shared/corpus-real`` (1.0.98, 1.0.108, 2.0.7
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from rechain.strategies import rows
@@ -72,9 +71,9 @@ class Stamps:
     slug: str
 
 
-@lru_cache(maxsize=64)
-def _stamped(gen: Generation, stamps: Stamps, agent_id: str | None) -> Json:
-    """The stamps of one session's lines (read-only: shared by every line)."""
+def stamp_fields(gen: Generation, stamps: Stamps, agent_id: str | None = None) -> Json:
+    """The stamps of one session's lines; ``agent_id`` belongs here only in the stamps-first
+    layout. Computed once per session and agent: every line shares the dict (read-only)."""
     if gen.stamps_first:
         return rows.stamps(stamps.session_id, cwd=stamps.cwd, version=gen.version,
                            git_branch=stamps.git_branch, entrypoint=None, agent_id=agent_id,
@@ -83,16 +82,17 @@ def _stamped(gen: Generation, stamps: Stamps, agent_id: str | None) -> Json:
                        git_branch=stamps.git_branch, slug=stamps.slug)
 
 
-def layout(gen: Generation, stamps: Stamps, chain: Json, own: Json,
+def layout(gen: Generation, stamped: Json, chain: Json, own: Json,
            agent_id: str | None = None) -> Json:
     """One line's dict in the generation's key order (:func:`rechain.strategies.rows.row`).
 
-    ``chain`` holds ``parentUuid`` (+ ``logicalParentUuid``) and ``isSidechain``;
-    ``own`` the message's own fields in their order. ``parentUuid`` is always first;
-    ``agentId`` follows the chain fields, or the stamps in the stamps-first layout.
+    ``stamped`` comes from :func:`stamp_fields`; ``chain`` holds ``parentUuid``
+    (+ ``logicalParentUuid``) and ``isSidechain``; ``own`` the message's own fields in
+    their order. ``parentUuid`` is always first; ``agentId`` follows the chain fields, or
+    sits in the stamps in the stamps-first layout.
     """
     if gen.stamps_first:
-        return rows.row(chain, own, _stamped(gen, stamps, agent_id), stamps_first=True)
+        return rows.row(chain, own, stamped, stamps_first=True)
     if agent_id is not None:
         chain = {**chain, "agentId": agent_id}
-    return rows.row(chain, own, _stamped(gen, stamps, None))
+    return rows.row(chain, own, stamped)

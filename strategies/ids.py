@@ -8,7 +8,7 @@ shrinks to 0, which gives the most regular ids; any salt gives ids of the real s
 
 from __future__ import annotations
 
-import base64
+import binascii
 
 _MASK = (1 << 128) - 1
 _MIX = 0x9E3779B97F4A7C15F39CC0605CEDC834
@@ -21,12 +21,13 @@ def _bits(salt: int, index: int, domain: int) -> int:
     return x ^ (x >> 61)
 
 
+_V4_KEEP = ~((0xF << 76) | (0x3 << 62))
+_V4_SET = (0x4 << 76) | (0x2 << 62)
+
+
 def uuid4_text(salt: int, index: int) -> str:
     """A uuid4-shaped lowercase string (version 4, RFC 4122 variant) for entry ``index``."""
-    x = _bits(salt, index, 1)
-    x = (x & ~(0xF << 76)) | (0x4 << 76)
-    x = (x & ~(0x3 << 62)) | (0x2 << 62)
-    h = f"{x:032x}"
+    h = f"{_bits(salt, index, 1) & _V4_KEEP | _V4_SET:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
@@ -35,7 +36,7 @@ _TO_B62 = bytes.maketrans(b"+/", b"Qz")
 
 def _base62(x: int, width: int) -> str:
     """``width`` characters of [0-9A-Za-z] from the bits of ``x`` (base64, two letters swapped)."""
-    raw = base64.b64encode((x & _MASK).to_bytes(16, "little"))
+    raw = binascii.b2a_base64((x & _MASK).to_bytes(16, "little"), newline=False)
     return raw.translate(_TO_B62)[:width].decode()
 
 

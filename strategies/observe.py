@@ -59,8 +59,9 @@ def features(transcript: Transcript) -> list[str]:
             labels.append(f"note {op.kind}")
         else:
             labels.append(f"metadata {op.kind}")
-    if transcript.live and transcript.intended and list(transcript.intended) != [
-            u for u in transcript.live if u in set(transcript.intended)]:
+    intended = set(transcript.intended)
+    if transcript.live and intended and list(transcript.intended) != [
+            u for u in transcript.live if u in intended]:
         labels.append("reader order differs from write order")
     if transcript.falls_back:
         labels.append("live conversation empty: file falls back to an older branch")

@@ -103,13 +103,13 @@ def row(head: Mapping[str, Any], own: Mapping[str, Any], stamped: Mapping[str, A
     """A row: chain fields, then the own fields, then each stamp the row does not set itself
     (``stamps_first``: the stamps between the chain and the own fields). A field whose value
     is :data:`DROP` is left out; an own field that repeats a chain field keeps its place."""
-    out: Json = dict(head)
     if stamps_first and stamped:
-        out.update(stamped)
-        out.update(own)
+        out: Json = {**head, **stamped, **own}
     else:
-        out.update(own)
-        if stamped:
+        out = {**head, **own}
+        if stamped and out.keys().isdisjoint(stamped):
+            out.update(stamped)
+        elif stamped:
             for key, value in stamped.items():
                 if key not in out:
                     out[key] = value

@@ -140,20 +140,22 @@ def operations(features: frozenset[str] = frozenset(FEATURES)) -> st.SearchStrat
     return st.integers(0, 2**24 - 1).map(_Decoder(features))
 
 
+#: One or two operations per drawn integer (half the draws of a list of operations): the
+#: low 24 bits are the first operation; the high bits, when not 0, the second, so the
+#: shrinker drops the second operation by zeroing them. Drawn as plain integers and decoded
+#: after the list is drawn: a mapped element costs Hypothesis a span and a call per draw.
+_PAIR_CODES = st.integers(0, 2**48 - 1)
+
+
+def _two(decode: _Decoder, code: int) -> tuple[Op, ...]:
+    first, second = code & 0xFFFFFF, code >> 24
+    return (decode(first),) if second == 0 else (decode(first), decode(second - 1))
+
+
 @cache
-def _pairs(features: frozenset[str]) -> st.SearchStrategy[tuple[Op, ...]]:
-    """One or two operations from one integer (half the draws of a list of operations).
-
-    The low 24 bits are the first operation; the high bits, when not 0, the second, so
-    the shrinker drops the second operation by zeroing them.
-    """
-    decode = _Decoder(features)
-
-    def two(code: int) -> tuple[Op, ...]:
-        first, second = code & 0xFFFFFF, code >> 24
-        return (decode(first),) if second == 0 else (decode(first), decode(second - 1))
-
-    return st.integers(0, 2**48 - 1).map(two)
+def _decoder(features: frozenset[str]) -> _Decoder:
+    """One decoder per feature set (it only reads them)."""
+    return _Decoder(features)
 
 
 @cache
@@ -204,15 +206,22 @@ def transcripts(*, generations: Iterable[str] | None = None, min_ops: int = 1,
 
     names = sorted(enabled)
     low, high = max(min_ops - 1, 0), max(max_ops - 1, 0)
+    # the strategies are built once: a build only draws from them
+    masks = st.integers(0, 4 ** len(names) - 1)
+    heads = st.integers(0, 2**64 - 1)
+    top = max(min(6, high), low)
+    floors = st.integers(low, top) if top > low else None  # a fixed floor needs no draw
+    lists = {floor: st.lists(_PAIR_CODES, min_size=floor, max_size=high)
+             for floor in range(low, top + 1)}
 
     @st.composite
     def build(draw: st.DrawFn) -> Transcript:
         # swarm: a feature is off when its two bits are both set (1 in 4); shrinks to none
-        mask = draw(st.integers(0, 4 ** len(names) - 1))
+        mask = draw(masks)
         disabled = frozenset(n for i, n in enumerate(names) if mask >> (2 * i) & 3 == 3)
         live = enabled - disabled
         # one integer for the generation, exit re-append, salt and start time (all → 0)
-        head = draw(st.integers(0, 2**64 - 1))
+        head = draw(heads)
         generation = chosen[max(0, head % (len(chosen) + NEWEST_EXTRA) - NEWEST_EXTRA)]
         reappend = bool(head >> 3 & 1) if reappend_on_exit is None else reappend_on_exit
         salt = head >> 4 & 0xFFFF_FFFF
@@ -220,10 +229,10 @@ def transcripts(*, generations: Iterable[str] | None = None, min_ops: int = 1,
         first = draw(_prompts(live))
         # a drawn floor makes typical scripts longer (more features per example); it
         # shrinks to the minimum first, then pairs of operations are deleted
-        floor = draw(st.integers(low, max(min(6, high), low)))
-        pairs = draw(st.lists(_pairs(live), min_size=floor, max_size=high))
-        script = [op for pair in pairs for op in pair][:high]
-        transcript = write((first, *script), generation=generation, salt=salt,
+        floor = low if floors is None else draw(floors)
+        decode = _decoder(live)
+        script = [op for code in draw(lists[floor]) for op in _two(decode, code)]
+        transcript = write((first, *script[:high]), generation=generation, salt=salt,
                            start_ms=start, max_entries=max_entries, reappend_on_exit=reappend)
         label(transcript)
         return transcript

@@ -7,7 +7,9 @@ from functools import cached_property
 from typing import Any
 
 from rechain.strategies import rows
+from rechain.strategies.clock import EPOCH_MS
 from rechain.strategies.conversation import Undetermined, expected
+from rechain.strategies.generations import BY_VERSION
 from rechain.strategies.ops import Op
 from rechain.strategies.records import Record
 from rechain.strategies.writer import Writer
@@ -80,9 +82,6 @@ class Transcript:
 
 def _run(script: tuple[Op, ...] | list[Op], generation: str, salt: int, start_ms: int | None,
          max_entries: int) -> Writer:
-    from rechain.strategies.clock import EPOCH_MS
-    from rechain.strategies.generations import BY_VERSION
-
     writer = Writer(BY_VERSION[generation], salt, EPOCH_MS if start_ms is None else start_ms,
                     max_entries=max_entries)
     for op in script:

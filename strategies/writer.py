@@ -14,7 +14,7 @@ from typing import Any
 
 from rechain.strategies import entries, ids, rows
 from rechain.strategies.clock import iso
-from rechain.strategies.generations import Generation, Stamps, layout
+from rechain.strategies.generations import Generation, Stamps, layout, stamp_fields
 from rechain.strategies.ops import Compact, Metadata, Note, Op, Prompt, Reply, Rewind, Task
 from rechain.strategies.records import Compaction, Record
 
@@ -36,6 +36,7 @@ class Writer:
         self.max_entries = max_entries
         self.stamps = Stamps(ids.uuid4_text(salt, 1_000_000), "/work/project",
                              "main", ids.slug(salt))
+        self.stamped: dict[str | None, Json] = {None: stamp_fields(gen, self.stamps)}
         self.lines: list[Json] = []
         self.records: list[Record] = []
         self.subagents: dict[str, list[Json]] = {}
@@ -72,10 +73,6 @@ class Writer:
         return self.entries >= self.max_entries
 
     # -- low-level writes --------------------------------------------------------------
-    def _chain(self, parent: str | None, *, sidechain: bool = False,
-               logical: str | None = None, boundary: bool = False) -> Json:
-        return rows.chain(parent, sidechain=sidechain, logical=logical if boundary else rows.DROP)
-
     def _apply_rewind(self) -> None:
         distance, self.pending_rewind = self.pending_rewind, None
         if distance is None or not self.prompts:
@@ -94,9 +91,11 @@ class Writer:
         uuid = own["uuid"]
         if use_cursor:
             parent = self.cursor
-        chain = self._chain(parent, logical=boundary_of, boundary=own.get("subtype") ==
-                            "compact_boundary")
-        line = layout(self.gen, self.stamps, chain, own)
+        if own.get("subtype") == "compact_boundary":
+            chain = rows.chain(parent, logical=boundary_of)
+        else:
+            chain = rows.chain(parent)
+        line = layout(self.gen, self.stamped[None], chain, own)
         self.line_of[uuid] = len(self.lines)
         self.written_parent[uuid] = parent
         self.lines.append(line)
@@ -259,9 +258,10 @@ class Writer:
         calling a tool). Legacy generations also write ``agent_progress`` rows in the main
         chain, one per step."""
         tag = None if self.gen.inline_sidechains else agent  # agentId and file, or inline
+        stamped = stamp_fields(self.gen, self.stamps, tag if self.gen.stamps_first else None)
 
         def side(parent: str | None, own: Json) -> str:
-            line = layout(self.gen, self.stamps, self._chain(parent, sidechain=True), own,
+            line = layout(self.gen, stamped, rows.chain(parent, sidechain=True), own,
                           agent_id=tag)
             self._side_line(line, tag)
             return own["uuid"]
