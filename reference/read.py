@@ -147,11 +147,13 @@ def _line_bounds(data: bytes, at: int) -> tuple[int, int]:
     return start, (len(data) if newline == -1 else newline)
 
 
-def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS) -> int:
+def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS,
+                        chunk_edges: bool = True) -> int:
     """Start offset of the line after which the reader keeps bytes (0 when none).
 
     ``keeping`` names the compactMetadata keys that make a boundary keep what
-    precedes it (2.1.88 knows only ``preservedSegment``).
+    precedes it (2.1.88 knows only ``preservedSegment``); without ``chunk_edges``
+    a line across a chunk edge is judged like any other (Claude Code 2.1.91 on).
     """
     last = 0
     checked: set[int] = set()
@@ -162,7 +164,7 @@ def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS
             checked.add(start)
             if newline < len(data) and not data.startswith(SNAPSHOT_PREFIX, start):
                 line = data[start:newline]
-                if _straddles(start, newline):
+                if chunk_edges and _straddles(start, newline):
                     found = line.startswith(SYSTEM_PREFIX) and _is_plain_boundary(line, keeping)
                 else:
                     first = data.find(BOUNDARY_MARKER, start, newline)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rechain.cli import main
@@ -110,3 +112,20 @@ def test_a_release_of_the_2_1_88_line_has_a_recorder_and_others_do_not() -> None
         record(f"claude-code@{CLI_RANGE[0]}", Request(None))
     with pytest.raises(CliUsageError, match="no recorder"):
         record("claude-code@2.1.87", Request(None))
+
+
+def test_the_last_written_leaf_counts_an_attachment_written_under_an_older_leaf() -> None:
+    """2.1.101's --continue resumes the leaf whose terminal row was written last: an
+    attachment written last under a1 makes a1 the leaf (the real 2.1.101 resumed u1 a1 on
+    this case; 2.1.88 the newer branch)."""
+    from rechain.corpus import load_cases
+    from rechain.reference import Options, rebuild
+
+    case = next(c for c in load_cases() if c.id == "fork-briefing-attachment")
+    data = case.input_bytes()
+    lines = data.splitlines()
+    under = json.loads(lines[-1])["parentUuid"]
+    for release, leaf in (("2.1.101", under), ("2.1.88", json.loads(lines[3])["uuid"])):
+        chain = rebuild(data, f"claude-code@{release}", Options(entry="continue"),
+                        session_id=case.session_id).view("chain")
+        assert chain["leaf"] == leaf, release

@@ -69,6 +69,9 @@ SEED_SWITCHES: tuple[Switch, ...] = (
     Switch("dangling_bridge", "2.1.91",
            "a parent missing from the file is bridged to the newest row at most 5 s older "
            "(before: the chain starts at the orphan)"),
+    Switch("boundary_across_chunks", "2.1.91",
+           "over 5 MiB, a boundary line across a read chunk's edge is seen like any other "
+           "(before: only when it starts with the system prefix)"),
     Switch("leaf_last_written", "2.1.101",
            "the leaf is the last-written row of the entry point's candidates (before: the "
            "newest timestamp)"),
@@ -77,8 +80,9 @@ SEED_SWITCHES: tuple[Switch, ...] = (
 #: Releases checked against the real program, oldest first, and on what.
 VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.88", "the corpus's recorded 2.1.88 expectations, all three entry points"),
-    ("2.1.91", "the first 45 corpus cases at --continue (45/45; the rest under way)"),
-    ("2.1.101", "the seed-* cases at all three entry points (75/75, recorded in the corpus)"),
+    ("2.1.91", "148 corpus cases, one entry point each (148/148)"),
+    ("2.1.101", "the seed-* cases at all three entry points (75/75, recorded in the corpus) "
+                "and 58 other corpus cases at --continue (58/58)"),
     ("2.1.285", "the whole corpus (202/202 option sets)"),
     ("2.1.303", "the cases each switch shows on (9/9)"),
     ("2.1.304", "the whole corpus (205/205 option sets)"),

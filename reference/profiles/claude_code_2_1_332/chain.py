@@ -182,9 +182,11 @@ class TimestampBridge:
     """Per side, rows sorted by time, skipping rows already on the chain and results of
     their calls."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, skip_chain_results: bool = True) -> None:
         self.graph = graph
         self.sides: dict[Any, tuple[list[float], list[Json]]] = {}
+        #: never land on a result of a call already on the chain (2.1.91 still did)
+        self.skip_chain_results = skip_chain_results
 
     def find(self, child: Json, seen: set[str]) -> Json | None:
         moment = time_of(child.get("timestamp", UNDEFINED))
@@ -208,7 +210,7 @@ class TimestampBridge:
             self.sides[side_key] = side
         times, rows = side
         at = bisect.bisect_right(times, moment) - 1
-        calls = _ids(seen, self.graph.nodes, "tool_use", "id")
+        calls = _ids(seen, self.graph.nodes, "tool_use", "id") if self.skip_chain_results else set()
         while at >= 0 and (rows[at]["uuid"] in seen
                            or not calls.isdisjoint(_ids((rows[at]["uuid"],), self.graph.nodes,
                                                         "tool_result", "tool_use_id"))):

@@ -67,6 +67,8 @@ class Loaded:
     collapse_commits: list[Json] = field(default_factory=list)
     collapse_snapshot: Json | None = None
     leaf_uuids: set[Any] = field(default_factory=set)
+    # leaf key -> the line of the last-written terminal that walked up to it
+    leaf_written: dict[Any, int] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def get(self, uuid: Any) -> Json | None:
@@ -337,6 +339,8 @@ def compute_leaves(loaded: Loaded) -> None:
             seen.add(slot)
             if current.get("type") in ("user", "assistant"):
                 loaded.leaf_uuids.add(slot)
+                written = loaded.line_of(terminal) or 0
+                loaded.leaf_written[slot] = max(loaded.leaf_written.get(slot, 0), written)
                 break
             current = loaded.parent(current)
 

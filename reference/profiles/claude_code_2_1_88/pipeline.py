@@ -49,9 +49,11 @@ def entry_point(options: Options) -> str:
     return entry
 
 
-def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False) -> Loaded:
+def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
+               release: SeedRelease = BASE) -> Loaded:
     """Read (with the large-file paths) and load, as ``loadTranscriptFile`` does."""
-    source = seed_read.read_for_load(data, options.disable_precompact_skip, keep_all_leaves)
+    source = seed_read.read_for_load(data, options.disable_precompact_skip, keep_all_leaves,
+                                     not release.boundary_across_chunks)
     diagnostics: list[Diagnostic] = list(source.diagnostics)
     metadata = parse_values(source.metadata_lines, diagnostics)
     values = parse_values(source.lines, diagnostics)
@@ -64,7 +66,7 @@ def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
     """Load, choose the entry point's leaf, walk, recover and deserialise; never raises."""
     entry = entry_point(options)
     try:
-        loaded = load_bytes(data, options)
+        loaded = load_bytes(data, options, release=release)
     except LoadFailedError as error:
         return Outcome(entry, Loaded(), release, error=str(error))
     outcome = Outcome(entry, loaded, release)

@@ -38,11 +38,13 @@ class SeedSource:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
-def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False) -> SeedSource:
-    """The bytes ``loadTranscriptFile`` parses, with their original line numbers."""
+def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False,
+                  chunk_edges: bool = True) -> SeedSource:
+    """The bytes ``loadTranscriptFile`` parses, with their original line numbers
+    (``chunk_edges``: off with ``SeedRelease.boundary_across_chunks``)."""
     if disable_skip or len(data) <= shared_read.LARGE_FILE_BYTES:
         return SeedSource(tuple(numbered_lines(data)))
-    begin = shared_read.last_boundary_start(data, ("preservedSegment",))
+    begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges)
     source = shared_read.read_after(data, begin)
     lines = tuple(source.numbered_lines())
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()

@@ -19,6 +19,9 @@ class SeedRelease:
     #: the walk bridges a parent missing from the file to the newest earlier row of the
     #: same side at most 5 s older; before, the chain starts at the orphan
     dangling_bridge: bool = False
+    #: over 5 MiB, a compact boundary line across a read chunk's edge is judged like any
+    #: other line; before, it is seen only when it starts with the system prefix
+    boundary_across_chunks: bool = False
     #: the resumed leaf is the last-written row (per entry point's pool); before, the one
     #: with the newest timestamp
     leaf_last_written: bool = False

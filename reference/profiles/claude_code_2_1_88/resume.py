@@ -100,9 +100,15 @@ def leaf_rule(entry: str, release: SeedRelease = BASE) -> Callable[[Loaded], Jso
 
 
 def last_written(pool: Callable[[Loaded], list[Json]], loaded: Loaded) -> Json | None:
-    """The pool's entry written last in the file (its line, not its Map slot)."""
+    """The pool's entry written last in the file: a leaf by the last terminal row that
+    walks up to it (an attachment written under it counts), any other by its own line."""
     entries = pool(loaded)
-    return max(entries, key=lambda e: loaded.line_of(e) or 0) if entries else None
+
+    def written(entry: Json) -> int:
+        own = loaded.line_of(entry) or 0
+        return loaded.leaf_written.get(mkey(entry.get("uuid", UNDEFINED)), own)
+
+    return max(entries, key=written) if entries else None
 
 
 def walk(loaded: Loaded, leaf: Json, bridge: bool = False) -> tuple[list[Json], set[Any]]:
@@ -147,7 +153,8 @@ class _SlotBridge:
         self.rows = {self.names[slot]: row for slot, row in loaded.messages.items()}
         nodes = {name: row if row.get("uuid") == name else {**row, "uuid": name}
                  for name, row in self.rows.items()}
-        self.bridge = TimestampBridge(Graph(nodes, {n: at for at, n in enumerate(nodes)}, {}))
+        self.bridge = TimestampBridge(Graph(nodes, {n: at for at, n in enumerate(nodes)}, {}),
+                                      skip_chain_results=False)
 
     def find(self, child: Json, seen: set[Any]) -> Json | None:
         found = self.bridge.find(child, {self.names[s] for s in seen if s in self.names})
