@@ -3,9 +3,11 @@
 Importing the SDK costs ~0.2 s but a call ~1 ms, so ``TsSdkOracle`` starts
 ``conformance/node/ts_sdk_bridge.mjs`` once and sends it one JSON line per call (or per
 batch: ``session_messages_many``).
-The bridge writes each transcript byte-exact into a fresh temp config dir; the
-Node process itself runs with a private HOME and TMPDIR and without any
-inherited CLAUDE_*/ANTHROPIC_* variable, so a real ~/.claude is never involved.
+The bridge puts each transcript byte-exact into a fresh temp config dir (a batch's
+transcripts are written to the worker's inbox first and moved into place, which costs
+less than base64 through the pipe); the Node process itself runs with a private HOME
+and TMPDIR (on a memory file system when there is one) and without any inherited
+CLAUDE_*/ANTHROPIC_* variable, so a real ~/.claude is never involved.
 
 Facts about SDK 0.3.332 that this adapter relies on (found by experiment):
 
