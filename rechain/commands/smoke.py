@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
 
 
 def _row(kind: str, uuid: str, parent: str | None, n: int, text: str) -> bytes:
-    """A row with the fields Claude Code writes (``format.md``), as ``JSON.stringify`` does."""
+    """A row with the fields 2.1.332 writes, in its key order (``format.md`` §3.3), compact."""
     message = rows.user_message(text)
     own: dict[str, Any] = {"type": kind, "message": message, "uuid": uuid,
                            "timestamp": STAMP.format(n)}
@@ -62,9 +62,8 @@ def _row(kind: str, uuid: str, parent: str | None, n: int, text: str) -> bytes:
             usage=rows.usage(1, 1, service_tier=None), model_first=False)
         own["message"]["stop_reason"] = "end_turn"
         own["requestId"] = f"req_smoke{n}"
-    stamped = rows.stamps(SESSION, cwd="/work/project", version="2.1.332", git_branch="main",
-                          entrypoint=None)
-    return rows.line(rows.row(rows.chain(parent), own, stamped, stamps_first=True))
+    stamped = rows.stamps(SESSION, cwd="/work/project", version="2.1.332", git_branch="main")
+    return rows.line(rows.row(rows.chain(parent), own, stamped))
 
 
 U1 = "00000000-0000-4000-8000-000000000001"

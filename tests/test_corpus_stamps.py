@@ -1,0 +1,79 @@
+"""Every row a reader is tested on carries the fields Claude Code stamps on it.
+
+Claude Code writes ``isSidechain``, ``userType``, ``cwd``, ``sessionId`` and
+``version`` on every user and assistant row (``format.md`` §2.1, §3.3); real
+readers rely on them (a reader that finds no ``cwd`` may show nothing), so a
+corpus or smoke row without them tests an input no release writes. Only a case
+about missing fields (tagged ``missing-fields``) may leave them out.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rechain.commands.smoke import smoke_cases
+from rechain.corpus import load_cases
+from rechain.corpus.stamps import MISSING_FIELDS, STAMPS, unstamped_rows
+
+CASES = load_cases()
+#: Cases whose unstamped rows come from a scenario's raw bytes (``corpus/scenarios*.py``):
+#: fixed where the scenario is written, then the case is rebuilt and re-recorded.
+SCENARIO_ROWS_UNSTAMPED = {
+    "parse-unicode-text": "the raw assistant row of scenarios_parse.unicode_text has no stamps",
+}
+
+
+def rows_without_stamps(data: bytes) -> list[str]:
+    """``line N: kind row without field, ...`` for each user/assistant row lacking a stamp."""
+    return [str(row) for row in unstamped_rows(data)]
+
+
+def test_the_stamps_are_the_fields_claude_code_always_writes() -> None:
+    assert set(STAMPS) == {"parentUuid", "isSidechain", "userType", "cwd", "sessionId", "version"}
+
+
+def test_the_corpus_has_user_and_assistant_rows_to_check() -> None:
+    rows = sum(
+        1 for case in CASES for line in case.input_bytes().split(b"\n")
+        if b'"type":"user"' in line or b'"type":"assistant"' in line
+    )
+    assert len(CASES) >= 100 and rows >= 500
+
+
+def _params() -> list[object]:
+    """Every case; one whose scenario still writes unstamped rows must fail (strict xfail)."""
+    return [pytest.param(case, id=case.id, marks=[pytest.mark.xfail(
+                strict=True, reason=SCENARIO_ROWS_UNSTAMPED[case.id])]
+                if case.id in SCENARIO_ROWS_UNSTAMPED else [])
+            for case in CASES]
+
+
+@pytest.mark.parametrize("case", _params())
+def test_corpus_rows_carry_claude_codes_stamps(case) -> None:
+    if MISSING_FIELDS in case.tags:
+        assert rows_without_stamps(case.input_bytes()), "tagged missing-fields, but all stamped"
+        return
+    assert rows_without_stamps(case.input_bytes()) == []
+
+
+@pytest.mark.parametrize("case", smoke_cases(), ids=lambda c: c.name)
+def test_smoke_rows_carry_claude_codes_stamps(case) -> None:
+    assert rows_without_stamps(case.data) == []
+
+
+def test_smoke_rows_are_written_like_the_release_they_name() -> None:
+    rows = [json.loads(line) for case in smoke_cases() for line in case.data.splitlines()
+            if line.startswith(b"{")]
+    assert rows and all(row["entrypoint"] == "cli" and row["gitBranch"] for row in rows)
+
+
+def test_a_row_without_stamps_is_named_by_line_and_field() -> None:
+    data = (b'{"type":"summary","summary":"s"}\n'
+            b'{"parentUuid":null,"isSidechain":false,"type":"user","sessionId":"s","uuid":"u"}\n'
+            b'not json\n'
+            b'{"parentUuid":"u","isSidechain":false,"userType":"external","cwd":"/p",'
+            b'"sessionId":"s","version":"2.1.332","type":"assistant","uuid":"a"}\n')
+    assert [str(row) for row in unstamped_rows(data)] == [
+        "line 2: user row without userType, cwd, version"]
