@@ -129,3 +129,17 @@ def test_the_last_written_leaf_counts_an_attachment_written_under_an_older_leaf(
         chain = rebuild(data, f"claude-code@{release}", Options(entry="continue"),
                         session_id=case.session_id).view("chain")
         assert chain["leaf"] == leaf, release
+
+
+@pytest.mark.parametrize("case_id", ["cycle-full", "sidechain-child-of-leaf"])
+def test_from_2_1_101_resume_id_finds_no_conversation_without_a_main_chain_end(case_id) -> None:
+    """A full cycle has no row without a child, and a leaf with a sidechain child is no end:
+    the real 2.1.101 exits 1 "No conversation found" on both; 2.1.88 resumes them."""
+    from rechain.corpus import load_cases
+    from rechain.reference import Options, rebuild
+
+    case = next(c for c in load_cases() if c.id == case_id)
+    for release, error in (("2.1.101", "no-conversation"), ("2.1.88", None)):
+        chain = rebuild(case.input_bytes(), f"claude-code@{release}", Options(entry="resume-id"),
+                        session_id=case.session_id).view("chain")
+        assert chain["error"] == error, release

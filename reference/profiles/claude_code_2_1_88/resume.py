@@ -93,10 +93,31 @@ POOLS: dict[str, Callable[[Loaded], list[Json]]] = {
 
 def leaf_rule(entry: str, release: SeedRelease = BASE) -> Callable[[Loaded], Json | None]:
     """The entry point's leaf choice: its pool, ranked by time or (from 2.1.101) by writing."""
-    pool = LEAF_RULES[entry]
     if not release.leaf_last_written:
-        return pool
+        return LEAF_RULES[entry]
+    if entry == "resume-id":
+        return last_terminal
     return partial(last_written, POOLS[entry])
+
+
+def last_terminal(loaded: Loaded) -> Json | None:
+    """``--resume <id>`` from 2.1.101: the main-chain row written last among those no row
+    names as parent, walked up to its nearest user or assistant row (none in a full cycle,
+    nor when the last leaf has a sidechain child: "No conversation found")."""
+    pointed = {mkey(e.get("parentUuid", UNDEFINED)) for e in loaded.messages.values()
+               if e.get("parentUuid", UNDEFINED) is not None}
+    ends = [e for s, e in loaded.messages.items()
+            if s not in pointed and not truthy(e.get("isSidechain"))]
+    if not ends:
+        return None
+    current: Json | None = max(ends, key=lambda e: loaded.line_of(e) or 0)
+    seen: set[Any] = set()
+    while current is not None and mkey(current.get("uuid", UNDEFINED)) not in seen:
+        if current.get("type") in ("user", "assistant"):
+            return current
+        seen.add(mkey(current.get("uuid", UNDEFINED)))
+        current = loaded.parent(current)
+    return None
 
 
 def last_written(pool: Callable[[Loaded], list[Json]], loaded: Loaded) -> Json | None:
