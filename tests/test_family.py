@@ -143,3 +143,19 @@ def test_from_2_1_101_resume_id_finds_no_conversation_without_a_main_chain_end(c
         chain = rebuild(case.input_bytes(), f"claude-code@{release}", Options(entry="resume-id"),
                         session_id=case.session_id).view("chain")
         assert chain["error"] == error, release
+
+
+def test_from_2_1_101_a_queued_task_notification_carries_the_system_notice() -> None:
+    """What the real 2.1.101 sent for this case (2.1.100 still the older words)."""
+    from rechain.corpus import load_cases
+    from rechain.reference import Options, rebuild
+
+    case = next(c for c in load_cases() if c.id == "queued-command-meta-and-origin")
+    sent = {}
+    for release in ("2.1.100", "2.1.101"):
+        api = rebuild(case.input_bytes(), f"claude-code@{release}", Options(entry="resume-id"),
+                      session_id=case.session_id).view("api")
+        sent[release] = json.dumps(api["messages"])
+    assert "[SYSTEM NOTIFICATION - NOT USER INPUT]" in sent["2.1.101"]
+    assert "[SYSTEM NOTIFICATION" not in sent["2.1.100"]
+    assert "A background agent completed a task:" in sent["2.1.100"]

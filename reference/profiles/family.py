@@ -72,6 +72,10 @@ SEED_SWITCHES: tuple[Switch, ...] = (
     Switch("boundary_across_chunks", "2.1.91",
            "over 5 MiB, a boundary line across a read chunk's edge is seen like any other "
            "(before: only when it starts with the system prefix)"),
+    Switch("task_notification_notice", "2.1.101",
+           "a queued task notification is sent after a \"[SYSTEM NOTIFICATION - NOT USER "
+           "INPUT]\" notice (before: \"A background agent completed a task:\"; 2.1.100 "
+           "still so)"),
     Switch("leaf_last_written", "2.1.101",
            "the leaf is the last-written row of the entry point's candidates (before: the "
            "newest timestamp)"),

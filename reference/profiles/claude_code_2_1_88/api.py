@@ -142,8 +142,8 @@ def _add_assistant(result: list[Json], entry: Json) -> None:
     result.append(entry)
 
 
-def _add_attachment(result: list[Json], entry: Json) -> None:
-    rendered = attachments.render(entry.get("attachment"))
+def _add_attachment(result: list[Json], entry: Json, task_notice: bool = False) -> None:
+    rendered = attachments.render(entry.get("attachment"), task_notice)
     if result and result[-1].get("type") == "user":
         for message in rendered:
             result[-1] = merge_with_results(result[-1], message)
@@ -175,7 +175,7 @@ def check_user_texts(entry: Json) -> None:
             raise ReaderError("text.startsWith is not a function (TypeError)")
 
 
-def normalise(messages: list[Json]) -> list[Json]:
+def normalise(messages: list[Json], task_notice: bool = False) -> list[Json]:
     """``normalizeMessagesForAPI`` on deserialised rows (user and assistant rows out)."""
     result: list[Json] = []
     for entry in attachments.reorder(messages):
@@ -190,7 +190,7 @@ def normalise(messages: list[Json]) -> list[Json]:
         elif kind == "assistant":
             _add_assistant(result, entry)
         elif kind == "attachment":
-            _add_attachment(result, entry)
+            _add_attachment(result, entry, task_notice)
     result = filter_orphaned_thinking(result)
     result = filter_whitespace_only(result)
     return _non_empty_assistants(result)
@@ -289,7 +289,7 @@ def _paired_reply(following: Json | None, uses: dict[Any, Any]) -> tuple[list[Js
     return ([attachments.user(synthetic, meta=True)] if synthetic else []), 0
 
 
-def request(messages: list[Json], prompt: str) -> list[Json]:
+def request(messages: list[Json], prompt: str, task_notice: bool = False) -> list[Json]:
     """The request's ``messages`` as API items for a resume followed by ``prompt``.
 
     The harness's context message goes first and the new turn's own reminder
@@ -300,7 +300,7 @@ def request(messages: list[Json], prompt: str) -> list[Json]:
     reminder = {"type": "attachment",
                 "attachment": attachments.HarnessReminder(f"{SKILLS_PREFIX[18:]} (harness)")}
     turn = attachments.user(prompt, meta=False)
-    items = pair_results(normalise([context, *messages, reminder, turn]))
+    items = pair_results(normalise([context, *messages, reminder, turn], task_notice))
     return [{"role": e.get("type"), "content": content_of(e)} for e in items]
 
 
@@ -350,6 +350,6 @@ def harness_free(messages: list[Json], prompt: str) -> list[Json]:
     return out
 
 
-def to_api(messages: list[Json], prompt: str = "next") -> list[Json]:
+def to_api(messages: list[Json], prompt: str = "next", task_notice: bool = False) -> list[Json]:
     """The resumed conversation's part of the request (``harness_free`` of ``request``)."""
-    return harness_free(request(messages, prompt), prompt)
+    return harness_free(request(messages, prompt, task_notice), prompt)

@@ -24,11 +24,17 @@ def wrap(text: str) -> str:
     return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
-def _command_text(raw: str, origin: Any) -> str:
-    """``wrapCommandText``: the queued prompt in its origin's words."""
+TASK_NOTICE = ("[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task "
+               "event, NOT a message from the user.\nDo NOT interpret this as user "
+               "acknowledgement, confirmation, or response to any pending question.\n\n")
+
+
+def _command_text(raw: str, origin: Any, task_notice: bool = False) -> str:
+    """``wrapCommandText``: the queued prompt in its origin's words (``task_notice``:
+    ``SeedRelease.task_notification_notice``)."""
     kind = prop(origin, "kind")
     if kind == "task-notification":
-        return f"A background agent completed a task:\n{raw}"
+        return TASK_NOTICE + raw if task_notice else f"A background agent completed a task:\n{raw}"
     if kind == "coordinator":
         return (f"The coordinator sent a message while you were working:\n{raw}\n\n"
                 "Address this before completing your current task.")
@@ -58,7 +64,7 @@ def _joined(value: Any) -> str:
     return "" if value is None or value is UNDEFINED else to_string(value)
 
 
-def _queued(attachment: Any) -> list[Json]:
+def _queued(attachment: Any, task_notice: bool = False) -> list[Json]:
     origin = prop(attachment, "origin")
     if (origin is UNDEFINED or origin is None) and prop(attachment, "commandMode") == (
             "task-notification"):
@@ -67,9 +73,9 @@ def _queued(attachment: Any) -> list[Json]:
     if type(prompt) is list:
         text = "\n".join(_joined(prop(b, "text")) for b in prompt if prop(b, "type") == "text")
         images = [b for b in prompt if prop(b, "type") == "image"]
-        return [user([{"type": "text", "text": wrap(_command_text(text, origin))}, *images],
-                     meta=True)]
-    return [user(wrap(_command_text(to_string(prompt), origin)), meta=True)]
+        return [user([{"type": "text", "text": wrap(_command_text(text, origin, task_notice))},
+                      *images], meta=True)]
+    return [user(wrap(_command_text(to_string(prompt), origin, task_notice)), meta=True)]
 
 
 def _hook_context(attachment: Any) -> list[Json]:
@@ -103,13 +109,13 @@ def _skills(attachment: Any) -> list[Json]:
     return [user(wrap(text), meta=True)]
 
 
-def render(attachment: Any) -> list[Json]:
+def render(attachment: Any, task_notice: bool = False) -> list[Json]:
     """``normalizeAttachmentForAPI`` for the kinds a resumed session can carry."""
     if isinstance(attachment, HarnessReminder):
         return [user(wrap(attachment.text), meta=True)]
     kind = prop(attachment, "type")
     if kind == "queued_command":
-        return _queued(attachment)
+        return _queued(attachment, task_notice)
     if kind == "hook_additional_context":
         return _hook_context(attachment)
     if kind == "invoked_skills":

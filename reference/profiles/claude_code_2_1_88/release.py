@@ -26,6 +26,10 @@ class SeedRelease:
     #: with the newest timestamp
     leaf_last_written: bool = False
 
+    #: a queued task notification is sent after the "[SYSTEM NOTIFICATION - NOT USER
+    #: INPUT]" notice; before, after "A background agent completed a task:"
+    task_notification_notice: bool = False
+
     @property
     def profile_name(self) -> str:
         return f"claude-code@{self.version}"

@@ -173,7 +173,8 @@ def api_view(result: Rebuild) -> Json:
             # --resume <file>.jsonl scans the deserialised messages, after the fork wrote
             # them and the prompt: exit 1, no request (rule 24)
             raise ReaderError("first prompt: text.trim is not a function (TypeError)")
-        messages = to_api(outcome.resumed.messages)
+        messages = to_api(outcome.resumed.messages,
+                          task_notice=outcome.release.task_notification_notice)
     except ReaderError as error:
         return {**header, "error": f"request fails: {error}", "messages": []}
     return {**header, "messages": messages}
