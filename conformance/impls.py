@@ -21,11 +21,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+import orjson
+
 from rechain import __version__
+from rechain.conformance.claude_code_2_1_88 import answers as forked_answers
+from rechain.conformance.contracts.model import from_spec
+from rechain.conformance.matrix.adapters import installed_spec
+from rechain.conformance.oracles import OracleError, OracleReaderError, cli_answers
+from rechain.conformance.oracles.calls import MessagesCall
+from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+from rechain.conformance.oracles.py_sdk import PySdkOracle
 from rechain.conformance.oracles.registry import (
     AGENT_SDK_PY,
     AGENT_SDK_TS,
@@ -33,7 +42,9 @@ from rechain.conformance.oracles.registry import (
     OracleSpec,
 )
 from rechain.conformance.oracles.registry import get as get_oracle
+from rechain.conformance.oracles.ts_sdk import TsSdkOracle
 from rechain.conformance.protocol import (
+    FORKED_VIEWS,
     LEGACY_VIEWS,
     OPTION_NAMES,
     RESUME_VIEWS,
@@ -47,15 +58,30 @@ from rechain.conformance.protocol import (
     Raised,
     TimedOut,
     View,
+    check_messages,
 )
 from rechain.conformance.protocol_process import Harness, Limits, OneShot, split_command
 from rechain.conformance.tier0 import connect_python
 from rechain.errors import UsageError
+from rechain.reference import Options, get_profile, rebuild
+from rechain.reference.profiles.claude_code_2_1_88.resume import DEFAULT_ENTRY
+from rechain.reference.profiles.claude_code_2_1_332.options import SWITCH_ENV, switches_from_env
+from rechain.reference.profiles.family import in_seed_line
 
 PY_SDK_FIELDS = frozenset(
     {"type", "uuid", "session_id", "message", "parent_tool_use_id", "parent_agent_id"}
 )
 PRECOMPACT_ENV = "CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP"
+def recorded_views(profile: str) -> tuple[str, tuple[View, ...]]:
+    """A profile's full name and the views its expectations are recorded in (the first is
+    the view the check asks in): a release of the 2.1.88 line's forked resume per entry
+    point, the CLI's ``api`` + ``chain`` for a profile that offers both, else the SDKs'
+    session messages."""
+    chosen = get_profile(profile)
+    if in_seed_line(chosen.name):
+        return chosen.name, FORKED_VIEWS
+    return chosen.name, (("api", "chain") if set(chosen.views) >= RESUME_VIEWS
+                         else ("session-messages",))
 
 
 class Implementation(Protocol):
@@ -79,27 +105,20 @@ class Reference:
     info: ImplementationInfo = field(init=False)
 
     def __post_init__(self) -> None:
-        from rechain.reference import get_profile
-        from rechain.reference.profiles.claude_code_2_1_332.options import SWITCH_ENV
-
-        chosen = get_profile(self.profile)
-        self.profile = chosen.name
-        resume = set(chosen.views) >= RESUME_VIEWS
+        self.profile, views = recorded_views(self.profile)
+        resume = views != ("session-messages",)
         self.info = ImplementationInfo(
             name="reference",
             version=__version__,
             language="python",
             homepage="https://github.com/rechain/rechain",
-            views=("api", "chain") if resume else ("session-messages",),
+            views=views,
             options=frozenset() if resume else frozenset(OPTION_NAMES),
             env=frozenset({PRECOMPACT_ENV, *(SWITCH_ENV if resume else ())}),
-            choices={"profile": chosen.name},
+            choices={"profile": self.profile},
         )
 
     def run(self, case: CaseInput) -> Outcome:
-        from rechain.reference import Options, rebuild
-        from rechain.reference.profiles.claude_code_2_1_332.options import switches_from_env
-
         options = Options(
             include_system_messages=bool(case.option("include_system_messages")),
             limit=case.option("limit"),
@@ -107,6 +126,11 @@ class Reference:
             disable_precompact_skip=bool(case.env.get(PRECOMPACT_ENV, "").strip()),
             **switches_from_env(case.env),
         )
+        if case.view == forked_answers.CHAIN_VIEW and case.view in self.info.views:
+            entry = case.options.get("entry")
+            return forked_answers.from_rebuild(rebuild(
+                case.data, self.profile, replace(options, entry=entry if entry else None),
+                session_id=case.session_id))
         if case.view in RESUME_VIEWS and case.view in self.info.views:
             return self._resumed(case, options)
         result = rebuild(case.data, self.profile, options, session_id=case.session_id)
@@ -117,8 +141,6 @@ class Reference:
 
     def _resumed(self, case: CaseInput, options: Any) -> Outcome:
         """Views ``api`` and ``chain`` in one answer: the messages, and the tip as ``leaf``."""
-        from rechain.reference import rebuild
-
         rebuilt = rebuild(case.data, self.profile, options, session_id=case.session_id)
         api = rebuilt.view("api")
         if api.get("error"):
@@ -142,8 +164,6 @@ class TsSdk:
     info: ImplementationInfo = field(init=False)
 
     def __post_init__(self) -> None:
-        from rechain.conformance.oracles.ts_sdk import TsSdkOracle
-
         reason = TsSdkOracle.available(self.spec)
         if reason is not None:
             raise UsageError(f"agent-sdk-ts: {reason}")
@@ -169,8 +189,6 @@ class TsSdk:
 
 def _messages_call(case: CaseInput) -> Any:
     """A case as one session-messages call (options a reader lacks are ignored by it)."""
-    from rechain.conformance.oracles.calls import MessagesCall
-
     return MessagesCall(case.data, case.session_id,
                         bool(case.option("include_system_messages")), case.option("limit"),
                         int(case.option("offset") or 0), dict(case.env))
@@ -179,8 +197,6 @@ def _messages_call(case: CaseInput) -> Any:
 def _batched(oracle: Any, calls: list[Any], limits: Limits) -> list[Outcome]:
     """Each call's outcome from one batch request; when the worker breaks or times out on
     the batch, the calls go again one by one so the blame lands on the right case."""
-    from rechain.conformance.oracles import OracleError
-
     try:
         answers = oracle.session_messages_many(calls) if len(calls) > 1 else None
     except OracleError:
@@ -197,8 +213,6 @@ def _batched(oracle: Any, calls: list[Any], limits: Limits) -> list[Outcome]:
 
 def _outcome(answer: Any, limits: Limits) -> Outcome:
     """A pinned SDK's answer (messages, or the error its adapter gave) as an outcome."""
-    from rechain.conformance.oracles import OracleError, OracleReaderError
-
     if isinstance(answer, OracleReaderError):
         return Raised(answer.error_type, answer.detail)
     if isinstance(answer, OracleError):
@@ -215,8 +229,6 @@ class PySdk:
     info: ImplementationInfo = field(init=False)
 
     def __post_init__(self) -> None:
-        from rechain.conformance.oracles.py_sdk import PySdkOracle
-
         reason = PySdkOracle.available(self.spec)
         if reason is not None:
             raise UsageError(f"agent-sdk-py: {reason}")
@@ -268,28 +280,28 @@ class ClaudeCode:
     process_seconds: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
-        from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
-        from rechain.reference.profiles.claude_code_2_1_332.options import SWITCH_ENV
-
         reason = ClaudeCliOracle.available(self.spec)
         if reason is not None:
             raise UsageError(f"claude-code: {reason}")
         self._oracle = ClaudeCliOracle(timeout=self.limits.timeout, spec=self.spec)
         self._oracle.start()
+        self._forks: dict[str, ClaudeCliOracle] = {}  # entry point -> a forking oracle
+        # a release of the 2.1.88 line also answers in its recorded views (a forked resume)
+        forking = FORKED_VIEWS[:1] if in_seed_line(self.spec.slug) else ()
         self.info = ImplementationInfo(
             name="claude-code",
             version=self.spec.version,
             language="typescript",
             homepage="https://www.npmjs.com/package/@anthropic-ai/claude-code",
-            views=("api", "chain"),
+            views=("api", "chain", *forking),
             options=frozenset(),
             env=frozenset({PRECOMPACT_ENV, *SWITCH_ENV}),
             choices={"model": "claude-sonnet-4-6", "prompt": "next"},
         )
 
     def run(self, case: CaseInput) -> Outcome:
-        from rechain.conformance.oracles import OracleError, cli_answers
-
+        if case.view == forked_answers.CHAIN_VIEW:
+            return self._forked(case)
         key = cli_answers.answer_key(self._oracle.version(), self._oracle.model,
                                      self._oracle.prompt, case.data, case.session_id, case.env)
         stored = cli_answers.load(key)
@@ -313,14 +325,30 @@ class ClaudeCode:
         messages = tuple(stored.get("messages") or ())
         return Answered(messages, leaf if isinstance(leaf, str) else None)
 
+    def _forked(self, case: CaseInput) -> Outcome:
+        """A forked resume at the case's entry point, judged by what it wrote and sent."""
+        entry = str(case.options.get("entry") or DEFAULT_ENTRY)
+        oracle = self._forks.get(entry)
+        if oracle is None:
+            oracle = ClaudeCliOracle(timeout=self.limits.timeout, spec=self.spec, entry=entry,
+                                     fork=True)
+            oracle.start()
+            self._forks[entry] = oracle
+        try:
+            resumed = oracle.resume(case.data, session_id=case.session_id, env=dict(case.env))
+        except OracleError as error:
+            text = str(error)
+            return TimedOut(self.limits.timeout) if "no exit within" in text else Crashed(text)
+        return forked_answers.from_resume(case.data, resumed)
+
     def close(self) -> None:
         self._oracle.close()
+        for oracle in self._forks.values():
+            oracle.close()
 
 
 def nearest_message(data: bytes, uuid: str | None) -> str | None:
     """``uuid`` or its nearest user/assistant ancestor by ``parentUuid`` in the file."""
-    import orjson
-
     entries: dict[str, dict[str, Any]] = {}
     for line in data.split(b"\n"):
         try:
@@ -360,8 +388,6 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False,
     if kind == "python":
         return connect_python(rest, limits, venv=venv, strict=strict)
     if kind == "adapter":  # a shipped adapter of a real reader (implementations/NAME)
-        from rechain.conformance.matrix.adapters import installed_spec
-
         return connect(installed_spec(rest), limits, strict=strict)
     declared = _CMD_VIEWS.fullmatch(kind)
     if kind in ("cmd", "harness") or declared:
@@ -389,8 +415,6 @@ _CMD_VIEWS = re.compile(r"cmd\[([^\]]*)\]")
 
 def _cmd_info(argv: list[str], bracket: str | None) -> ImplementationInfo:
     """Who a tier-1 reader is: what its spec's brackets declare, else its program's name."""
-    from rechain.conformance.contracts.model import from_spec
-
     program = Path(argv[-1] if Path(argv[0]).name.startswith("python") else argv[0]).stem
     declared = from_spec(bracket or "")
     views = [w for w in (bracket or "").split(",") if w.strip() and "=" not in w]
@@ -432,8 +456,6 @@ class Validating:
         return self.inner.info
 
     def run(self, case: CaseInput) -> Outcome:
-        from rechain.conformance.protocol import check_messages
-
         outcome = self.inner.run(case)
         if isinstance(outcome, Answered):
             problem = check_messages(outcome.messages)

@@ -23,12 +23,16 @@ import referencing
 from rechain.schema_files import load_schema
 
 PROTOCOL_VERSION = 1
-View = Literal["session-messages", "api", "chain", "resume", "archive"]
-VIEWS: tuple[View, ...] = ("session-messages", "api", "chain", "resume", "archive")
+View = Literal["session-messages", "api", "chain", "resume", "archive", "resumed-chain"]
+VIEWS: tuple[View, ...] = ("session-messages", "api", "chain", "resume", "archive",
+                           "resumed-chain")
 # What the CLI reports on resume: ``api`` = the model request's messages before the new
 # prompt's turn, ``chain`` = the entry the new prompt is chained to (the answer's ``leaf``).
 # ``resume`` is the protocol's first name for ``api``; it is read as ``api``.
 RESUME_VIEWS: frozenset[str] = frozenset({"api", "chain"})
+# What 2.1.88 is judged by per entry point: ``resumed-chain`` = the rows a forked resume wrote
+# before the prompt, with ``api`` (one answer: ``claude_code_2_1_88.answers``).
+FORKED_VIEWS: tuple[View, ...] = ("resumed-chain", "api")
 LEGACY_VIEWS: Mapping[str, View] = MappingProxyType({"resume": "api"})
 OPTION_NAMES = ("include_system_messages", "limit", "offset")
 DEFAULT_OPTIONS: Mapping[str, Any] = MappingProxyType(

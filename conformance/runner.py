@@ -16,11 +16,17 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
 from typing import Any, Protocol
 
+from rechain.conformance.claude_code_2_1_88.answers import from_recorded
 from rechain.conformance.compare import Difference, Verdict, common_fields, judge, judge_resume
+from rechain.conformance.contracts.causes import plain_causes
+from rechain.conformance.contracts.judge import kind_of
 from rechain.conformance.impls import Implementation, label
 from rechain.conformance.protocol import (
+    DEFAULT_OPTIONS,
+    FORKED_VIEWS,
     LEGACY_VIEWS,
     RESUME_VIEWS,
     Answered,
@@ -32,6 +38,7 @@ from rechain.conformance.protocol import (
     Skipped,
 )
 from rechain.conformance.skips import SkipList
+from rechain.reference.profiles.claude_code_2_1_332.options import env_for_options
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +175,7 @@ def judge_pair(info: ImplementationInfo, target: Target, got: Outcome, wanted: O
     """Compare on the views both sides answer: session messages (with the fields both
     produce), else the CLI's resume views (``api`` messages, ``chain`` leaf), else the leaf."""
     shared = set(normal_views(info.views)) & set(normal_views(target.views))
-    if "session-messages" in shared:
+    if "session-messages" in shared or FORKED_VIEWS[0] in shared:  # one list of messages each
         return judge(got, wanted, common_fields(info.fields, target.fields))
     if shared & RESUME_VIEWS:
         return judge_resume(got, wanted, api="api" in shared, chain="chain" in shared)
@@ -189,8 +196,6 @@ def at_level(info: ImplementationInfo, level: str | None) -> ImplementationInfo:
 
 def with_causes(verdict: Verdict, got: Outcome, wanted: Outcome) -> Verdict:
     """A verdict of the plain comparison with its causes named (``contracts.causes``)."""
-    from rechain.conformance.contracts.causes import plain_causes
-
     if verdict.status != "fail" or verdict.causes:
         return verdict
     return replace(verdict, causes=plain_causes(verdict, got, wanted))
@@ -311,8 +316,6 @@ class Connections:
                            else with_causes(judge_pair(at_level(implementation.info, self.level),
                                                        target, outcome, wanted), outcome, wanted))
                 if target in owned:  # a kind: the cause and the row it is about
-                    from rechain.conformance.contracts.judge import kind_of
-
                     tokens = kind_of(item.case.data, verdict, outcome, wanted)
                 else:
                     tokens = frozenset(signature(item, verdict, outcome, wanted)) if (
@@ -425,15 +428,14 @@ def run_items(
 
 
 def variant_id(case_id: str, options: Mapping[str, Any]) -> str:
-    """A corpus case id, plus the non-default options in brackets (``b4[system]``)."""
-    from rechain.conformance.protocol import DEFAULT_OPTIONS
-
+    """A corpus case id, plus the non-default options in brackets (``b4[system]``; an
+    entry point by its name, ``b4[continue]``)."""
     shown = []
     for name, default in DEFAULT_OPTIONS.items():
         value = options.get(name, default)
         if value != default:
             shown.append("system" if name == "include_system_messages" else f"{name}={value}")
-    shown += [name for name, value in options.items()
+    shown += [value if isinstance(value, str) else name for name, value in options.items()
               if name not in DEFAULT_OPTIONS and value not in (None, False, "resume-id")]
     return f"{case_id}[{','.join(shown)}]" if shown else case_id
 
@@ -446,20 +448,18 @@ def corpus_items(cases: Iterable[Any], profile: str, view: str = "session-messag
     views: the ``api`` messages, and the ``chain`` entry as the answer's leaf;
     the options that are CLI switches go to the case's environment.
     """
-    from fnmatch import fnmatchcase
-
     items = []
     for case in cases:
         if selected and not any(fnmatchcase(case.id, pattern) for pattern in selected):
             continue
         data = case.input_bytes()
-        resume = view in RESUME_VIEWS
+        resume = view in RESUME_VIEWS or view in FORKED_VIEWS
         recorded = _recorded(case, profile, view)
         group = case.tags[0] if case.tags else "corpus"
         for options in _variants(case, profile) if resume else case.variants:
             expected = recorded.get(_options_key(options)) or Skipped(
                 f"no expectation recorded for {profile}")
-            env = {**dict(case.env), **(_switch_env(options) if resume else {})}
+            env = {**dict(case.env), **(_switch_env(options) if view in RESUME_VIEWS else {})}
             case_input = CaseInput(variant_id(case.id, options), data, case.session_id,
                                    dict(options), env, view)  # type: ignore[arg-type]
             items.append(Item(case_input, group, expected, None, case))
@@ -471,7 +471,12 @@ def _options_key(options: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _recorded(case: Any, profile: str, view: str) -> dict[tuple[Any, ...], Outcome]:
-    """options -> the recorded outcome of ``profile`` in ``view`` (both resume views joined)."""
+    """options -> the recorded outcome of ``profile`` in ``view`` (both resume views joined,
+    or both of a forked resume's)."""
+    if view == FORKED_VIEWS[0]:
+        rows = {_options_key(e.options): e for e in case.expectations_for(profile, view)}
+        sent = {_options_key(e.options): e for e in case.expectations_for(profile, "api")}
+        return {key: from_recorded(rows[key], sent[key]) for key in rows.keys() & sent.keys()}
     if view not in RESUME_VIEWS:
         return {_options_key(e.options): _outcome(e) for e in case.expectations_for(profile, view)}
     api = {_options_key(e.options): e for e in case.expectations_for(profile, "api")}
@@ -500,21 +505,24 @@ def _outcome(expectation: Any) -> Outcome:
 def _variants(case: Any, profile: str) -> list[Mapping[str, Any]]:
     """The case's option sets the CLI's resume can take (``getSessionMessages`` options at
     their defaults, the ``--resume <id>`` entry), plus those its resume expectations record."""
-    from rechain.conformance.protocol import DEFAULT_OPTIONS
-
+    recorded = [dict(e.options) for e in case.expectations_for(profile, "api")]
     found: list[Mapping[str, Any]] = []
     for options in case.variants:
         plain = all(options.get(name, value) == value for name, value in DEFAULT_OPTIONS.items())
-        if plain and options.get("entry", "resume-id") == "resume-id" and options not in found:
+        elsewhere = any(_but_entry(options) == _but_entry(r) and options != r for r in recorded)
+        if (plain and options.get("entry", "resume-id") == "resume-id" and options not in found
+                and not elsewhere):  # recorded at explicit entry points only: those
             found.append(dict(options))
-    for expectation in case.expectations_for(profile, "api"):
-        if dict(expectation.options) not in found:
-            found.append(dict(expectation.options))
+    for options in recorded:
+        if options not in found:
+            found.append(options)
     return found
+
+
+def _but_entry(options: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in options.items() if name != "entry"}
 
 
 def _switch_env(options: Mapping[str, Any]) -> dict[str, str]:
     """The environment variables a resume option stands for (the CLI reads switches there)."""
-    from rechain.reference.profiles.claude_code_2_1_332.options import env_for_options
-
     return env_for_options(options)

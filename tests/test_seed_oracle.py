@@ -9,11 +9,17 @@ import json
 
 import pytest
 
-from rechain.conformance.claude_code_2_1_88.compare import expected, first_difference, observed
-from rechain.conformance.claude_code_2_1_88.differential import known_uuids
+from rechain.conformance.claude_code_2_1_88.compare import (
+    expected,
+    first_difference,
+    observed,
+    state_difference,
+)
+from rechain.conformance.claude_code_2_1_88.forked import known_uuids
 from rechain.conformance.oracles.claude_cli import PROMPT, ClaudeCliOracle
 from rechain.conformance.oracles.registry import CLAUDE_CODE, CLAUDE_CODE_2_1_88, get
 from rechain.reference import Options, rebuild
+from rechain.reference.profiles.claude_code_2_1_88.views import RESTORED_BY_ENTRY
 
 UNAVAILABLE = ClaudeCliOracle.available(CLAUDE_CODE_2_1_88)
 SID = "5eed0000-2188-4000-8000-00000000bbbb"
@@ -93,8 +99,6 @@ def _state_rows() -> bytes:
 @pytest.mark.skipif(UNAVAILABLE is not None, reason=f"claude-code@2.1.88: {UNAVAILABLE}")
 @pytest.mark.parametrize("entry", ["continue", "resume-id", "resume-file"])
 def test_2_1_88_writes_back_what_the_state_view_restores(entry: str) -> None:
-    from rechain.conformance.claude_code_2_1_88.compare import state_difference
-    from rechain.reference.profiles.claude_code_2_1_88.views import RESTORED_BY_ENTRY
 
     data = _state_rows()
     with ClaudeCliOracle(spec=CLAUDE_CODE_2_1_88, entry=entry) as oracle:

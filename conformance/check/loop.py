@@ -25,7 +25,7 @@ from rechain.conformance.compare import Verdict
 from rechain.conformance.impls import label
 from rechain.conformance.protocol import Outcome
 from rechain.conformance.report_resume import Previous
-from rechain.conformance.runner import Against, Item, Record, run_items
+from rechain.conformance.runner import Against, Item, Record, recorded_by, run_items
 from rechain.errors import UsageError
 
 Json = dict[str, Any]
@@ -69,7 +69,8 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
     if examples and plan.view != "session-messages" and not (settings.against
                                                               or plan.default_against):
         say("generated transcripts have nothing to be compared with in the resume views "
-            "without --against (e.g. --against claude-code); checking the corpus only")
+            f"without --against (e.g. --against {recorded_by(plan.profile)}); checking the "
+            "corpus only")
         examples = 0
     items = ([] if settings.no_corpus
              else inputs.corpus(settings.corpus, plan.profile, plan.view, settings.case))

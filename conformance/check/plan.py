@@ -9,12 +9,11 @@ from rechain.conformance import example_db, report
 from rechain.conformance.check.settings import Settings
 from rechain.conformance.contracts.model import load as load_contract
 from rechain.conformance.contracts.setup import contract_targets
-from rechain.conformance.impls import Implementation, Validating, connect
+from rechain.conformance.impls import Implementation, Validating, connect, recorded_views
 from rechain.conformance.oracles.ts_sdk import TsSdkOracle
-from rechain.conformance.protocol import RESUME_VIEWS
+from rechain.conformance.protocol import View
 from rechain.conformance.protocol_process import Limits
 from rechain.conformance.runner import Against, Connections, Intended, Recorded, Target
-from rechain.reference import get_profile
 
 #: the groups of generated input (valid and corrupted transcripts)
 GENERATED = frozenset({"generated", "corrupted"})
@@ -44,13 +43,10 @@ class Plan:
     """The readers under test and the targets of one run; builds worker connections."""
 
     def __init__(self, settings: Settings) -> None:
-        chosen = get_profile(settings.profile)
-        self.profile = chosen.name
-        # the views the profile's expectations are recorded in: the CLI's api + chain, or the
-        # SDKs' session messages (what corpus and generated items ask for)
-        self.views: tuple[str, ...] = (("api", "chain") if set(chosen.views) >= RESUME_VIEWS
-                                       else ("session-messages",))
-        self.view = self.views[0]
+        # the views the profile's expectations are recorded in (what corpus and generated
+        # items ask for): the SDKs' session messages, the CLI's api + chain, ...
+        self.profile, self.views = recorded_views(settings.profile)
+        self.view: View = self.views[0]
         self.limits = Limits(timeout=settings.timeout, memory_mb=settings.memory_mb)
         self.validate = settings.validate
         self.venv: Path | None = settings.venv

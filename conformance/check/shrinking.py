@@ -93,7 +93,7 @@ def shrink_one(plan: Plan, implementation: Implementation, target: Target, kind:
     """The minimal generated transcript on which ``implementation`` and ``target`` still
     disagree with signature ``tokens``; None when the disagreement does not reproduce."""
     def outcomes(value: Any) -> tuple[Item, Outcome, Outcome | None]:
-        item = diff.make_item(value, kind, 0, plan.profile, view=plan.view)  # type: ignore[arg-type]
+        item = diff.make_item(value, kind, 0, plan.profile, view=plan.view)
         return item, run_one(implementation, item.case), target.expect(item)
 
     def fails(value: Any) -> bool:

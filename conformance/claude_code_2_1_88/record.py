@@ -25,7 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from rechain.conformance.claude_code_2_1_88.compare import observed, observed_request, wrote_prompt
-from rechain.conformance.claude_code_2_1_88.differential import known_uuids, undump
+from rechain.conformance.claude_code_2_1_88.forked import known_uuids, undump
+from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles.claude_cli import PROMPT, ClaudeCliOracle, CliCase
+from rechain.conformance.oracles.registry import get as get_oracle
+from rechain.corpus.cases_io import dumps_case
 from rechain.reference.model import Json
 from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS
 from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME
@@ -79,8 +83,6 @@ def failure(result: Any, data: bytes) -> Json | None:
 
 def outputs(data: bytes, result: Any) -> dict[str, tuple[list[Json], Json | None]]:
     """Per view: the recorded messages and the error outcome (if any) of one run."""
-    from rechain.conformance.oracles.claude_cli import PROMPT
-
     error = failure(result, data)
     views: dict[str, tuple[list[Json], Json | None]] = {}
     if error is None or wrote_prompt(result.forked, PROMPT):
@@ -126,13 +128,7 @@ def record(case_dirs: list[Path], dump: Path | None, workers: int = 2,
            release: str = "2.1.88") -> list[str]:
     """Record every case at every entry point with the real ``release`` (a JS bundle of the
     2.1.88 line, under profile ``claude-code@<release>``); one line per case (or problem)."""
-    from rechain.conformance.oracles import OracleError
-    from rechain.conformance.oracles.claude_cli import ClaudeCliOracle, CliCase
-    from rechain.conformance.oracles.registry import get as get_oracle
-    from rechain.corpus.cases_io import dumps_case
-
     spec = get_oracle(f"claude-code@{release}")
-
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     sessions = {d: json.loads((d / "case.json").read_text("utf-8")) for d in case_dirs}
     updates: dict[Path, dict[str, dict[str, tuple[list[Json], Json | None]]]] = {}
@@ -176,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cases", nargs="+", type=Path)
     parser.add_argument("--from-dump", type=Path,
-                        help="a differential --dump folder of the same cases (no new runs)")
+                        help="results of the same cases saved as JSON (forked.undump; no new runs)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--release", default="2.1.88",
                         help="a JS-bundle release of the 2.1.88 line (its oracle installed)")
