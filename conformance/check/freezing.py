@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rechain import __version__
 from rechain.conformance import differential as diff
+from rechain.conformance.claude_code_2_1_88.answers import CHAIN_VIEW
 from rechain.conformance.impls import connect
 from rechain.conformance.protocol import DEFAULT_OPTIONS, Outcome
 from rechain.conformance.protocol_process import Limits
@@ -24,10 +25,15 @@ MAIN_ORACLE = "agent-sdk-ts"
 def freeze(directory: Path, limits: Limits, comparisons: Sequence[diff.Disagreement], item: Item,
            identifier: str, seed: int, kind: str, replay: str) -> Path | None:
     """Write the case directory ``directory / identifier``; the TS SDK is asked for the main
-    expectation when no side of the comparisons gave it. None when it cannot be written."""
+    expectation when no side of the comparisons gave it. None when it cannot be written.
+
+    Answers in 2.1.88's views are not expectations of the recorded profiles (its recorder
+    writes them: ``rechain corpus record --oracle claude-code@2.1.88 --case ID``).
+    """
     recorded: dict[str, tuple[str, Outcome]] = {}
     sides = [side for c in comparisons
-             for side in ((c.implementation, c.got), (c.against, c.expected))]
+             for side in ((c.implementation, c.got), (c.against, c.expected))
+             if item.case.view != CHAIN_VIEW]
     for side_label, outcome in sides:
         name = side_label.split("@", 1)[0]
         if name in diff.RECORDED_PROFILES:

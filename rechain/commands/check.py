@@ -8,6 +8,10 @@ disagreement on generated input is shrunk by Hypothesis and written as a
 corpus case with a one-line replay command. Exit 0 when everything agrees or
 is skipped, 1 on any disagreement, crash or timeout, 2 on usage errors.
 
+``--profile seed`` judges Claude Code 2.1.88 per entry point (a case each: ``ID``,
+``ID[continue]``, ``ID[resume-file]``) by what a forked resume wrote and sent, against the
+recorded answers or, with ``--against claude-code@2.1.88``, the real release.
+
 The real CLI's answers (``--against claude-code``, about a CPU-second each) are
 kept in ``<cache>/cli-answers`` and reused for the same input;
 ``RECHAIN_CLI_ANSWERS=off`` runs the CLI every time.
