@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from rechain.conformance.claude_code_2_1_88.answers import from_recorded
 from rechain.conformance.compare import Difference, Verdict, common_fields, judge, judge_resume
 from rechain.conformance.contracts.causes import plain_causes
-from rechain.conformance.contracts.judge import kind_of
+from rechain.conformance.contracts.judge import kind_of, odd_rows
 from rechain.conformance.impls import Implementation, label
 from rechain.conformance.protocol import (
     DEFAULT_OPTIONS,
@@ -321,8 +321,6 @@ class Connections:
                     tokens = frozenset(signature(item, verdict, outcome, wanted)) if (
                         signature is not None and verdict.status == "fail") else frozenset()
                 if skips is not None:
-                    from rechain.conformance.contracts.judge import odd_rows
-
                     rows = odd_rows(item.case.data, verdict, outcome, wanted)
                     verdict = skips.apply(verdict, name, target.label, item.case.id, tokens,
                                           rows)
