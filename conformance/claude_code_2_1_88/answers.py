@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rechain.conformance.claude_code_2_1_88.compare import comparable_content, expected
-from rechain.conformance.claude_code_2_1_88.record import API_VIEW, VIEW, as_items, as_rows, outputs
+from rechain.conformance.claude_code_2_1_88.record import API_VIEW, VIEW, as_rows, outputs
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised
 from rechain.reference.model import Json
 
@@ -25,10 +25,11 @@ FAILED = "exit 1"
 
 
 def answer(chain: Sequence[Json] | None, request: Sequence[Json] | None, error: str) -> Outcome:
-    """One outcome of the two views (None: that view failed, ``error`` saying why)."""
+    """One outcome of the two views (None: that view failed, ``error`` saying why); the
+    chain rows in ``record.as_rows`` form, as recorded."""
     if chain is None and request is None:
         return Raised(FAILED, error)
-    rows: list[Json] = ([{"view": VIEW, **row} for row in as_rows(as_items(list(chain)))]
+    rows: list[Json] = ([{"view": VIEW, **row} for row in chain]
                         if chain is not None else [{"view": VIEW, "failed": True}])
     rows += ([{"view": API_VIEW, "role": m.get("role"),
                "content": comparable_content(m.get("content"))} for m in request]
