@@ -100,11 +100,11 @@ class Pending:
         """The row as ``JSON.parse`` gives it (the glance established that it parses)."""
         value = self.value
         if value is None:
-            raw = memoryview(self.data)[self.start : self.stop]
+            raw = self.data[self.start : self.stop]
             try:
                 value = orjson.loads(raw)
             except (orjson.JSONDecodeError, RecursionError):
-                value, _ = parse_line(bytes(raw))
+                value, _ = parse_line(raw)
             self.value = value
         return value  # type: ignore[return-value]
 

@@ -26,6 +26,10 @@ from rechain.reference.read import NumberedLines
 MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachment"})
 _LEADING = bytes(range(0x21))
 _FIRST_CHUNK = 256
+# lines shorter than this are parsed at once: a glance saves time in proportion to the
+# line's size but costs a decode later and facts apart from the entry (a few hundred
+# bytes a row), so it pays only on the long rows (tool output, long turns)
+GLANCE_BYTES = 400
 _LEADING_CHUNK = 1 << 16
 # types a glance can keep undecoded: attachments and queue operations feed the delivery
 # tally and host rows are kept whole, so those are parsed at once
@@ -82,9 +86,9 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     """The TS SDK's line parser, reporting each skipped line.
 
     Lines of a whole buffer (``NumberedLines``) are read in place, never copied, and
-    when the buffer is UTF-8 each line is first glanced at (``lazyrows.py``): a
-    conversation row is kept undecoded with its facts, a line of another type only
-    reported; the rest, and every line of other inputs, is parsed at once.
+    when the buffer is UTF-8 each line of ``GLANCE_BYTES`` or more is first glanced at
+    (``lazyrows.py``): a conversation row is kept undecoded with its facts, a line of
+    another type only reported; the rest, and every line of other inputs, is parsed at once.
     """
     facts: list[Facts] = []
     parsed = Parsed(facts=facts)
@@ -109,7 +113,7 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
         if not data:
             diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
             continue
-        if buffer is not None:
+        if buffer is not None and len(data) >= GLANCE_BYTES:
             seen = glance(data)
             row = Pending(buffer, start, start + len(data))
             if seen is not None and _glanced(parsed, number, seen, row):
