@@ -94,6 +94,14 @@ class Session:
         self.clock = self.clock + self.step if at is None else at
         return timestamp(self.clock)
 
+    def session_stamps(self) -> Row:
+        """The stamps every row of this session carries, in Claude Code's order (raw rows
+        written as bytes append them too)."""
+        stamped = rows.stamps(self.session_id, cwd=self.cwd, version=self.version,
+                              git_branch=self.git_branch)
+        stamped.update(self.stamps)
+        return stamped
+
     def _row(
         self,
         head: Row,
@@ -102,9 +110,7 @@ class Session:
         at: float | None,
         extra: Mapping[str, Any],
     ) -> Row:
-        stamped = rows.stamps(self.session_id, cwd=self.cwd, version=self.version,
-                              git_branch=self.git_branch)
-        stamped.update(self.stamps)
+        stamped = self.session_stamps()
         own: Row = dict(body)
         if label is not None:
             own["uuid"] = self.uid(label)

@@ -167,13 +167,14 @@ def duplicate_keys(s: Session) -> list[Line]:
 @scenario("parse-unicode-text", "parse")
 def unicode_text(s: Session) -> list[Line]:
     """Emoji, combining marks, escaped surrogate pairs, a lone escaped surrogate and U+2028."""
+    stamps = dumps(s.session_stamps())[1:-1]
     return [
         s.user("u1", "Résumé the naïve café 😀 é (e + U+0301)", None),
         b'{"parentUuid":"' + s.uid("u1").encode() + b'","isSidechain":false,"type":"assistant",'
         b'"message":{"id":"' + s.msg_id("a1").encode() + b'","role":"assistant","content":'
         b'[{"type":"text","text":"pair \\ud83d\\ude00 lone \\ud800 sep \xe2\x80\xa8 end"}]},'
         b'"uuid":"' + s.uid("a1").encode() + b'","timestamp":"2026-11-20T09:00:05.000Z",'
-        b'"sessionId":"' + s.session_id.encode() + b'"}',
+        + stamps + b'}',
     ]
 
 

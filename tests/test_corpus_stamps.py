@@ -18,11 +18,6 @@ from rechain.corpus import load_cases
 from rechain.corpus.stamps import MISSING_FIELDS, STAMPS, unstamped_rows
 
 CASES = load_cases()
-#: Cases whose unstamped rows come from a scenario's raw bytes (``corpus/scenarios*.py``):
-#: fixed where the scenario is written, then the case is rebuilt and re-recorded.
-SCENARIO_ROWS_UNSTAMPED = {
-    "parse-unicode-text": "the raw assistant row of scenarios_parse.unicode_text has no stamps",
-}
 
 
 def rows_without_stamps(data: bytes) -> list[str]:
@@ -42,15 +37,7 @@ def test_the_corpus_has_user_and_assistant_rows_to_check() -> None:
     assert len(CASES) >= 100 and rows >= 500
 
 
-def _params() -> list[object]:
-    """Every case; one whose scenario still writes unstamped rows must fail (strict xfail)."""
-    return [pytest.param(case, id=case.id, marks=[pytest.mark.xfail(
-                strict=True, reason=SCENARIO_ROWS_UNSTAMPED[case.id])]
-                if case.id in SCENARIO_ROWS_UNSTAMPED else [])
-            for case in CASES]
-
-
-@pytest.mark.parametrize("case", _params())
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_corpus_rows_carry_claude_codes_stamps(case) -> None:
     if MISSING_FIELDS in case.tags:
         assert rows_without_stamps(case.input_bytes()), "tagged missing-fields, but all stamped"
