@@ -3,7 +3,9 @@
 Per case: the files exist, case.json is valid against ``rechain/schemas/case.json``,
 the id equals the directory name, the description is one short line without
 "should", and every option set has an expectation of the main profile unless the
-case is tagged ``unrecorded``. Across cases: ids and descriptions are unique.
+case is tagged ``unrecorded``, and every user and assistant row carries the stamps
+Claude Code writes (``rechain.corpus.stamps``) unless the case is tagged
+``missing-fields``. Across cases: ids and descriptions are unique.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from rechain.corpus.cases_io import (
     read_case_json,
 )
 from rechain.corpus.materialise import UNRECORDED
+from rechain.corpus.stamps import MISSING_FIELDS, unstamped_rows
 from rechain.schema_files import validator
 
 MAX_INPUT_BYTES = 6 * 1024 * 1024
@@ -60,6 +63,7 @@ def lint_cases(root: Root | None = None) -> list[Problem]:
             continue
         found[directory.name] = data
         problems.extend(lint_case(directory.name, data))
+        problems.extend(_stamps(directory, data))
     problems.extend(_across(found))
     if not found and not problems:
         problems.append(Problem("(corpus)", f"no cases under {base}"))
@@ -96,6 +100,20 @@ def _files(directory: Root) -> list[Problem]:
         if size > MAX_INPUT_BYTES:
             problems.append(Problem(directory.name, f"{INPUT_FILE} is {size} bytes (max 6 MiB)"))
     return problems
+
+
+def _stamps(directory: Root, data: Mapping[str, Any]) -> list[Problem]:
+    """The first user or assistant row without Claude Code's stamps, unless that is the subject."""
+    tags = data.get("tags") if isinstance(data.get("tags"), list) else []
+    source = directory / INPUT_FILE
+    if MISSING_FIELDS in tags or not source.is_file():
+        return []
+    rows = unstamped_rows(source.read_bytes())
+    if not rows:
+        return []
+    more = f" ({len(rows)} rows in all)" if len(rows) > 1 else ""
+    advice = f"Claude Code writes them (tag the case '{MISSING_FIELDS}' if that is its subject)"
+    return [Problem(directory.name, f"{INPUT_FILE} {rows[0]}{more}; {advice}")]
 
 
 def _schema_errors(data: Mapping[str, Any]) -> Iterable[Any]:

@@ -10,11 +10,14 @@ about missing fields (tagged ``missing-fields``) may leave them out.
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
 from rechain.commands.smoke import smoke_cases
-from rechain.corpus import load_cases
+from rechain.corpus import lint_cases, load_cases
+from rechain.corpus.cases_io import default_root
 from rechain.corpus.stamps import MISSING_FIELDS, STAMPS, unstamped_rows
 
 CASES = load_cases()
@@ -64,3 +67,21 @@ def test_a_row_without_stamps_is_named_by_line_and_field() -> None:
             b'"sessionId":"s","version":"2.1.332","type":"assistant","uuid":"a"}\n')
     assert [str(row) for row in unstamped_rows(data)] == [
         "line 2: user row without userType, cwd, version"]
+
+
+def _copy(tmp_path: Path, case_id: str) -> Path:
+    shutil.copytree(Path(str(default_root())) / case_id, tmp_path / case_id)
+    return tmp_path / case_id
+
+
+def test_lint_names_a_case_whose_rows_lack_stamps_unless_that_is_its_subject(tmp_path) -> None:
+    target = _copy(tmp_path, "cli-empty-text-block-dropped")
+    source = target / "transcript.jsonl"
+    source.write_bytes(source.read_bytes().replace(b'"cwd":"/work/project",', b""))
+    problems = [str(p) for p in lint_cases(tmp_path)]
+    assert len(problems) == 1 and "line 1: user row without cwd" in problems[0]
+    assert MISSING_FIELDS in problems[0]
+    data = json.loads((target / "case.json").read_text(encoding="utf-8"))
+    data["tags"].append(MISSING_FIELDS)
+    (target / "case.json").write_text(json.dumps(data), encoding="utf-8")
+    assert [str(p) for p in lint_cases(tmp_path)] == []
