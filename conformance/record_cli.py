@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from rechain.corpus.cases_io import CASE_FILE, Case, case_dirs, dumps_case, load_case
-from rechain.corpus.record import CLI_PROFILE, record_cli_case
+from rechain.corpus.record import CLI_PROFILE, key, record_cli_case
+from rechain.corpus.splice import splice
 from rechain.errors import UsageError
 
 Json = dict[str, Any]
@@ -108,9 +109,9 @@ def _merged(current: Case, recorded: Case) -> Case:
     """The case as it is on disk now (others may have edited it), with the CLI's expectations."""
     from dataclasses import replace
 
-    mine = tuple(e for e in recorded.expectations if e.profile == CLI_PROFILE)
-    others = tuple(e for e in current.expectations if e.profile != CLI_PROFILE)
-    return replace(current, expectations=(*others, *mine))
+    mine = [e for e in recorded.expectations if e.profile == CLI_PROFILE]
+    placed = splice(current.expectations, mine, lambda e: e.profile == CLI_PROFILE, key)
+    return replace(current, expectations=tuple(placed))
 
 
 def cli_option_sets(case: Case, switches: Mapping[str, bool]) -> list[Json]:

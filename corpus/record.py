@@ -9,12 +9,13 @@ re-recording an unchanged corpus changes no file.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from rechain.corpus.cases_io import DEFAULT_OPTIONS, VIEW, Case, Expectation, Json
 from rechain.corpus.materialise import UNRECORDED
+from rechain.corpus.splice import expectation_key, splice
 
 RECORDED_BY = "rechain corpus record"
 
@@ -78,9 +79,10 @@ def record_case(
                 and previous.error == error):
             provenance = previous.provenance
         fresh.append(Expectation(profile, VIEW, options, messages, dict(provenance), error))
-    others = tuple(e for e in case.expectations if e.profile != profile or e.view != VIEW)
+    expectations = splice(case.expectations, fresh,
+                          lambda e: e.profile == profile and e.view == VIEW, key)
     tags = tuple(t for t in case.tags if t != UNRECORDED)
-    return replace(case, expectations=(*fresh, *others), tags=tags)
+    return replace(case, expectations=tuple(expectations), tags=tags)
 
 
 def _canonical(messages: Sequence[Json]) -> str:
@@ -89,6 +91,11 @@ def _canonical(messages: Sequence[Json]) -> str:
 
 def _key(options: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(options.items()))
+
+
+def key(expectation: Expectation) -> Hashable:
+    """The expectation's place in its case: reader, view and option set."""
+    return expectation_key(expectation.profile, expectation.view, expectation.options)
 
 
 def _same(previous: Expectation, messages: tuple[Json, ...], oracle: str, version: str) -> bool:
@@ -133,5 +140,4 @@ def record_cli_case(
         if previous is not None and _same(previous, outputs[view], oracle, version):
             kept = dict(previous.provenance)
         fresh.append(Expectation(CLI_PROFILE, view, chosen, outputs[view], kept))
-    others = tuple(e for e in case.expectations if not mine(e))
-    return replace(case, expectations=(*others, *fresh))
+    return replace(case, expectations=tuple(splice(case.expectations, fresh, mine, key)))

@@ -21,6 +21,7 @@ import datetime
 import json
 import re
 import sys
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.claude_cli import PROMPT, ClaudeCliOracle, CliCase
 from rechain.conformance.oracles.registry import get as get_oracle
 from rechain.corpus.cases_io import dumps_case
+from rechain.corpus.splice import expectation_key, splice
 from rechain.reference.model import Json
 from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS
 from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME
@@ -118,10 +120,13 @@ def merge(document: Json, entry: str, views: dict[str, tuple[list[Json], Json | 
             expectation["error"] = error
         expectation["provenance"] = provenance
         fresh.append(expectation)
-    kept = [e for e in document["expectations"]
-            if not (e["profile"] == profile and e["options"].get("entry") == entry
-                    and e["view"] in views)]
-    return {**document, "expectations": [*kept, *fresh]}
+    def replaced(e: Json) -> bool:
+        return e["profile"] == profile and e["options"].get("entry") == entry and e["view"] in views
+
+    def key(e: Json) -> Hashable:
+        return expectation_key(e["profile"], e["view"], e["options"])
+
+    return {**document, "expectations": splice(document["expectations"], fresh, replaced, key)}
 
 
 def record(case_dirs: list[Path], dump: Path | None, workers: int = 2,
