@@ -84,9 +84,12 @@ SEED_SWITCHES: tuple[Switch, ...] = (
 #: Releases checked against the real program, oldest first, and on what.
 VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.88", "the corpus's recorded 2.1.88 expectations, all three entry points"),
-    ("2.1.91", "148 corpus cases, one entry point each (148/148)"),
-    ("2.1.101", "the seed-* cases at all three entry points (75/75, recorded in the corpus) "
-                "and 58 other corpus cases at --continue (58/58)"),
+    ("2.1.91", "the whole corpus, one entry point per case (199/199), 50 generated (50/50)"),
+    ("2.1.94", "the case the task-notice switch shows on (1/1)"),
+    ("2.1.98", "the case the task-notice switch shows on (1/1)"),
+    ("2.1.100", "the case the task-notice switch shows on (1/1)"),
+    ("2.1.101", "the whole corpus (seed-* at all three entry points, recorded; 174 others at "
+                "one each: 249/249), 50 generated (49/50, a corrupted duplicate-uuid case)"),
     ("2.1.285", "the whole corpus (202/202 option sets)"),
     ("2.1.303", "the cases each switch shows on (9/9)"),
     ("2.1.304", "the whole corpus (205/205 option sets)"),
