@@ -73,10 +73,11 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str]) 
         return
     found = _index(graph, chain_facts, rules, seen)
     for key, (first, last, message) in on_chain.items():
-        rows = [uuid for uuid, _, _ in found.groups[key]]
-        if len(rows) == 1 and rows[0] not in found.homes:  # walked, nothing filed under it
-            yield Turn(message, first, last, rows, [], [], [], [])
+        group = found.groups[key]
+        if len(group) == 1 and first not in found.homes:  # walked, nothing filed under it
+            yield Turn(message, first, last, [first], [], [], [], [])
             continue
+        rows = [uuid for uuid, _, _ in group]
         filed = list(dict.fromkeys(r for row in rows for r in found.homes.get(row, ())))
         siblings = [uuid for uuid in rows if uuid not in seen]
         direct, strays = _results(found, set(rows), filed, seen)
@@ -163,7 +164,8 @@ def _scan(
         if kind == "assistant":
             message = rules.message(fact, nodes)
             if message is not None:
-                groups.setdefault(any_key(message), []).append((fact[UUID], message, fact[CALLS]))
+                key = message if type(message) is str else any_key(message)
+                groups.setdefault(key, []).append((fact[UUID], message, fact[CALLS]))
         elif kind == "user" and fact[ANSWERS] is not None and rules.is_result(fact, seen):
             results.append(fact)
     return groups, results
@@ -172,16 +174,19 @@ def _scan(
 def _callers(groups: dict[Any, Group], wanted: set[str]) -> dict[str, str | None]:
     """tool_use id -> the row that made the call; None when rows of two messages made it
     (rows of one message: the last). Only the ``wanted`` calls are looked up."""
-    callers: dict[str, Any] = {}  # (uuid, message id) of the row that made the call, or None
+    callers: dict[str, str | None] = {}
+    messages: dict[str, Any] = {}  # call -> the message id of its caller
     if wanted:
         for group in groups.values():
             for uuid, message, calls in group:
                 for call in calls:
                     if call in wanted:
                         known = callers.get(call, UNDEFINED)
-                        claimed = known is UNDEFINED or (known is not None and known[1] == message)
-                        callers[call] = (uuid, message) if claimed else None
-    return {call: None if known is None else known[0] for call, known in callers.items()}
+                        claimed = known is UNDEFINED or (known is not None
+                                                         and messages[call] == message)
+                        callers[call] = uuid if claimed else None
+                        messages[call] = message
+    return callers
 
 
 def _homes(

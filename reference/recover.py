@@ -42,7 +42,7 @@ def _string_id(fact: Facts, nodes: dict[str, Json]) -> str | None:
 
 
 def _off_chain_with_parent(fact: Facts, on_chain: set[str]) -> bool:
-    return truthy(fact[PARENT]) and fact[UUID] not in on_chain
+    return fact[UUID] not in on_chain and truthy(fact[PARENT])
 
 
 def _always(fact: Facts, facts: dict[str, Facts]) -> bool:
