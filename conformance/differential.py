@@ -43,6 +43,8 @@ from rechain.conformance.protocol import (
     View,
 )
 from rechain.conformance.runner import Item
+from rechain.reference import Options
+from rechain.strategies.views import visible
 
 Json = dict[str, Any]
 _CHAIN_FLAGS = (("isMeta", "meta"), ("isSidechain", "sidechain"), ("isCompactSummary", "summary"),
@@ -343,9 +345,6 @@ def intended_of(
 ) -> tuple[str, ...] | str | None:
     """The uuids ``profile``'s view shows of what the generator intended; a reason string when
     the generator leaves it undetermined; None when no view is known for the profile."""
-    from rechain.conformance.invariant_views import visible
-    from rechain.reference import Options
-
     chosen = Options(include_system_messages=bool(options.get("include_system_messages")),
                      limit=options.get("limit"), offset=int(options.get("offset") or 0))
     try:

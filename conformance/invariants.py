@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rechain.conformance.invariant_views import visible
 from rechain.reference.model import Options
 from rechain.strategies.conversation import is_entry
 from rechain.strategies.corruptions import CorruptedTranscript
-from rechain.strategies.transcript import Transcript
+from rechain.strategies.transcript import Transcript, dumps
+from rechain.strategies.views import visible
 
 Json = dict[str, Any]
 #: ``(data, profile, options) -> uuids`` — the reader under test, as a list of uuids.
@@ -86,22 +86,28 @@ def no_repeats(uuids: Sequence[str]) -> None:
 
 def order_free(transcript: Transcript, permutation: Sequence[int], profile: str = "sdk",
                reader: Reader = reference_reader) -> None:
-    """Line order does not matter, except that the conversation's terminal line stays last.
+    """Line order does not matter, except that the conversation's terminal line stays last
+    and compact boundaries keep their order among themselves.
 
-    (SDK profile: the leaf is the last-written terminal; every other ordering rule uses
-    timestamps, which the writer keeps increasing within a response.)
+    (SDK profile: the leaf is the last-written terminal, and a later boundary's preserved
+    segment is relinked after an earlier one's, as the TS SDK does; every other ordering rule
+    uses timestamps, which the writer keeps increasing within a response.)
     """
     lines = list(transcript.lines)
     last = transcript.terminal_line
-    rest = [lines[i] for i in permutation if i != last]
-    moved = [*rest, lines[last]] if last >= 0 else rest
-    from rechain.strategies.transcript import dumps
-
+    order = [i for i in permutation if i != last]
+    boundaries = iter(sorted(i for i in order if _is_boundary(lines[i])))
+    order = [next(boundaries) if _is_boundary(lines[i]) else i for i in order]
+    moved = [lines[i] for i in order] + ([lines[last]] if last >= 0 else [])
     data = b"".join(dumps(line) + b"\n" for line in moved)
     got = reader(data, profile, Options())
     want = reader(transcript.to_bytes(), profile, Options())
     assert got == want, "reordering lines changed the conversation\n" + _diff(
         got, want, _namer(transcript.lines))
+
+
+def _is_boundary(line: Any) -> bool:
+    return isinstance(line, dict) and line.get("subtype") == "compact_boundary"
 
 
 def appending_extends(before: Transcript, after: Transcript, profile: str = "sdk",

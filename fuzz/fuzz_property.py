@@ -18,10 +18,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
-from rechain.conformance.invariant_views import visible
 from rechain.fuzz.contract import harness
 from rechain.fuzz.sources import strategy
 from rechain.reference import rebuild
+from rechain.strategies.views import visible
 
 
 class DisagreementError(AssertionError):

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from importlib.resources import files
 
 from rechain.reference.graph import Graph
 from rechain.reference.model import Diagnostic, Json, Options
-from rechain.schema_files import load_schema
 
-# kinds that remark on a line accounted for otherwise (rebuild.json's ``noteKind``)
-NOTE_KINDS = frozenset(load_schema("rebuild")["$defs"]["noteKind"]["enum"])
+# kinds that remark on a line accounted for otherwise: read from the shipped schema as data
+# (rebuild.json's ``noteKind``), so that the reference imports nothing outside itself
+_REBUILD_SCHEMA = files("rechain").joinpath("schemas", "rebuild.json").read_text(encoding="utf-8")
+NOTE_KINDS = frozenset(json.loads(_REBUILD_SCHEMA)["$defs"]["noteKind"]["enum"])
 
 
 def left_out(

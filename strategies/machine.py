@@ -12,12 +12,14 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from rechain.reference import rebuild
 from rechain.strategies.clock import EPOCH_MS
 from rechain.strategies.conversation import Undetermined, expected, is_entry
 from rechain.strategies.generations import BY_VERSION
 from rechain.strategies.ops import Compact, Prompt, Reply, Rewind
 from rechain.strategies.scripts import FEATURES, _prompts, _replies
 from rechain.strategies.transcript import dumps
+from rechain.strategies.views import visible
 from rechain.strategies.writer import Writer
 
 _ALL = frozenset(FEATURES) - {"queued"}
@@ -35,8 +37,6 @@ class TranscriptMachine(RuleBasedStateMachine):
 
     def read(self, data: bytes) -> list[str]:
         """The reader under test: uuids of the conversation it rebuilds from ``data``."""
-        from rechain.reference import rebuild
-
         return rebuild(data, self.profile).uuids
 
     def data(self) -> bytes:
@@ -50,8 +50,6 @@ class TranscriptMachine(RuleBasedStateMachine):
 
     def expected(self) -> list[str]:
         """The uuids the profile must show now."""
-        from rechain.conformance.invariant_views import visible
-
         pairs = [(None if i in self.partial else line, record) for i, (line, record)
                  in enumerate(zip(self.writer.lines, self.writer.records, strict=True))]
         outcome = expected(pairs)

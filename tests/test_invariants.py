@@ -7,7 +7,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rechain.conformance import invariants as inv
-from rechain.conformance.invariant_views import profile_name, visible
 from rechain.reference import Options
 from rechain.strategies import (
     Compact,
@@ -24,6 +23,7 @@ from rechain.strategies.observe import aim
 from rechain.strategies.ops import Prompt
 from rechain.strategies.scripts import FEATURES, _replies
 from rechain.strategies.transcript import extend
+from rechain.strategies.views import profile_name, visible
 
 PROFILES = ["sdk"]
 options = st.builds(Options, include_system_messages=st.booleans(),

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rechain.conformance.invariant_views import visible
 from rechain.conformance.oracles.ts_sdk import TsSdkOracle
 from rechain.reference import Options
 from rechain.strategies import CorruptedTranscript, Transcript, corrupted, transcripts
+from rechain.strategies.views import visible
 
 UNAVAILABLE = TsSdkOracle.available()
 pytestmark = [pytest.mark.xdist_group("oracle-agent-sdk-ts-invariants"),
