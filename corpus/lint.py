@@ -105,8 +105,10 @@ def _files(directory: Root) -> list[Problem]:
 def _stamps(directory: Root, data: Mapping[str, Any]) -> list[Problem]:
     """The first user or assistant row without Claude Code's stamps, unless that is the subject."""
     tags = data.get("tags") if isinstance(data.get("tags"), list) else []
+    provenance = data.get("provenance") if isinstance(data.get("provenance"), dict) else {}
     source = directory / INPUT_FILE
-    if MISSING_FIELDS in tags or not source.is_file():
+    # a fuzzer's minimal input is the bytes that crashed a reader, not rows Claude Code wrote
+    if MISSING_FIELDS in tags or provenance.get("source") == "fuzz" or not source.is_file():
         return []
     rows = unstamped_rows(source.read_bytes())
     if not rows:

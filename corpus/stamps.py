@@ -43,9 +43,10 @@ def unstamped_rows(data: bytes) -> list[Unstamped]:
             row = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        if not isinstance(row, dict) or row.get("type") not in STAMPED_TYPES:
+        kind = row.get("type") if isinstance(row, dict) else None
+        if not isinstance(kind, str) or kind not in STAMPED_TYPES:
             continue
         missing = tuple(name for name in STAMPS if name not in row)
         if missing:
-            found.append(Unstamped(number, str(row["type"]), missing))
+            found.append(Unstamped(number, kind, missing))
     return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -61,6 +62,14 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
+def _kill_worker(pid_file: Path) -> None:
+    """The reader's worker process, if a failed run left it hanging."""
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(pid_file.read_text())
+        if _running(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _lines(report: Path) -> list[dict]:
     return [json.loads(line) for line in report.read_bytes().splitlines()]
 
@@ -90,8 +99,10 @@ def test_a_stopped_run_keeps_what_finished_and_resume_finishes_it(
         _wait_for(lambda: len(_ids(_lines(report))) == HANG_AT - 1, "three cases on file")
         first.send_signal(sent)
         out, err = first.communicate(timeout=SAFETY_S)
-    finally:
+    finally:  # a stuck run leaves nothing behind for the tests that follow on this worker
         first.kill()
+        first.communicate()
+        _kill_worker(tmp_path / "pid")
     assert first.returncode == code, err
     lines = _lines(report)  # every line is whole JSON: a killed run's too
     assert lines[0]["kind"] == "header"

@@ -69,6 +69,12 @@ def test_a_row_without_stamps_is_named_by_line_and_field() -> None:
         "line 2: user row without userType, cwd, version"]
 
 
+def test_a_row_whose_type_is_not_a_string_is_not_a_stamped_row() -> None:
+    """Fuzz-shrunk cases hold rows typed by a list or an object: they are nobody's user row."""
+    data = b'{"type":["user"]}\n{"type":{"a":1}}\n{"type":null}\n[1]\n'
+    assert unstamped_rows(data) == []
+
+
 def _copy(tmp_path: Path, case_id: str) -> Path:
     shutil.copytree(Path(str(default_root())) / case_id, tmp_path / case_id)
     return tmp_path / case_id

@@ -76,6 +76,16 @@ def test_every_profile_reads_a_whole_buffer_as_its_copied_lines(name: str, c: ob
     assert lazy == eager
 
 
+@pytest.mark.parametrize("name", sorted(PROFILES))
+@pytest.mark.parametrize("data", [b'{"type":"x"}\n{\n', b'{"type":"x"}\n{', b'{\n\n', b'\n'],
+                         ids=["open-brace-then-lf", "open-brace-at-end", "blank-line-last", "lf"])
+def test_a_buffer_ending_in_lf_reads_as_its_lines(name: str, data: bytes) -> None:
+    """The lines joined again lack the file's last LF; the buffer read in place must too
+    (an unfinished value's error names the same character)."""
+    lazy, eager = _both(data, PROFILES[name])
+    assert lazy == eager
+
+
 # lines where a fast decoder could part from JSON.parse: each must be decided exactly
 TRICKY = [
     b'{"type":"user","uuid":"a","x":"\\ud800","message":{"role":"user","content":"hi"}}',

@@ -41,7 +41,7 @@ class Skipped:
     after_value: bool = False
 
 
-def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes, Sequence[int]]:
+def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes | memoryview, Sequence[int]]:
     """The buffer the lines came from, and the line number of each LF-separated piece.
 
     Lines that are a whole buffer (``NumberedLines``) are that buffer: no copy of it.
@@ -49,7 +49,9 @@ def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes, Sequence[int]
     if isinstance(lines, NumberedLines):
         data = lines.data
         count = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-        return data, range(lines.first_line, lines.first_line + count)
+        # the lines joined again lack the file's last LF: a view without it, not a copy
+        joined = memoryview(data)[:-1] if data.endswith(b"\n") else data
+        return joined, range(lines.first_line, lines.first_line + count)
     pieces: list[bytes] = []
     numbers: list[int] = []
     for number, raw in lines:
@@ -58,15 +60,15 @@ def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes, Sequence[int]
     return b"\n".join(pieces), numbers
 
 
-def decode(data: bytes) -> tuple[str, bool]:
+def decode(data: bytes | memoryview) -> tuple[str, bool]:
     """UTF-8 text of the buffer (U+FFFD for invalid bytes) and whether any was replaced."""
     try:
-        return data.decode("utf-8"), False
+        return str(data, "utf-8"), False
     except UnicodeDecodeError:
-        return data.decode("utf-8", "replace"), True
+        return str(data, "utf-8", "replace"), True
 
 
-def read_values(data: bytes, numbers: Sequence[int]) -> Iterator[Value | Skipped]:
+def read_values(data: bytes | memoryview, numbers: Sequence[int]) -> Iterator[Value | Skipped]:
     """Every value the CLI's reader yields from ``data``, and every stretch it skipped."""
     text, _ = decode(data)
     starts = [0]
