@@ -42,6 +42,7 @@ GATED = textwrap.dedent(f'''
 def _rechain(args: list[str], cwd: Path, calls: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["RECHAIN_TEST_CALLS"] = str(calls)
+    env["PYTHONFAULTHANDLER"] = "1"  # a stuck run, sent SIGABRT, prints every thread's stack
     return subprocess.Popen([sys.executable, "-m", "rechain", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -98,7 +99,12 @@ def test_a_stopped_run_keeps_what_finished_and_resume_finishes_it(
                   "the reader hang")
         _wait_for(lambda: len(_ids(_lines(report))) == HANG_AT - 1, "three cases on file")
         first.send_signal(sent)
-        out, err = first.communicate(timeout=SAFETY_S)
+        try:
+            out, err = first.communicate(timeout=SAFETY_S)
+        except subprocess.TimeoutExpired:
+            first.send_signal(signal.SIGABRT)
+            _, stacks = first.communicate()
+            pytest.fail(f"the run did not stop on {sent.name}; its threads:\n{stacks[-8000:]}")
     finally:  # a stuck run leaves nothing behind for the tests that follow on this worker
         first.kill()
         first.communicate()
