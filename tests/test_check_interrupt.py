@@ -44,7 +44,16 @@ def _rechain(args: list[str], cwd: Path, calls: Path) -> subprocess.Popen[str]:
     env["RECHAIN_TEST_CALLS"] = str(calls)
     env["PYTHONFAULTHANDLER"] = "1"  # a stuck run, sent SIGABRT, prints every thread's stack
     return subprocess.Popen([sys.executable, "-m", "rechain", *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_interruptible)
+
+
+def _interruptible() -> None:
+    """Ctrl-C at its default in the run, as in a terminal. A test run started in the
+    background (``cmd &`` in a script) ignores SIGINT, its children inherit SIG_IGN and Python
+    keeps it, so the run would never see the SIGINT this test sends (seen: the run's main
+    thread still waiting on the hung reader 300 s later)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for(condition: Callable[[], bool], what: str) -> None:
