@@ -23,7 +23,7 @@ from rechain.conformance.record_cli import record_cli_cases
 from rechain.corpus.actions import record_cases, writable_root
 from rechain.corpus.record import ReaderFailedError
 from rechain.errors import UsageError
-from rechain.reference.profiles.family import in_seed_line
+from rechain.reference.profiles.family import in_cli_line, in_seed_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +43,10 @@ def record(oracle: str, request: Request) -> list[str]:
         return RECORDERS[oracle](request)
     if in_seed_line(oracle):  # a later JS bundle of the 2.1.88 line: its recorder
         return _record_seed_line(request, oracle.partition("@")[2])
+    if in_cli_line(oracle):  # a native release the 2.1.332 profile answers with its switches
+        return _record_cli(request, oracle.partition("@")[2])
     raise UsageError(f"no recorder for oracle {oracle!r}; known: {', '.join(RECORDERS)} "
-                     f"and claude-code@VERSION for the releases the 2.1.88 line answers")
+                     f"and claude-code@VERSION for the releases the family answers")
 
 
 def _record_sdk(request: Request) -> list[str]:
@@ -75,12 +77,14 @@ def _ready(spec: Any, jobs: int) -> None:
         raise UsageError("--jobs must be positive")
 
 
-def _record_cli(request: Request) -> list[str]:
-    """The real CLI's resume (views ``api`` and ``chain``), ``jobs`` runs at a time."""
-    _ready(CLAUDE_CODE, request.jobs)
+def _record_cli(request: Request, release: str | None = None) -> list[str]:
+    """The real CLI's resume (views ``api`` and ``chain``), ``jobs`` runs at a time; the
+    pinned release unless ``release`` names another of its line."""
+    pinned = release is None or release == CLAUDE_CODE.version
+    _ready(CLAUDE_CODE if pinned else get_oracle(f"claude-code@{release}"), request.jobs)
     return record_cli_cases(writable_root(request.root), list(request.cases) or None,
-                            jobs=request.jobs,
-                            switches=request.switches)
+                            jobs=request.jobs, switches=request.switches,
+                            release=None if pinned else release)
 
 
 def _record_seed_line(request: Request, release: str = "2.1.88") -> list[str]:

@@ -60,14 +60,21 @@ def cli_env(case: Case, options: Mapping[str, Any]) -> dict[str, str]:
 
 def record_cli_cases(
     root: Path, ids: Sequence[str] | None, *, jobs: int = 2, timeout: float = 120.0,
-    switches: Mapping[str, bool] | None = None,
+    switches: Mapping[str, bool] | None = None, release: str | None = None,
 ) -> list[str]:
     """Resume every chosen case with the real CLI; one line per case whose file changed.
 
     Each case is recorded with the default options, every CLI option set it already
-    records, and, when ``switches`` turns some on, that option set too.
+    records, and, when ``switches`` turns some on, that option set too. ``release``
+    names another installed release of the CLI line (its answers are recorded under
+    ``claude-code@release``, the data of that release's profile and of ``rechain history``).
     """
     from rechain.conformance.oracles.claude_cli import ClaudeCliOracle, CliCase
+    from rechain.conformance.oracles.registry import CLAUDE_CODE
+    from rechain.conformance.oracles.registry import get as get_oracle
+
+    spec = CLAUDE_CODE if release is None else get_oracle(f"claude-code@{release}")
+    profile = CLI_PROFILE if release is None else f"claude-code@{release}"
 
     directories = {d.name: Path(str(d)) for d in case_dirs(root)}
     unknown = [i for i in ids or () if i not in directories]
@@ -75,9 +82,9 @@ def record_cli_cases(
         raise UsageError(f"no case with id {unknown[0]!r} under {root}")
     chosen = [load_case(directories[name]) for name in (ids or sorted(directories))]
     runs = [(case, options) for case in chosen
-            for options in cli_option_sets(case, switches or {})]
+            for options in cli_option_sets(case, switches or {}, profile)]
     today = datetime.now(UTC).date().isoformat()
-    with ClaudeCliOracle(workers=jobs, timeout=timeout) as oracle:
+    with ClaudeCliOracle(workers=jobs, timeout=timeout, spec=spec) as oracle:
         version = oracle.version().split()[0]
         results = oracle.resume_all([
             CliCase(case.input_bytes(), case.session_id, cli_env(case, options))
@@ -95,27 +102,29 @@ def record_cli_cases(
         updated[case.id] = record_cli_case(
             updated[case.id], data, lambda *_, answer=(messages, tip): answer,
             oracle="claude-code",
-            version=version, today=today, options=options)
+            version=version, today=today, options=options, profile=profile)
     for case in chosen:
         directory = directories[case.id]
-        text = dumps_case(_merged(load_case(directory), updated[case.id]).to_json())
+        text = dumps_case(_merged(load_case(directory), updated[case.id], profile).to_json())
         if text != (directory / CASE_FILE).read_bytes():
             (directory / CASE_FILE).write_bytes(text)
-            lines.append(f"{case.id}: recorded ({CLI_PROFILE})")
+            lines.append(f"{case.id}: recorded ({profile})")
     return lines
 
 
-def _merged(current: Case, recorded: Case) -> Case:
+def _merged(current: Case, recorded: Case, profile: str) -> Case:
     """The case as it is on disk now (others may have edited it), with the CLI's expectations."""
     from dataclasses import replace
 
-    mine = [e for e in recorded.expectations if e.profile == CLI_PROFILE]
-    placed = splice(current.expectations, mine, lambda e: e.profile == CLI_PROFILE, key)
+    mine = [e for e in recorded.expectations if e.profile == profile]
+    placed = splice(current.expectations, mine, lambda e: e.profile == profile, key)
     return replace(current, expectations=tuple(placed))
 
 
-def cli_option_sets(case: Case, switches: Mapping[str, bool]) -> list[Json]:
-    """The default options, every CLI option set the case records, and ``switches`` on.
+def cli_option_sets(case: Case, switches: Mapping[str, bool],
+                    profile: str = CLI_PROFILE) -> list[Json]:
+    """The default options, every option set the case records for ``profile``, and
+    ``switches`` on.
 
     The CLI's switches live in its own expectations' options, not in the case's
     ``variants`` (those are the SDKs' ``getSessionMessages`` option sets).
@@ -124,7 +133,7 @@ def cli_option_sets(case: Case, switches: Mapping[str, bool]) -> list[Json]:
 
     wanted: list[Json] = [dict(DEFAULT_OPTIONS)]
     extra = {name: True for name, on in switches.items() if on}
-    found = [dict(e.options) for e in case.expectations if e.profile == CLI_PROFILE]
+    found = [dict(e.options) for e in case.expectations if e.profile == profile]
     for options in [*found, *([{**DEFAULT_OPTIONS, **extra}] if extra else [])]:
         if options not in wanted:
             wanted.append(options)

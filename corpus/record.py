@@ -119,9 +119,10 @@ CliReader = Callable[[bytes, str, Mapping[str, str]], tuple[list[Json], Json | N
 
 def record_cli_case(
     case: Case, data: bytes, resume: CliReader, *, oracle: str, version: str, today: str,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None, profile: str = CLI_PROFILE,
 ) -> Case:
-    """``case`` with fresh ``api`` and ``chain`` expectations of the CLI for one option set."""
+    """``case`` with fresh ``api`` and ``chain`` expectations of the CLI for one option set,
+    under ``profile`` (the release that answered: the pinned CLI unless another is named)."""
     chosen = dict(options if options is not None else DEFAULT_OPTIONS)
     messages, tip = resume(data, case.session_id, case.env)
     outputs = {"api": tuple(messages), "chain": (tip,) if tip is not None else ()}
@@ -129,7 +130,7 @@ def record_cli_case(
                   "recorded_at": today}
 
     def mine(expectation: Expectation) -> bool:
-        return (expectation.profile == CLI_PROFILE and expectation.view in CLI_VIEWS
+        return (expectation.profile == profile and expectation.view in CLI_VIEWS
                 and _key(expectation.options) == _key(chosen))
 
     old = {e.view: e for e in case.expectations if mine(e)}
@@ -139,5 +140,5 @@ def record_cli_case(
         kept: Mapping[str, Any] = provenance
         if previous is not None and _same(previous, outputs[view], oracle, version):
             kept = dict(previous.provenance)
-        fresh.append(Expectation(CLI_PROFILE, view, chosen, outputs[view], kept))
+        fresh.append(Expectation(profile, view, chosen, outputs[view], kept))
     return replace(case, expectations=tuple(splice(case.expectations, fresh, mine, key)))

@@ -104,14 +104,16 @@ def test_each_switch_release_agrees_with_the_real_release(version: str, capsys) 
     assert code == 0, out
 
 
-def test_a_release_of_the_2_1_88_line_has_a_recorder_and_others_do_not() -> None:
+def test_a_release_the_family_answers_has_a_recorder_and_others_do_not() -> None:
     from rechain.conformance.record import Request, record
     from rechain.errors import UsageError as CliUsageError
+    from rechain.reference.profiles.family import in_cli_line
 
-    with pytest.raises(CliUsageError, match="no recorder"):
-        record(f"claude-code@{CLI_RANGE[0]}", Request(None))
-    with pytest.raises(CliUsageError, match="no recorder"):
-        record("claude-code@2.1.87", Request(None))
+    assert in_cli_line(f"claude-code@{CLI_RANGE[0]}") and in_seed_line("claude-code@2.1.91")
+    for outside in ("claude-code@1.0.0", "claude-code@2.1.333", "claude-code@9.9.9"):
+        assert not in_cli_line(outside) and not in_seed_line(outside)
+        with pytest.raises(CliUsageError, match="no recorder"):
+            record(outside, Request(None))
 
 
 def test_the_last_written_leaf_counts_an_attachment_written_under_an_older_leaf() -> None:

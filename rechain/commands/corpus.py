@@ -45,7 +45,9 @@ def register(subparsers: Any) -> None:
                         help="agent-sdk-ts (default); claude-code records the CLI's resume "
                              "(views api and chain); claude-code@2.1.88, or a later release "
                              "the 2.1.88 line answers (claude-code@2.1.91, ...), records that "
-                             "release's (views resumed-chain and api, per entry point)")
+                             "release's (views resumed-chain and api, per entry point); a "
+                             "native release the family answers (claude-code@2.1.304, ...) "
+                             "records its resume like claude-code's (views api and chain)")
     record.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="CLI runs at once with --oracle claude-code* (default 2)")
     record.add_argument("--resume-interrupted-turn", action="store_true",

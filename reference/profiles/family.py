@@ -134,6 +134,13 @@ def in_seed_line(profile: str) -> bool:
             and _inside(version, SEED_RANGE))
 
 
+def in_cli_line(profile: str) -> bool:
+    """Whether ``profile`` names a release the 2.1.332 profile answers (its switches set)."""
+    name, at, version = profile.partition("@")
+    return (name == "claude-code" and at == "@" and VERSION_TEXT.fullmatch(version) is not None
+            and _inside(version, CLI_RANGE))
+
+
 def _verified_text() -> str:
     return ", ".join(f"{low} to {high}" for low, high in RANGES)
 

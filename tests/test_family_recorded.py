@@ -1,0 +1,81 @@
+"""The native releases of the family, held to what each real release recorded in the corpus.
+
+``rechain corpus record --oracle claude-code@X`` stores release X's resume (views ``api``
+and ``chain``) under the profile ``claude-code@X``; those expectations are the data
+``rechain history`` stands on, so each release's profile must give exactly them, and each
+switch must show between the recorded releases around it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rechain.corpus import Case, Expectation, load_cases
+from rechain.corpus.record import CLI_PROFILE
+from rechain.reference import Options, rebuild
+from rechain.reference.profiles.family import CLI_RANGE, SWITCHES, in_cli_line, version_tuple
+
+CASES = load_cases()
+RECORDED = [
+    pytest.param(case, expectation, id=f"{case.id}[{expectation.profile}:{expectation.view}]")
+    for case in CASES
+    for expectation in case.expectations
+    if in_cli_line(expectation.profile) and expectation.profile != CLI_PROFILE
+]
+
+
+def _release(profile: str) -> str:
+    return profile.partition("@")[2]
+
+
+def _answer(case: Case, expectation: Expectation) -> Any:
+    """What the release's profile gives in the expectation's view, as the corpus stores it."""
+    options = Options(resume_interrupted_turn=bool(
+        expectation.options.get("resume_interrupted_turn")))
+    result = rebuild(case.input_bytes(), expectation.profile, options,
+                     session_id=case.session_id)
+    if expectation.view == "api":
+        return result.view("api")["messages"]
+    return result.view("chain")["tip"]
+
+
+def _recorded(expectation: Expectation) -> Any:
+    if expectation.view == "api":
+        return list(expectation.messages)
+    return expectation.messages[0]["uuid"] if expectation.messages else None
+
+
+@pytest.mark.parametrize(("case", "expectation"), RECORDED)
+def test_the_release_profile_gives_what_the_release_recorded(case: Case,
+                                                             expectation: Expectation) -> None:
+    assert _answer(case, expectation) == _recorded(expectation)
+
+
+def _sent(release: str) -> dict[str, list[Any]]:
+    """Case id -> the api messages ``release`` recorded with the default options."""
+    return {case.id: list(e.messages) for case in CASES for e in case.expectations
+            if e.profile == f"claude-code@{release}" and e.view == "api"
+            and not e.options.get("resume_interrupted_turn")}
+
+
+def _recorded_releases() -> list[str]:
+    found = {_release(e.profile) for case in CASES for e in case.expectations
+             if in_cli_line(e.profile)}
+    return sorted(found, key=version_tuple)
+
+
+def test_the_first_release_and_each_switch_release_of_the_line_are_recorded() -> None:
+    wanted = {CLI_RANGE[0], CLI_RANGE[1], *(s.first for s in SWITCHES)}
+    assert wanted <= set(_recorded_releases())
+
+
+@pytest.mark.parametrize("switch", SWITCHES, ids=lambda s: s.field)
+def test_each_switch_shows_between_the_recorded_releases_around_it(switch) -> None:
+    """A case the switch's first release answers otherwise than the recorded release before
+    it: the switch point is in the data, not only in the profile."""
+    releases = _recorded_releases()
+    before = [r for r in releases if version_tuple(r) < version_tuple(switch.first)][-1]
+    old, new = _sent(before), _sent(switch.first)
+    assert [c for c in sorted(set(old) & set(new)) if old[c] != new[c]], (before, switch.first)
