@@ -11,6 +11,7 @@ from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
 from rechain.conformance.oracles.registry import get as get_oracle
 from rechain.reference import get_profile
 from rechain.reference.model import UsageError
+from rechain.reference.profiles.claude_code_2_1_88.release import SeedRelease
 from rechain.reference.profiles.family import (
     CLI_RANGE,
     SEED_RANGE,
@@ -40,7 +41,11 @@ def test_each_switch_turns_on_at_its_first_release(switch) -> None:
 def test_each_switch_of_the_2_1_88_line_turns_on_at_its_first_release(switch) -> None:
     assert getattr(seed_release(switch.first), switch.field) is True
     assert getattr(seed_release(_before(switch.first)), switch.field) is False
-    assert getattr(seed_release(SEED_RANGE[0]), switch.field) is False
+    # SeedRelease() is 2.1.88 (the seed profile itself): a switch of a change before
+    # 2.1.88 defaults on, one after it off
+    before_2_1_88 = version_tuple(switch.first) <= version_tuple("2.1.88")
+    assert getattr(SeedRelease(), switch.field) is before_2_1_88
+    assert seed_release("2.1.88") == SeedRelease()
 
 
 def test_a_release_of_the_2_1_88_line_is_the_2_1_88_loader_with_its_switches() -> None:

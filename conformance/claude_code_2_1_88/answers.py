@@ -16,12 +16,14 @@ from typing import Any
 
 from rechain.conformance.claude_code_2_1_88.compare import comparable_content, expected
 from rechain.conformance.claude_code_2_1_88.record import API_VIEW, VIEW, as_rows, outputs
+from rechain.conformance.oracles.claude_cli import HANG_MARK
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised
 from rechain.reference.model import Json
 
 #: the check view these answers are in (with ``api``: ``protocol.FORKED_VIEWS``)
 CHAIN_VIEW = VIEW
 FAILED = "exit 1"
+HANG = "hang"
 
 
 def answer(chain: Sequence[Json] | None, request: Sequence[Json] | None, error: str) -> Outcome:
@@ -46,8 +48,13 @@ def from_rebuild(rebuilt: Any) -> Outcome:
 
 
 def from_resume(data: bytes, result: Any) -> Outcome:
-    """The real 2.1.88's answer from a forked resume (a ``CliResume``, or the oracle's error)."""
+    """The real 2.1.88's answer from a forked resume (a ``CliResume``, or the oracle's error).
+
+    A run killed at the deadline is an answer of its own (``HANG``): a release without
+    cycle detection never exits on a cycle, and its profile says so."""
     if not hasattr(result, "forked"):
+        if HANG_MARK in str(result):
+            return Raised(HANG, str(result))
         return Crashed(str(result))
     views = outputs(data, result)
     (rows, chain_error), (messages, api_error) = views[VIEW], views[API_VIEW]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.claude_cli import CliResume
@@ -21,6 +22,15 @@ def known_uuids(data: bytes) -> set[str]:
         if isinstance(value, dict) and isinstance(value.get("uuid"), str):
             found.add(value["uuid"])
     return found
+
+
+def dump(result: CliResume | OracleError) -> dict[str, Any]:
+    """A result as JSON ``undump`` reads back (a hang or other oracle failure as its text)."""
+    if isinstance(result, OracleError):
+        return {"oracle_error": str(result)}
+    return {"messages": result.messages, "prompt_turn": result.prompt_turn,
+            "asked": result.requests if result.first_request is not None else 0,
+            "returncode": result.returncode, "stderr": result.stderr, "forked": result.forked}
 
 
 def undump(path: Path) -> CliResume | OracleError:

@@ -28,7 +28,7 @@ from typing import Any
 from rechain.conformance.claude_code_2_1_88.compare import observed, observed_request, wrote_prompt
 from rechain.conformance.claude_code_2_1_88.forked import known_uuids, undump
 from rechain.conformance.oracles import OracleError
-from rechain.conformance.oracles.claude_cli import PROMPT, ClaudeCliOracle, CliCase
+from rechain.conformance.oracles.claude_cli import HANG_MARK, PROMPT, ClaudeCliOracle, CliCase
 from rechain.conformance.oracles.registry import get as get_oracle
 from rechain.corpus.cases_io import dumps_case
 from rechain.corpus.splice import expectation_key, splice
@@ -81,6 +81,15 @@ def failure(result: Any, data: bytes) -> Json | None:
     text = lines[-1] if lines else "(no output)"
     text = UUID.sub(lambda m: m.group() if m.group().encode() in data else "<fresh-uuid>", text)
     return {"message": text, "exit_code": result.returncode}
+
+
+HUNG = {"message": "hangs: no exit before the deadline (killed)", "exit_code": None}
+
+
+def hung() -> dict[str, tuple[list[Json], Json | None]]:
+    """Both views of a run killed at the deadline: the release never exits (a cycle,
+    before cycle detection), recorded as that error."""
+    return {VIEW: ([], dict(HUNG)), API_VIEW: ([], dict(HUNG))}
 
 
 def outputs(data: bytes, result: Any) -> dict[str, tuple[list[Json], Json | None]]:
@@ -154,11 +163,12 @@ def record(case_dirs: list[Path], dump: Path | None, workers: int = 2,
                             sessions[d]["session_id"], sessions[d].get("env"))
                     for d in case_dirs)
         for directory, result in zip(case_dirs, results, strict=True):
-            if isinstance(result, OracleError):
+            if isinstance(result, OracleError) and HANG_MARK not in str(result):
                 lines.append(f"{directory.name} [{entry}]: not recorded: {result}")
                 continue
             data = (directory / "transcript.jsonl").read_bytes()
-            updates.setdefault(directory, {})[entry] = outputs(data, result)
+            updates.setdefault(directory, {})[entry] = (
+                hung() if isinstance(result, OracleError) else outputs(data, result))
     for directory, per_entry in updates.items():
         # re-read just before writing: other recorders edit other profiles' expectations
         document = json.loads((directory / "case.json").read_text("utf-8"))

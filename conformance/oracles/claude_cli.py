@@ -60,6 +60,9 @@ from rechain.conformance.oracles.scratch import scratch_parent
 
 MODEL = "claude-sonnet-4-6"
 PROMPT = "next"
+WARMUP = "Warmup"
+#: how a run killed at its deadline is worded (a release that hangs on a cycle)
+HANG_MARK = "no exit within"
 PATH = "/usr/local/bin:/usr/bin:/bin"
 RESERVED_ENV = frozenset(
     {"HOME", "TMPDIR", "CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"}
@@ -173,6 +176,30 @@ def _is_prompt_row(row: dict[str, Any], prompt: str) -> bool:
     )
 
 
+def _carries_prompt(body: Any, prompt: str) -> bool:
+    """Whether a request's last message ends with the prompt: the resumed conversation's
+    call, not one of the "Warmup" calls 2.0.x makes before it."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return False
+    content = messages[-1].get("content")
+    if isinstance(content, str):
+        return content == prompt
+    return (isinstance(content, list) and bool(content) and isinstance(content[-1], dict)
+            and content[-1].get("text") == prompt)
+
+
+def _is_warmup(body: Any) -> bool:
+    """2.0.x's start-up call: one user message whose only text is "Warmup"."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list) or len(messages) != 1:
+        return False
+    content = messages[0].get("content") if isinstance(messages[0], dict) else None
+    blocks = [{"text": content}] if isinstance(content, str) else content
+    return (isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], dict)
+            and blocks[0].get("text") == WARMUP)
+
+
 def chained_to(appended: list[dict[str, Any]], prompt: str,
                original: frozenset[str] = frozenset()) -> tuple[str | None, str | None]:
     """(parent of the prompt row, first non-appended ancestor of it).
@@ -195,10 +222,11 @@ def chained_to(appended: list[dict[str, Any]], prompt: str,
 
 
 def _new_sessions(folder: Path, transcript: Path) -> list[dict[str, Any]]:
-    """Rows of every session file the run created beside ``transcript`` (a fork writes one)."""
+    """Rows of every session file the run created beside ``transcript`` (a fork writes one;
+    2.0.x's "Warmup" calls write sidechain ``agent-*.jsonl`` files there, which are not it)."""
     rows: list[dict[str, Any]] = []
     for path in sorted(folder.glob("*.jsonl")):
-        if path != transcript:
+        if path != transcript and not path.name.startswith("agent-"):
             rows.extend(_parse_rows(path.read_bytes()))
     return rows
 
@@ -387,7 +415,7 @@ class ClaudeCliOracle(Lifecycle):
             _, err = proc.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             _stop(proc)
-            raise OracleError(f"claude-code: no exit within {self.timeout:g} s") from None
+            raise OracleError(f"claude-code: {HANG_MARK} {self.timeout:g} s") from None
         except BaseException:
             _stop(proc)
             raise
@@ -401,7 +429,9 @@ class ClaudeCliOracle(Lifecycle):
                            and row["uuid"].encode() in before)
         parent, leaf = chained_to(appended, self.prompt, copied)
         calls = [r for r in requests if r.is_messages]
-        body = calls[0].body if calls and isinstance(calls[0].body, dict) else None
+        chosen = next((r for r in calls if _carries_prompt(r.body, self.prompt)),
+                      next((r for r in calls if not _is_warmup(r.body)), None))
+        body = chosen.body if chosen is not None and isinstance(chosen.body, dict) else None
         messages = list(body.get("messages") or []) if body is not None else []
         return CliResume(
             messages=messages[:-1],

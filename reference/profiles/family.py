@@ -76,6 +76,50 @@ SEED_SWITCHES: tuple[Switch, ...] = (
            "a queued task notification is sent after a \"[SYSTEM NOTIFICATION - NOT USER "
            "INPUT]\" notice (before: \"A background agent completed a task:\"; 2.1.100 "
            "still so)"),
+    Switch("continue_interrupted_turn", "2.1.88",
+           "a resume ending on a tool result is sent a meta \"Continue from where you left "
+           "off.\" (before: only \"No response requested.\")"),
+    Switch("orphan_recovery", "2.1.88",
+           "results of parallel calls and split-response fragments off the walked path are "
+           "put back (before: left out)"),
+    Switch("cycle_detection", "2.1.39",
+           "a parent already on the chain stops the walk, a partial chain is resumed (before: "
+           "the release follows the cycle for ever and hangs)"),
+    Switch("rows_kept_whole", "2.1.39",
+           "a resumed row stays one message (before: one message per content block, so an "
+           "unanswered tool_use block is dropped alone and its text kept; fresh uuids from the "
+           "first row with several blocks)"),
+    Switch("empty_rows_not_written", "2.1.88",
+           "a resumed user or assistant row with `[]` content is not written to a fork "
+           "(before: written)"),
+    Switch("queued_command_new_wording", "2.1.39",
+           "a queued command is sent as \"The user sent a new message while you were "
+           "working:\" (before: \"The user sent the following message:\")"),
+    Switch("blank_assistants_dropped", "2.1.39",
+           "thinking-only and whitespace-only assistant messages are left out (before: kept "
+           "and sent)"),
+    Switch("user_texts_checked", "2.1.88",
+           "the request fails on a user text block whose text is not a string (before: sent "
+           "as it is)"),
+    Switch("legacy_tool_names_renamed", "2.1.88",
+           "a `Task` tool call is sent as `Agent` (before: under its own name)"),
+    Switch("local_command_sent", "2.1.88",
+           "a local_command system row is sent as user text (before: left out)"),
+    Switch("orphan_results_stripped", "2.1.39",
+           "the request strips tool results no call asked for, a message left empty goes "
+           "(before: sent)"),
+    Switch("pairing_placeholders", "2.1.88",
+           "the request also drops repeated calls and results, strips the first message's "
+           "results and gives an emptied message a placeholder (before: none of that)"),
+    Switch("queued_origin_wording", "2.1.88",
+           "a queued command is worded by its origin: task notification, coordinator, channel "
+           "(before: every one as the user's)"),
+    Switch("lines_trimmed", "2.1.39",
+           "each line is JS-trimmed before JSON.parse, so an NBSP-prefixed or FF-ended line "
+           "is read (before: dropped)"),
+    Switch("merge_seam_newline", "2.1.88",
+           "two merged user messages get a newline at a text-text seam (before: joined as "
+           "they are)"),
     Switch("leaf_last_written", "2.1.101",
            "the leaf is the last-written row of the entry point's candidates (before: the "
            "newest timestamp)"),

@@ -32,6 +32,7 @@ from rechain.reference.js.values import UNDEFINED, prop, strict_equal, to_string
 from rechain.reference.model import Json
 from rechain.reference.profiles.claude_code_2_1_88 import attachments
 from rechain.reference.profiles.claude_code_2_1_88.load import mkey
+from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.resume import (
     filter_orphaned_thinking,
     filter_whitespace_only,
@@ -90,9 +91,9 @@ def merge_with_results(a: Json, b: Json) -> Json:
     return _with_content(a, results + [x for x in joined if prop(x, "type") != "tool_result"])
 
 
-def _add_user(result: list[Json], entry: Json) -> None:
+def _add_user(result: list[Json], entry: Json, release: SeedRelease = BASE) -> None:
     if result and result[-1].get("type") == "user":
-        result[-1] = merge_user_messages(result[-1], entry)
+        result[-1] = merge_user_messages(result[-1], entry, release.merge_seam_newline)
     else:
         result.append(entry)
 
@@ -114,21 +115,23 @@ def _input(name: Any, value: Any) -> Any:
     return {k: v for k, v in value.items() if k not in rule[1]}
 
 
-def _tool_use(block: Any) -> Any:
-    """A tool_use block rebuilt with only type, id, name (current) and input."""
+def _tool_use(block: Any, release: SeedRelease = BASE) -> Any:
+    """A tool_use block rebuilt with only type, id, name (current, when the release renames
+    legacy names) and input."""
     if prop(block, "type") != "tool_use":
         return block
     name = prop(block, "name")
-    name = TOOL_ALIASES.get(name, name) if type(name) is str else name
+    if release.legacy_tool_names_renamed and type(name) is str:
+        name = TOOL_ALIASES.get(name, name)
     fields = {"type": "tool_use", "id": prop(block, "id"), "name": name,
               "input": _input(name, prop(block, "input"))}
     return {k: v for k, v in fields.items() if v is not UNDEFINED}
 
 
-def _add_assistant(result: list[Json], entry: Json) -> None:
+def _add_assistant(result: list[Json], entry: Json, release: SeedRelease = BASE) -> None:
     content = content_of(entry)
     if type(content) is list:
-        entry = _with_content(entry, [_tool_use(b) for b in content])
+        entry = _with_content(entry, [_tool_use(b, release) for b in content])
     for at in range(len(result) - 1, -1, -1):
         earlier = result[at]
         if earlier.get("type") != "assistant" and not _is_tool_result_message(earlier):
@@ -142,8 +145,8 @@ def _add_assistant(result: list[Json], entry: Json) -> None:
     result.append(entry)
 
 
-def _add_attachment(result: list[Json], entry: Json, task_notice: bool = False) -> None:
-    rendered = attachments.render(entry.get("attachment"), task_notice)
+def _add_attachment(result: list[Json], entry: Json, release: SeedRelease = BASE) -> None:
+    rendered = attachments.render(entry.get("attachment"), release)
     if result and result[-1].get("type") == "user":
         for message in rendered:
             result[-1] = merge_with_results(result[-1], message)
@@ -175,7 +178,7 @@ def check_user_texts(entry: Json) -> None:
             raise ReaderError("text.startsWith is not a function (TypeError)")
 
 
-def normalise(messages: list[Json], task_notice: bool = False) -> list[Json]:
+def normalise(messages: list[Json], release: SeedRelease = BASE) -> list[Json]:
     """``normalizeMessagesForAPI`` on deserialised rows (user and assistant rows out)."""
     result: list[Json] = []
     for entry in attachments.reorder(messages):
@@ -183,16 +186,19 @@ def normalise(messages: list[Json], task_notice: bool = False) -> list[Json]:
         if attachments.is_virtual(entry):
             continue
         if kind == "system" and entry.get("subtype") == "local_command":
-            _add_user(result, attachments.user(entry.get("content"), meta=False))
+            if release.local_command_sent:
+                _add_user(result, attachments.user(entry.get("content"), meta=False), release)
         elif kind == "user":
-            check_user_texts(entry)
-            _add_user(result, entry)
+            if release.user_texts_checked:
+                check_user_texts(entry)
+            _add_user(result, entry, release)
         elif kind == "assistant":
-            _add_assistant(result, entry)
+            _add_assistant(result, entry, release)
         elif kind == "attachment":
-            _add_attachment(result, entry, task_notice)
-    result = filter_orphaned_thinking(result)
-    result = filter_whitespace_only(result)
+            _add_attachment(result, entry, release)
+    if release.blank_assistants_dropped:
+        result = filter_orphaned_thinking(result)
+        result = filter_whitespace_only(result, release.merge_seam_newline)
     return _non_empty_assistants(result)
 
 
@@ -200,8 +206,11 @@ def _result_ids(content: Any) -> list[Any]:
     return [mkey(prop(b, "tool_use_id")) for b in content if prop(b, "type") == "tool_result"]
 
 
-def pair_results(messages: list[Json]) -> list[Json]:
-    """``ensureToolResultPairing``: strip orphan results, synthesise missing ones."""
+def pair_results(messages: list[Json], release: SeedRelease = BASE) -> list[Json]:
+    """``ensureToolResultPairing`` as ``release`` has it: missing results synthesised;
+    orphan results stripped (``orphan_results_stripped``); repeated calls and results
+    dropped and emptied messages given a placeholder (``pairing_placeholders``)."""
+    strip, full = release.orphan_results_stripped, release.pairing_placeholders
     out: list[Json] = []
     seen_uses: set[Any] = set()
     at = 0
@@ -210,14 +219,17 @@ def pair_results(messages: list[Json]) -> list[Json]:
         at += 1
         if entry.get("type") != "assistant":
             after_assistant = bool(out) and out[-1].get("type") == "assistant"
-            kept = entry if after_assistant else _without_results(entry, first=not out)
+            if after_assistant or not strip or (not out and not full):
+                kept: Json | None = entry
+            else:
+                kept = _without_results(entry, first=not out)
             if kept is not None:
                 out.append(kept)
             continue
-        entry, uses = _new_uses(entry, seen_uses)
+        entry, uses = _new_uses(entry, seen_uses) if full else (entry, _uses(entry))
         out.append(entry)
         following = messages[at] if at < len(messages) else None
-        reply, taken = _paired_reply(following, uses)
+        reply, taken = _paired_reply(following, uses, strip, full)
         out += reply
         at += taken
     return out
@@ -235,6 +247,13 @@ def _without_results(entry: Json, first: bool) -> Json | None:
     if not kept and not first:
         return None
     return _with_content(entry, kept or [{"type": "text", "text": ORPHAN_PLACEHOLDER}])
+
+
+def _uses(entry: Json) -> dict[Any, Any]:
+    """An assistant message's tool_use ids (key -> id, in block order)."""
+    content = content_of(entry)
+    return {mkey(prop(b, "id")): prop(b, "id") for b in content
+            if prop(b, "type") == "tool_use"} if type(content) is list else {}
 
 
 def _new_uses(entry: Json, seen_uses: set[Any]) -> tuple[Json, dict[Any, Any]]:
@@ -259,17 +278,20 @@ def _new_uses(entry: Json, seen_uses: set[Any]) -> tuple[Json, dict[Any, Any]]:
     return entry, uses
 
 
-def _paired_reply(following: Json | None, uses: dict[Any, Any]) -> tuple[list[Json], int]:
+def _paired_reply(following: Json | None, uses: dict[Any, Any], strip: bool = True,
+                  full: bool = True) -> tuple[list[Json], int]:
     """What goes after an assistant message with ``uses``, and how many messages that
     takes from the input (1 when the following user message is rewritten): results
-    for the calls nobody answered first, then the reply without orphaned or repeated
-    results; a user message of its own when the assistant is not followed by one."""
+    for the calls nobody answered first, then the reply without orphaned (``strip``) or
+    repeated (``full``) results; a user message of its own when the assistant is not
+    followed by one; a reply left empty is a placeholder (``full``) or goes."""
     replied = following is not None and following.get("type") == "user"
     content = content_of(following) if following is not None else UNDEFINED
     answered = _result_ids(content) if replied and type(content) is list else []
     missing = [u for u in uses if u not in answered]
-    orphaned = {r for r in answered if r not in uses}
-    if not missing and not orphaned and len(set(answered)) == len(answered):
+    orphaned = {r for r in answered if r not in uses} if strip else set()
+    repeated = full and len(set(answered)) != len(answered)
+    if not missing and not orphaned and not repeated:
         return [], 0
     synthetic = [{"type": "tool_result", "tool_use_id": uses[u], "content": MISSING_RESULT,
                   "is_error": True} for u in missing]
@@ -279,17 +301,19 @@ def _paired_reply(following: Json | None, uses: dict[Any, Any]) -> tuple[list[Js
         for block in _as_blocks(content):
             if prop(block, "type") == "tool_result":
                 key = mkey(prop(block, "tool_use_id"))
-                if key in orphaned or key in done:
+                if key in orphaned or (full and key in done):
                     continue
                 done.add(key)
             patched.append(block)
+        if not synthetic and not patched and not full:
+            return [], 1
         reply = _with_content(following, [*synthetic, *patched]) if synthetic or patched \
             else attachments.user(attachments.NO_CONTENT, meta=True)
         return [reply], 1
     return ([attachments.user(synthetic, meta=True)] if synthetic else []), 0
 
 
-def request(messages: list[Json], prompt: str, task_notice: bool = False) -> list[Json]:
+def request(messages: list[Json], prompt: str, release: SeedRelease = BASE) -> list[Json]:
     """The request's ``messages`` as API items for a resume followed by ``prompt``.
 
     The harness's context message goes first and the new turn's own reminder
@@ -300,7 +324,7 @@ def request(messages: list[Json], prompt: str, task_notice: bool = False) -> lis
     reminder = {"type": "attachment",
                 "attachment": attachments.HarnessReminder(f"{SKILLS_PREFIX[18:]} (harness)")}
     turn = attachments.user(prompt, meta=False)
-    items = pair_results(normalise([context, *messages, reminder, turn], task_notice))
+    items = pair_results(normalise([context, *messages, reminder, turn], release), release)
     return [{"role": e.get("type"), "content": content_of(e)} for e in items]
 
 
@@ -350,6 +374,6 @@ def harness_free(messages: list[Json], prompt: str) -> list[Json]:
     return out
 
 
-def to_api(messages: list[Json], prompt: str = "next", task_notice: bool = False) -> list[Json]:
+def to_api(messages: list[Json], prompt: str = "next", release: SeedRelease = BASE) -> list[Json]:
     """The resumed conversation's part of the request (``harness_free`` of ``request``)."""
-    return harness_free(request(messages, prompt, task_notice), prompt)
+    return harness_free(request(messages, prompt, release), prompt)

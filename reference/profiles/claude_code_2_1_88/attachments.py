@@ -15,6 +15,7 @@ from typing import Any
 from rechain.reference.graph import ReaderError
 from rechain.reference.js.values import UNDEFINED, prop, to_string, truthy
 from rechain.reference.model import Json
+from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 
 NO_CONTENT = "(no content)"
 
@@ -29,12 +30,15 @@ TASK_NOTICE = ("[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated bac
                "acknowledgement, confirmation, or response to any pending question.\n\n")
 
 
-def _command_text(raw: str, origin: Any, task_notice: bool = False) -> str:
-    """``wrapCommandText``: the queued prompt in its origin's words (``task_notice``:
-    ``SeedRelease.task_notification_notice``)."""
-    kind = prop(origin, "kind")
+def _command_text(raw: str, origin: Any, release: SeedRelease = BASE) -> str:
+    """``wrapCommandText``: the queued prompt in its origin's words, as ``release`` has them."""
+    kind = prop(origin, "kind") if release.queued_origin_wording else UNDEFINED
+    if not release.queued_command_new_wording:
+        return (f"The user sent the following message:\n{raw}\n\n"
+                "Please address this message and continue with your tasks.")
     if kind == "task-notification":
-        return TASK_NOTICE + raw if task_notice else f"A background agent completed a task:\n{raw}"
+        return (TASK_NOTICE + raw if release.task_notification_notice
+                else f"A background agent completed a task:\n{raw}")
     if kind == "coordinator":
         return (f"The coordinator sent a message while you were working:\n{raw}\n\n"
                 "Address this before completing your current task.")
@@ -64,7 +68,7 @@ def _joined(value: Any) -> str:
     return "" if value is None or value is UNDEFINED else to_string(value)
 
 
-def _queued(attachment: Any, task_notice: bool = False) -> list[Json]:
+def _queued(attachment: Any, release: SeedRelease = BASE) -> list[Json]:
     origin = prop(attachment, "origin")
     if (origin is UNDEFINED or origin is None) and prop(attachment, "commandMode") == (
             "task-notification"):
@@ -73,9 +77,9 @@ def _queued(attachment: Any, task_notice: bool = False) -> list[Json]:
     if type(prompt) is list:
         text = "\n".join(_joined(prop(b, "text")) for b in prompt if prop(b, "type") == "text")
         images = [b for b in prompt if prop(b, "type") == "image"]
-        return [user([{"type": "text", "text": wrap(_command_text(text, origin, task_notice))},
+        return [user([{"type": "text", "text": wrap(_command_text(text, origin, release))},
                       *images], meta=True)]
-    return [user(wrap(_command_text(to_string(prompt), origin, task_notice)), meta=True)]
+    return [user(wrap(_command_text(to_string(prompt), origin, release)), meta=True)]
 
 
 def _hook_context(attachment: Any) -> list[Json]:
@@ -109,13 +113,13 @@ def _skills(attachment: Any) -> list[Json]:
     return [user(wrap(text), meta=True)]
 
 
-def render(attachment: Any, task_notice: bool = False) -> list[Json]:
+def render(attachment: Any, release: SeedRelease = BASE) -> list[Json]:
     """``normalizeAttachmentForAPI`` for the kinds a resumed session can carry."""
     if isinstance(attachment, HarnessReminder):
         return [user(wrap(attachment.text), meta=True)]
     kind = prop(attachment, "type")
     if kind == "queued_command":
-        return _queued(attachment, task_notice)
+        return _queued(attachment, release)
     if kind == "hook_additional_context":
         return _hook_context(attachment)
     if kind == "invoked_skills":

@@ -18,6 +18,7 @@ from rechain.reference.js.text import JS_SPACE
 from rechain.reference.model import Diagnostic
 
 BOM = b"\xef\xbb\xbf"
+JSON_SPACE = " \t\n\r"
 
 
 def numbered_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
@@ -31,12 +32,15 @@ def numbered_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
 
 
 def parse_values(
-    lines: Iterable[tuple[int, bytes]], diagnostics: list[Diagnostic]
+    lines: Iterable[tuple[int, bytes]], diagnostics: list[Diagnostic], trimmed: bool = True
 ) -> Iterator[tuple[int, Any]]:
-    """Every line that ``JSON.parse`` accepts, as (line number, value); others reported."""
+    """Every line that ``JSON.parse`` accepts, as (line number, value); others reported.
+    ``trimmed`` off (before 2.1.39): no JS ``trim()`` first, so only JSON's own
+    whitespace may surround the value."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for number, raw in lines:
-        text = raw.decode("utf-8", "replace").strip(JS_SPACE)
+        text = raw.decode("utf-8", "replace")
+        text = text.strip(JS_SPACE) if trimmed else text.strip(JSON_SPACE)
         if not text:
             continue
         try:

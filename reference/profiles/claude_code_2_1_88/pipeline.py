@@ -15,6 +15,7 @@ from rechain.reference.profiles.claude_code_2_1_88.resume import (
     DEFAULT_ENTRY,
     ENTRY_POINTS,
     Resumed,
+    WalkHangsError,
     deserialise,
     extract_todos,
     first_prompt_fails,
@@ -55,8 +56,8 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     source = seed_read.read_for_load(data, options.disable_precompact_skip, keep_all_leaves,
                                      not release.boundary_across_chunks)
     diagnostics: list[Diagnostic] = list(source.diagnostics)
-    metadata = parse_values(source.metadata_lines, diagnostics)
-    values = parse_values(source.lines, diagnostics)
+    metadata = parse_values(source.metadata_lines, diagnostics, release.lines_trimmed)
+    values = parse_values(source.lines, diagnostics, release.lines_trimmed)
     loaded = load(values, metadata)
     loaded.diagnostics[:0] = diagnostics
     return loaded
@@ -82,8 +83,9 @@ def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
         return outcome
     outcome.leaf = leaf
     try:
-        chain, seen = walk(loaded, leaf, release.dangling_bridge)
-        chain = recover(loaded, chain, seen)
+        chain, seen = walk(loaded, leaf, release.dangling_bridge, release.cycle_detection)
+        if release.orphan_recovery:
+            chain = recover(loaded, chain, seen)
         if entry != "resume-file" and first_prompt_fails(chain):
             if entry == "continue":
                 # the scan throws while --continue loads: a fresh conversation, exit 0
@@ -94,8 +96,12 @@ def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
                 return outcome
             raise ReaderError("first prompt: text.trim is not a function (TypeError)")
         outcome.chain = chain
-        outcome.resumed = deserialise(remove_extra_fields(outcome.chain))
+        outcome.resumed = deserialise(remove_extra_fields(outcome.chain), release)
         outcome.todos = extract_todos(outcome.resumed.messages)
+    except WalkHangsError as error:
+        outcome.error = str(error)
+        outcome.chain = []
+        outcome.resumed = Resumed()
     except ReaderError as error:
         outcome.error = f"resume fails: {error}"
         outcome.chain = []

@@ -2,8 +2,9 @@
 
 One ``SeedRelease`` per release of the 2.1.88 line (``reference/profiles/family.py``
 sets them from the first release of each change): the seed pipeline's stages read
-these switches, so 2.1.91 or 2.1.101 is a parameter of the one 2.1.88 loader, not a
-copy of it. Every switch is off in 2.1.88.
+these switches, so 2.1.39 or 2.1.101 is a parameter of the one 2.1.88 loader, not a
+copy of it. Each switch is named for the later behaviour: those that came after 2.1.88
+are off in 2.1.88, those that came before it are on (off in the older releases).
 """
 
 from __future__ import annotations
@@ -29,6 +30,53 @@ class SeedRelease:
     #: a queued task notification is sent after the "[SYSTEM NOTIFICATION - NOT USER
     #: INPUT]" notice; before, after "A background agent completed a task:"
     task_notification_notice: bool = False
+
+    # switches of changes before 2.1.88 (on in 2.1.88, off in the releases before them)
+
+    #: a resume that ends on a tool result gets a meta "Continue from where you left
+    #: off." before the "No response requested."; before, only the latter
+    continue_interrupted_turn: bool = True
+    #: results of parallel calls and fragments of a split response off the walked path are
+    #: put back after the chain's row of the same API message; before, they stay out
+    orphan_recovery: bool = True
+    #: a parent already on the chain stops the walk (a partial chain is resumed); before,
+    #: the walk follows the cycle for ever and the release hangs at 100 % CPU
+    cycle_detection: bool = True
+    #: a resumed row stays one message, uuid kept; before, one message per content block
+    #: (the filters then see single blocks), fresh uuids from the first row with several
+    rows_kept_whole: bool = True
+    #: a resumed user or assistant row with ``[]`` content is not written to the fork;
+    #: before, it is written like any other
+    empty_rows_not_written: bool = True
+    #: a queued command is sent as "The user sent a new message while you were working:";
+    #: before, as "The user sent the following message:"
+    queued_command_new_wording: bool = True
+    #: merging two user messages ends the first one's text with a newline at a text-text
+    #: seam; before, the texts are joined as they are
+    merge_seam_newline: bool = True
+    #: thinking-only and whitespace-only assistant messages are left out (when resumed and
+    #: in the request); before, they are kept and sent
+    blank_assistants_dropped: bool = True
+    #: the request fails on a user text block whose text is not a string; before, it is
+    #: sent as it is
+    user_texts_checked: bool = True
+    #: a tool call under a legacy name (``Task``) is sent under the current one (``Agent``);
+    #: before, under its own
+    legacy_tool_names_renamed: bool = True
+    #: a ``local_command`` system row is sent as user text; before, it is left out
+    local_command_sent: bool = True
+    #: the request strips tool results no call of the preceding assistant asked for (a
+    #: message left empty goes); before, they are sent
+    orphan_results_stripped: bool = True
+    #: the request also drops repeated calls and results, strips the first message's
+    #: results and puts a placeholder in a message left empty; before, none of that
+    pairing_placeholders: bool = True
+    #: a queued command is worded by its origin (task notification, coordinator, channel);
+    #: before, every one as the user's
+    queued_origin_wording: bool = True
+    #: each line is JS-``trim()``-ed before ``JSON.parse`` (NBSP, form feed, ...); before,
+    #: a line with such a character around its value is dropped
+    lines_trimmed: bool = True
 
     @property
     def profile_name(self) -> str:

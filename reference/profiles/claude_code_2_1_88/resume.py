@@ -24,6 +24,7 @@ from rechain.reference.js.values import UNDEFINED, prop, to_string, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, mkey
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
+from rechain.reference.profiles.claude_code_2_1_88.split import split_per_block
 from rechain.reference.profiles.claude_code_2_1_332.chain import TimestampBridge
 from rechain.reference.recover import sorted_by_timestamp
 from rechain.reference.rows import as_blocks
@@ -132,11 +133,22 @@ def last_written(pool: Callable[[Loaded], list[Json]], loaded: Loaded) -> Json |
     return max(entries, key=written) if entries else None
 
 
-def walk(loaded: Loaded, leaf: Json, bridge: bool = False) -> tuple[list[Json], set[Any]]:
+class WalkHangsError(Exception):
+    """A release without cycle detection meets a parent already on the chain: it never
+    returns (the real program spins at 100 % CPU until it is killed)."""
+
+
+HANG_TEXT = ("hangs: the walk meets a parent already on the chain and, without cycle "
+             "detection, follows the cycle for ever (100 % CPU, no exit)")
+
+
+def walk(loaded: Loaded, leaf: Json, bridge: bool = False,
+         cycle_detection: bool = True) -> tuple[list[Json], set[Any]]:
     """``buildConversationChain``'s walk: root first; stops at a missing parent or a repeat.
 
     With ``bridge`` (from 2.1.91) a parent missing from the file is bridged by timestamp
-    as the later CLI does (``TimestampBridge``).
+    as the later CLI does (``TimestampBridge``); without ``cycle_detection`` (before
+    2.1.39) a repeat raises ``WalkHangsError``.
     """
     chain: list[Json] = []
     seen: set[Any] = set()
@@ -145,6 +157,10 @@ def walk(loaded: Loaded, leaf: Json, bridge: bool = False) -> tuple[list[Json], 
     while current is not None:
         slot = mkey(current.get("uuid", UNDEFINED))
         if slot in seen:
+            if not cycle_detection:
+                loaded.diagnostics.append(Diagnostic(loaded.line_of(chain[-1]), "cycle",
+                                                     HANG_TEXT))
+                raise WalkHangsError(HANG_TEXT)
             loaded.diagnostics.append(
                 Diagnostic(loaded.line_of(chain[-1]), "cycle",
                            "parent already on the chain: the walk stops (partial transcript)")
@@ -353,7 +369,7 @@ def _whitespace_only(content: list[Any]) -> bool:
     return True
 
 
-def filter_whitespace_only(messages: list[Json]) -> list[Json]:
+def filter_whitespace_only(messages: list[Json], seam_newline: bool = True) -> list[Json]:
     """Drop whitespace-only assistants; when any went, merge adjacent user messages."""
     kept = []
     for entry in messages:
@@ -367,16 +383,17 @@ def filter_whitespace_only(messages: list[Json]) -> list[Json]:
     merged: list[Json] = []
     for entry in kept:
         if entry.get("type") == "user" and merged and merged[-1].get("type") == "user":
-            merged[-1] = merge_user_messages(merged[-1], entry)
+            merged[-1] = merge_user_messages(merged[-1], entry, seam_newline)
         else:
             merged.append(entry)
     return merged
 
 
-def merge_user_messages(a: Json, b: Json) -> Json:
-    """``mergeUserMessages``: a newline ends a's text at a text-text seam; tool results first."""
+def merge_user_messages(a: Json, b: Json, seam_newline: bool = True) -> Json:
+    """``mergeUserMessages``: a newline ends a's text at a text-text seam (``seam_newline``,
+    not before 2.1.88's line); tool results first."""
     left, right = as_blocks(content_of(a)), as_blocks(content_of(b))
-    if (left and right and prop(left[-1], "type") == "text"
+    if (seam_newline and left and right and prop(left[-1], "type") == "text"
             and prop(right[0], "type") == "text"):
         seam = {**left[-1], "text": f"{to_string(left[-1].get('text', UNDEFINED))}\n"}
         joined = [*left[:-1], seam, *right]
@@ -426,14 +443,18 @@ def synthetic_no_response() -> Json:
                         "content": [{"type": "text", "text": NO_RESPONSE_TEXT}]}}
 
 
-def deserialise(chain: list[Json]) -> Resumed:
-    """``deserializeMessagesWithInterruptDetection`` on the chain (fields already removed)."""
+def deserialise(chain: list[Json], release: SeedRelease = BASE) -> Resumed:
+    """``deserializeMessagesWithInterruptDetection`` on the chain (fields already removed),
+    as ``release`` does it."""
     messages = [strip_permission_mode(migrate_attachment(e)) for e in chain]
+    if not release.rows_kept_whole:
+        messages = split_per_block(messages)
     messages = filter_unresolved_tool_uses(messages)
-    messages = filter_orphaned_thinking(messages)
-    messages = filter_whitespace_only(messages)
+    if release.blank_assistants_dropped:
+        messages = filter_orphaned_thinking(messages)
+        messages = filter_whitespace_only(messages, release.merge_seam_newline)
     kind, _ = detect_interruption(messages)
-    if kind == "interrupted_turn":
+    if kind == "interrupted_turn" and release.continue_interrupted_turn:
         messages = [*messages, synthetic_continue()]
     last = max((i for i, e in enumerate(messages) if e.get("type") not in ("system", "progress")),
                default=-1)

@@ -69,11 +69,13 @@ def chain_view(result: Rebuild) -> Json:
     """The leaf, the walked-and-recovered chain, and the resumed messages as recorded."""
     outcome, session_id = _outcome(result), result.session_id
     loaded = outcome.loaded
+    release = outcome.release
     return {
         **_header(outcome, "chain", session_id),
         "chain": [{"uuid": e.get("uuid"), "type": e.get("type"), "line": loaded.line_of(e)}
                   for e in outcome.chain],
-        "messages": [resumed_message(e) for e in outcome.resumed.messages if written(e)],
+        "messages": [resumed_message(e) for e in outcome.resumed.messages
+                     if written(e) or not release.empty_rows_not_written],
         "interruption": outcome.resumed.interruption,
         "diagnostics": [d.to_json() for d in loaded.diagnostics],
     }
@@ -173,8 +175,7 @@ def api_view(result: Rebuild) -> Json:
             # --resume <file>.jsonl scans the deserialised messages, after the fork wrote
             # them and the prompt: exit 1, no request (rule 24)
             raise ReaderError("first prompt: text.trim is not a function (TypeError)")
-        messages = to_api(outcome.resumed.messages,
-                          task_notice=outcome.release.task_notification_notice)
+        messages = to_api(outcome.resumed.messages, release=outcome.release)
     except ReaderError as error:
         return {**header, "error": f"request fails: {error}", "messages": []}
     return {**header, "messages": messages}

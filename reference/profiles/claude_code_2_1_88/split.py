@@ -1,0 +1,43 @@
+"""2.0.76 resumes the chain one content block per message (``normalizeMessages``).
+
+From 2.1.39 a resumed row stays whole. In 2.0.76 every content block of an assistant or
+user row becomes a message of its own before the filters run (so an unanswered tool_use
+block goes alone and the text beside it stays), a user's string content becomes one
+text block, and from the first row that had more than one block on (a user row with
+string content does not count) every message gets a fresh uuid; a forked resume writes
+those messages. Attachment, progress and system rows stay as they are.
+"""
+
+from __future__ import annotations
+
+from rechain.reference.js.values import UNDEFINED, prop
+from rechain.reference.model import Json
+
+
+def _with(entry: Json, content: list[object], uuid: object) -> Json:
+    message = entry.get("message")
+    body = {**(message if type(message) is dict else {}), "content": content}
+    return {**entry, "uuid": uuid, "message": body}
+
+
+def split_per_block(messages: list[Json]) -> list[Json]:
+    """The messages 2.0.76 makes of these resumed rows (a fresh uuid is None)."""
+    fresh = False
+    out: list[Json] = []
+    for entry in messages:
+        kind = entry.get("type")
+        if kind not in ("user", "assistant") or "synthetic" in entry:
+            out.append(entry)
+            continue
+        content = prop(entry.get("message", UNDEFINED), "content")
+        if kind == "user" and type(content) is str:
+            out.append(_with(entry, [{"type": "text", "text": content}],
+                             None if fresh else entry.get("uuid")))
+            continue
+        if type(content) is not list:
+            out.append(entry)
+            continue
+        fresh = fresh or len(content) > 1
+        out.extend(_with(entry, [block], None if fresh else entry.get("uuid"))
+                   for block in content)
+    return out
