@@ -29,11 +29,13 @@ import orjson
 
 from rechain import __version__
 from rechain.conformance.claude_code_2_1_88 import answers as forked_answers
+from rechain.conformance.claude_code_2_1_88.forked import dump as dump_resume
+from rechain.conformance.claude_code_2_1_88.forked import load as load_resume
 from rechain.conformance.contracts.model import from_spec
 from rechain.conformance.matrix.adapters import installed_spec
 from rechain.conformance.oracles import OracleError, OracleReaderError, cli_answers
 from rechain.conformance.oracles.calls import MessagesCall
-from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
+from rechain.conformance.oracles.claude_cli import HANG_MARK, ClaudeCliOracle, CliResume
 from rechain.conformance.oracles.py_sdk import PySdkOracle
 from rechain.conformance.oracles.registry import (
     AGENT_SDK_PY,
@@ -334,11 +336,20 @@ class ClaudeCode:
                                      fork=True)
             oracle.start()
             self._forks[entry] = oracle
-        try:
-            resumed = oracle.resume(case.data, session_id=case.session_id, env=dict(case.env))
-        except OracleError as error:  # a hang is an answer (a release that never exits)
-            return forked_answers.from_resume(case.data, error)
-        return forked_answers.from_resume(case.data, resumed)
+        key = cli_answers.answer_key(self._oracle.version(), oracle.model, oracle.prompt,
+                                     case.data, case.session_id, case.env,
+                                     extra=("fork", entry, f"{oracle.timeout:g}"))
+        stored = cli_answers.load(key)
+        if stored is None:
+            try:
+                resumed: CliResume | OracleError = oracle.resume(
+                    case.data, session_id=case.session_id, env=dict(case.env))
+            except OracleError as error:  # a hang is an answer (a release that never exits)
+                resumed = error
+            stored = dump_resume(resumed)
+            if not isinstance(resumed, OracleError) or HANG_MARK in str(resumed):
+                cli_answers.save(key, stored)
+        return forked_answers.from_resume(case.data, load_resume(stored))
 
     def close(self) -> None:
         self._oracle.close()

@@ -40,13 +40,18 @@ def observed(forked: list[Json], known: set[str], prompt: str) -> list[tuple[Any
         uuid = row.get("uuid")
         # a row with a non-string uuid came from the file too (later releases resume them)
         if uuid is None or (type(uuid) is str and uuid not in known):
-            text = _text(row.get("message"))
-            marker = {CONTINUE_TEXT: "continue", NO_RESPONSE_TEXT: "no-response"}.get(
-                text or "", f"new:{text!r}")
-            out.append((kind, marker))
+            out.append((kind, _fresh(row)))
         else:
             out.append((kind, uuid, _comparable(row)))
     return out
+
+
+def _fresh(row: Json) -> str:
+    """The marker of a row written under a uuid the input did not have: its text (the two
+    synthetic texts by name, as a release may write a copy of one under a fresh uuid)."""
+    text = _text(row.get("message"))
+    return {CONTINUE_TEXT: "continue", NO_RESPONSE_TEXT: "no-response"}.get(
+        text or "", f"new:{text!r}")
 
 
 def wrote_prompt(forked: list[Json], prompt: str) -> bool:
@@ -66,7 +71,7 @@ def expected(messages: list[Json]) -> list[tuple[Any, ...]]:
         if "synthetic" in message:
             out.append((kind, message["synthetic"]))
         elif message.get("uuid") is None:  # written under a fresh uuid
-            out.append((kind, f"new:{_text(message.get('message'))!r}"))
+            out.append((kind, _fresh(message)))
         else:
             out.append((kind, message.get("uuid"), _comparable(message)))
     return out

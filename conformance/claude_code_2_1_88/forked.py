@@ -35,7 +35,11 @@ def dump(result: CliResume | OracleError) -> dict[str, Any]:
 
 def undump(path: Path) -> CliResume | OracleError:
     """A saved oracle result back as a ``CliResume`` (or an ``OracleError``)."""
-    record = json.loads(path.read_text("utf-8"))
+    return load(json.loads(path.read_text("utf-8")))
+
+
+def load(record: dict[str, Any]) -> CliResume | OracleError:
+    """``dump``'s JSON back as a ``CliResume`` (or an ``OracleError``)."""
     if "oracle_error" in record:
         return OracleError(record["oracle_error"])
     return CliResume(messages=record["messages"], prompt_turn=record["prompt_turn"],

@@ -15,7 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +34,12 @@ def store_dir() -> Path | None:
 
 
 def answer_key(version: str, model: str, prompt: str, data: bytes, session_id: str,
-               env: Mapping[str, str]) -> str:
-    """A digest of everything one CLI run's answer depends on."""
+               env: Mapping[str, str], extra: Sequence[str] = ()) -> str:
+    """A digest of everything one CLI run's answer depends on (``extra``: how the run
+    opened the transcript, for a forked resume at an entry point)."""
     digest = hashlib.sha256()
-    head = json.dumps([version, model, prompt, session_id, sorted(env.items())])
+    head = json.dumps([version, model, prompt, session_id, sorted(env.items()),
+                       *([list(extra)] if extra else [])])
     digest.update(head.encode("utf-8", "surrogatepass") + b"\0" + data)
     return digest.hexdigest()
 

@@ -114,9 +114,18 @@ SEED_SWITCHES: tuple[Switch, ...] = (
     Switch("queued_origin_wording", "2.1.88",
            "a queued command is worded by its origin: task notification, coordinator, channel "
            "(before: every one as the user's)"),
+    Switch("queued_prompt_blocks", "2.1.39",
+           "a queued command's block prompt is sent as its text blocks and images (before: "
+           "one text, the blocks' texts joined by LF, images dropped)"),
     Switch("lines_trimmed", "2.1.39",
            "each line is JS-trimmed before JSON.parse, so an NBSP-prefixed or FF-ended line "
            "is read (before: dropped)"),
+    Switch("preserved_segment_relink", "2.1.88",
+           "a live preservedSegment boundary splices the kept segment back (before: parent "
+           "links walked as written)"),
+    Switch("large_file_skip", "2.1.88",
+           "over 5 MiB the bytes before the last compact boundary are skipped (before: the "
+           "whole file is read)"),
     Switch("merge_seam_newline", "2.1.88",
            "two merged user messages get a newline at a text-text seam (before: joined as "
            "they are)"),
@@ -148,7 +157,11 @@ VERIFIED: tuple[tuple[str, str], ...] = (
 #: Ranges answered by the switches (both ends verified), newest line last.
 SEED_RANGE = ("2.1.88", "2.1.101")
 CLI_RANGE = ("2.1.285", "2.1.332")
-RANGES = (SEED_RANGE, CLI_RANGE)
+#: Older JS bundles the 2.1.88 loader answers one by one: the changes between them and
+#: 2.1.88 were not bisected, so the releases in between are not answered.
+SEED_SINGLES: tuple[str, ...] = ()
+SEED_RANGES = (*((v, v) for v in SEED_SINGLES), SEED_RANGE)
+RANGES = (*SEED_RANGES, CLI_RANGE)
 
 
 def _settings(version: str, switches: tuple[Switch, ...]) -> dict[str, bool]:
@@ -175,7 +188,11 @@ def in_seed_line(profile: str) -> bool:
     """Whether ``profile`` names a release the 2.1.88 loader answers (its switches set)."""
     name, at, version = profile.partition("@")
     return (name == "claude-code" and at == "@" and VERSION_TEXT.fullmatch(version) is not None
-            and _inside(version, SEED_RANGE))
+            and _in_seed_ranges(version))
+
+
+def _in_seed_ranges(version: str) -> bool:
+    return any(_inside(version, ends) for ends in SEED_RANGES)
 
 
 def in_cli_line(profile: str) -> bool:
@@ -186,7 +203,7 @@ def in_cli_line(profile: str) -> bool:
 
 
 def _verified_text() -> str:
-    return ", ".join(f"{low} to {high}" for low, high in RANGES)
+    return ", ".join(low if low == high else f"{low} to {high}" for low, high in RANGES)
 
 
 def is_answered(version: str) -> bool:
@@ -199,7 +216,7 @@ def profile_for(version: str) -> Profile:
     if not is_answered(version):
         raise UsageError(f"claude-code@{version} is not a verified release; rechain answers for "
                          f"{_verified_text()} (`rechain history` shows them)")
-    if _inside(version, SEED_RANGE):
+    if _in_seed_ranges(version):
         return _seed_profile(version)
     release = cli_release(version)
     if release == CliRelease():

@@ -74,6 +74,11 @@ def _queued(attachment: Any, release: SeedRelease = BASE) -> list[Json]:
             "task-notification"):
         origin = {"kind": "task-notification"}
     prompt = prop(attachment, "prompt")
+    if type(prompt) is list and not release.queued_prompt_blocks:
+        # before 2.1.39: the blocks' texts joined by LF (any other block an empty line)
+        flat = "\n".join(_joined(prop(b, "text")) if prop(b, "type") == "text" else ""
+                          for b in prompt)
+        return [user(wrap(_command_text(flat, origin, release)), meta=True)]
     if type(prompt) is list:
         text = "\n".join(_joined(prop(b, "text")) for b in prompt if prop(b, "type") == "text")
         images = [b for b in prompt if prop(b, "type") == "image"]

@@ -345,8 +345,10 @@ def compute_leaves(loaded: Loaded) -> None:
             current = loaded.parent(current)
 
 
-def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] = ()) -> Loaded:
-    """``loadTranscriptFile`` after the read: metadata lines first, then the buffer."""
+def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] = (),
+         segment_relink: bool = True) -> Loaded:
+    """``loadTranscriptFile`` after the read: metadata lines first, then the buffer
+    (``segment_relink`` off before 2.1.88's line: no preservedSegment relink or pruning)."""
     loaded = Loaded()
     for _, value in metadata:
         if value is None:
@@ -355,7 +357,8 @@ def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] 
                 and value["type"] in PRE_BOUNDARY_TYPES:
             dispatch_metadata(loaded, value)
     dispatch(values, loaded)
-    apply_preserved_segment(loaded)
+    if segment_relink:
+        apply_preserved_segment(loaded)
     apply_snips(loaded)
     compute_leaves(loaded)
     return loaded

@@ -53,12 +53,13 @@ def entry_point(options: Options) -> str:
 def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
                release: SeedRelease = BASE) -> Loaded:
     """Read (with the large-file paths) and load, as ``loadTranscriptFile`` does."""
-    source = seed_read.read_for_load(data, options.disable_precompact_skip, keep_all_leaves,
+    skip = release.large_file_skip and not options.disable_precompact_skip
+    source = seed_read.read_for_load(data, not skip, keep_all_leaves,
                                      not release.boundary_across_chunks)
     diagnostics: list[Diagnostic] = list(source.diagnostics)
     metadata = parse_values(source.metadata_lines, diagnostics, release.lines_trimmed)
     values = parse_values(source.lines, diagnostics, release.lines_trimmed)
-    loaded = load(values, metadata)
+    loaded = load(values, metadata, release.preserved_segment_relink)
     loaded.diagnostics[:0] = diagnostics
     return loaded
 

@@ -77,6 +77,15 @@ class SeedRelease:
     #: each line is JS-``trim()``-ed before ``JSON.parse`` (NBSP, form feed, ...); before,
     #: a line with such a character around its value is dropped
     lines_trimmed: bool = True
+    #: a live ``preservedSegment`` boundary splices the kept segment back and prunes what
+    #: was written before the boundary; before, parent links are walked as written
+    preserved_segment_relink: bool = True
+    #: a queued command whose prompt is a list of blocks is sent as its text blocks and
+    #: images; before, as one text of the blocks' texts joined by LF, images dropped
+    queued_prompt_blocks: bool = True
+    #: over 5 MiB, the bytes before the last compact boundary are skipped (and dead branches
+    #: cut); before, the whole file is read
+    large_file_skip: bool = True
 
     @property
     def profile_name(self) -> str:
