@@ -10,10 +10,11 @@ Profiles whose parser does not gather them get them computed from the index
 on first use (``Graph.facts``): same answers, without the speed-up.
 
 A ``Facts`` is a plain tuple (building one costs a third of a NamedTuple) in
-the order ``UUID, KIND, PARENT, ELIGIBLE, MESSAGE_ID, CALLS, ANSWERS``; stages
-unpack it or index it with these names. Every field but ``PARENT`` follows from
-the entry alone; ``PARENT`` changes with compaction relinks, and the stage that
-relinks updates it.
+the order ``UUID, KIND, PARENT, ELIGIBLE, MESSAGE_ID, CALLS, ANSWERS, SOURCE,
+WRITER``; stages index it with these names. ``SOURCE`` and ``WRITER`` let orphan
+recovery file a tool result under its source row without decoding either row.
+Every field but ``PARENT`` follows from the entry alone; ``PARENT`` changes with
+compaction relinks, and the stage that relinks updates it.
 """
 
 from __future__ import annotations
@@ -25,9 +26,29 @@ from rechain.reference.model import Json
 
 # uuid, type, parentUuid (UNDEFINED when absent; relinks update it), may end the conversation
 # (the SDK's leaf filter), message.id of an assistant row (a string, else None), the tool_use
-# ids of an assistant row, the tool_result ids of a row (None when it has no tool_result block)
-Facts = tuple[str, Any, Any, bool, "str | None", tuple[str, ...], "tuple[str, ...] | None"]
-UUID, KIND, PARENT, ELIGIBLE, MESSAGE_ID, CALLS, ANSWERS = range(7)
+# ids of an assistant row, the tool_result ids of a row (None when it has no tool_result block),
+# sourceToolAssistantUUID when a string (else None), the writer's identity (``writer``)
+Facts = tuple[str, Any, Any, bool, "str | None", tuple[str, ...], "tuple[str, ...] | None",
+              "str | None", Any]
+UUID, KIND, PARENT, ELIGIBLE, MESSAGE_ID, CALLS, ANSWERS, SOURCE, WRITER = range(9)
+# the writer of a row with neither isSidechain nor agentId, by far the most common
+_MAIN_WRITER = (False, UNDEFINED)
+
+
+def writer(side: Any, agent: Any) -> Any:
+    """What ``rows.same_writer`` compares, as a value that is equal for two rows exactly
+    when it holds; None when the fields' shapes need the rows themselves (``===`` on
+    numbers, objects and arrays).
+
+    ``side`` and ``agent`` are ``isSidechain`` and ``agentId`` (``UNDEFINED`` when absent).
+    """
+    if side is None or side is UNDEFINED:
+        side = False
+    elif type(side) is not bool and type(side) is not str:
+        return None
+    if agent is UNDEFINED or agent is None or type(agent) is str:
+        return _MAIN_WRITER if side is False and agent is UNDEFINED else (side, agent)
+    return None
 
 
 def facts_of(entry: Json) -> Facts:
@@ -67,6 +88,7 @@ def facts_of(entry: Json) -> Facts:
                     value = block.get("id")
                     if type(value) is str:
                         calls += (value,)
+    source = get("sourceToolAssistantUUID")
     return (
         entry["uuid"],
         kind,
@@ -75,4 +97,6 @@ def facts_of(entry: Json) -> Facts:
         message_id,
         calls,
         None if answers is None else tuple(answers),
+        source if type(source) is str else None,
+        writer(side, get("agentId", UNDEFINED)),
     )

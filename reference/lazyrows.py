@@ -4,7 +4,8 @@ Most of a long transcript's lines are never shown (abandoned branches, history
 before a compaction, progress rows): building their dicts is the largest cost
 of a load. So the SDK parser first *glances* at a line: ``msgspec`` decodes it
 into a ``TypedDict`` naming only the fields the graph needs (uuid, type,
-parent, the leaf filter's flags, ``message.id`` and the content blocks' ids),
+parent, the leaf filter's flags, ``message.id``, the content blocks' ids, the
+tool result's source row and the writer's ``agentId``),
 validating the rest of the line without building it. A row then stays a
 ``Pending`` (the buffer and the line's span) in ``LazyEntries`` / ``LazyNodes``
 until a stage reads it, when it gets the exact ``JSON.parse`` decode it would
@@ -57,6 +58,8 @@ class _Glance(TypedDict, total=False):
     teamName: Any
     message: _Message | None
     attachment: _Attachment | None
+    sourceToolAssistantUUID: Any
+    agentId: Any
 
 _DECODER = msgspec.json.Decoder(_Glance)
 _UTF8_CHUNK = 1 << 20

@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT, UUID, Facts
+from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT, SOURCE, UUID, WRITER, Facts
 from rechain.reference.graph import Graph
 from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Json
@@ -105,7 +105,7 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str])
     groups, results = _scan(facts, rules, nodes, seen)
     further = [fact for fact in results if rules.looks_further(fact, facts)]
     callers = _callers(groups, {call for fact in further for call in fact[ANSWERS]})  # type: ignore[union-attr]
-    homes = _homes(nodes, results, further, callers, rules)
+    homes = _homes(nodes, facts, results, further, callers, rules)
     answered_on_chain = {call for fact in chain_facts if fact[ANSWERS] for call in fact[ANSWERS]}
     # only a result that looks further can be a stray, the one thing sorted by file position
     position = {uuid: at for at, uuid in enumerate(nodes)} if further else {}
@@ -191,6 +191,7 @@ def _callers(groups: dict[Any, Group], wanted: set[str]) -> dict[str, str | None
 
 def _homes(
     nodes: dict[str, Json],
+    facts: dict[str, Facts],
     results: list[Facts],
     further: list[Facts],
     callers: dict[str, str | None],
@@ -205,7 +206,7 @@ def _homes(
         uuid, parent = fact[UUID], fact[PARENT]
         places = [parent] if truthy(parent) else []
         if uuid in looking:
-            places += _further_homes(nodes, fact, callers)
+            places += _further_homes(nodes, facts, fact, callers)
         for place in places:
             tag = rules.tag(place, uuid)
             if tag not in tags:
@@ -216,23 +217,35 @@ def _homes(
 
 
 def _further_homes(
-    nodes: dict[str, Json], fact: Facts, callers: dict[str, str | None]
+    nodes: dict[str, Json], facts: dict[str, Facts], fact: Facts,
+    callers: dict[str, str | None]
 ) -> list[str]:
-    """The result's source row and the rows that made its calls, by the same writer."""
-    row, parent = nodes[fact[UUID]], fact[PARENT]
+    """The result's source row and the rows that made its calls, by the same writer.
+
+    Decided from the rows' facts: a row read here would be decoded for nothing when
+    it is not returned (most results of an abandoned branch)."""
+    parent, source = fact[PARENT], fact[SOURCE]
     places: list[str] = []
-    source = row.get("sourceToolAssistantUUID")
-    if type(source) is str and source != parent:
-        assistant = nodes.get(source)
-        if assistant is not None and same_writer(row, assistant):
+    if source is not None and source != parent:
+        assistant = facts.get(source)
+        if assistant is not None and _same_writer(nodes, fact, assistant):
             places.append(source)
     for call in fact[ANSWERS]:  # type: ignore[union-attr]
         caller = callers.get(call)
         # filing under the source or the parent again would change nothing
         if caller is not None and caller != source and caller != parent \
-                and same_writer(row, nodes[caller]):
+                and _same_writer(nodes, fact, facts[caller]):
             places.append(caller)
     return places
+
+
+def _same_writer(nodes: dict[str, Json], a: Facts, b: Facts) -> bool:
+    """``rows.same_writer`` of two rows from their facts; from the rows themselves when a
+    writer field has a shape the facts leave to them."""
+    first, second = a[WRITER], b[WRITER]
+    if first is None or second is None:
+        return same_writer(nodes[a[UUID]], nodes[b[UUID]])
+    return first == second  # type: ignore[no-any-return]
 
 
 __all__ = ["Rules", "Turn", "find_orphans"]

@@ -41,7 +41,7 @@ def test_the_mostly_dead_transcript_leaves_most_lines_off_the_chain() -> None:
     assert off_chain >= 0.8 * lines
 
 
-@pytest.mark.parametrize("kind", ["mostly-dead", "nul"])
+@pytest.mark.parametrize("kind", ["mostly-dead", "chain", "nul"])
 def test_load_benchmark_kinds_time_every_profile(
         kind: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "load", "--size-mb", "0.3", "--runs", "1", "--kind", kind]) == 0
@@ -135,3 +135,11 @@ def test_busy_loops_get_some_cpu() -> None:
     from rechain.conformance.bench.capacity import available_cores
 
     assert 0 < available_cores(2, seconds=0.2) <= (os.cpu_count() or 1) * 1.05
+
+
+def test_the_short_row_chain_returns_every_row() -> None:
+    data = synthetic_transcript(200_000, seed=6, kind="chain")
+    result = rebuild(data)
+    lines = data.count(b"\n")
+    assert result.error is None and len(result.messages) == lines - 1  # all but last-prompt
+    assert len(data) / lines < 400  # short rows: parsed without a glance

@@ -75,3 +75,48 @@ def test_the_rebuild_walks_the_relinked_chain_and_recovers_the_split_turn() -> N
     assert rebuilt.uuids == ["s1", "u1", "a1", "a2", "r2", "r1", "n1"]
     kinds = {(d.line, d.kind) for d in rebuilt.diagnostics}
     assert {(6, "relinked"), (9, "relinked"), (9, "off-chain"), (3, "recovered")} <= kinds
+
+
+WRITER_VALUES = [None, True, False, "", "agent-1", "agent-2", 0, 1, 1.0, -0.0, [], {}, ["x"]]
+
+
+@pytest.mark.parametrize("side_a", [*WRITER_VALUES, "absent"])
+@pytest.mark.parametrize("agent_a", [*WRITER_VALUES, "absent"])
+def test_writer_facts_decide_same_writer_as_the_rows_do(side_a: object, agent_a: object) -> None:
+    """Equal ``WRITER`` facts exactly when ``same_writer`` holds, else None (ask the rows),
+    against every pair of values: absent and null sides are false, ``===`` elsewhere."""
+    from rechain.reference.facts import WRITER
+    from rechain.reference.rows import same_writer
+
+    def row(uuid: str, side: object, agent: object) -> dict[str, object]:
+        fields = {"type": "user", "uuid": uuid}
+        if side != "absent":
+            fields["isSidechain"] = side
+        if agent != "absent":
+            fields["agentId"] = agent
+        return fields
+
+    first = row("a", side_a, agent_a)
+    for side_b in [*WRITER_VALUES, "absent"]:
+        for agent_b in [*WRITER_VALUES, "absent"]:
+            second = row("b", side_b, agent_b)
+            mine, theirs = facts_of(first)[WRITER], facts_of(second)[WRITER]
+            if mine is not None and theirs is not None:
+                assert (mine == theirs) is same_writer(first, second), (first, second)
+
+
+def test_orphan_recovery_leaves_the_results_it_does_not_return_undecoded() -> None:
+    """On a transcript whose abandoned branches hold most tool results, recovery files
+    them from their facts: the only rows decoded are returned ones (and boundaries)."""
+    from rechain.conformance.bench.synthetic import synthetic_transcript
+    from rechain.reference.lazyrows import Pending
+
+    result = rebuild(synthetic_transcript(3_000_000, seed=4, kind="mostly-dead"))
+    assert result.run is not None
+    nodes = result.run.graph.nodes
+    returned = {row["uuid"] for row in result.run.chain}
+    decoded = {uuid for uuid, row in dict.items(nodes) if type(row) is not Pending}
+    off_chain_results = {uuid for uuid, fact in result.run.graph.facts().items()
+                         if fact[ANSWERS] and uuid not in returned}
+    assert len(off_chain_results) > 100
+    assert not decoded & off_chain_results

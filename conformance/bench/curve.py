@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rechain.conformance.bench.synthetic import synthetic_transcript
+from rechain.conformance.bench.synthetic import write_transcript
 from rechain.conformance.oracles import registry
 from rechain.reference import PROFILES
 
@@ -150,15 +150,15 @@ def exponent(sizes: Sequence[float], values: Sequence[float]) -> float | None:
     return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
 
-def run(sizes_mb: Sequence[float], seed: int, progress: Callable[[str], None]
-        ) -> dict[str, Any]:
-    """Each reader at each size, then each curve's exponents."""
+def run(sizes_mb: Sequence[float], seed: int, progress: Callable[[str], None],
+        kind: str = "linear") -> dict[str, Any]:
+    """Each reader at each size on a synthetic file of ``kind``, then each curve's exponents."""
     curves = readers()
     table: dict[str, list[dict[str, Any]]] = {name: [] for name in curves}
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
         for size in sizes_mb:
             path = Path(tmp) / "bench.jsonl"
-            path.write_bytes(synthetic_transcript(int(size * 1024 * 1024), seed))
+            write_transcript(path, int(size * 1024 * 1024), seed, kind)
             actual = path.stat().st_size / 1024 / 1024
             for name, reader in curves.items():
                 point = reader(path)
@@ -172,7 +172,8 @@ def run(sizes_mb: Sequence[float], seed: int, progress: Callable[[str], None]
                 before = "" if base is None else f", {base:.0f} MB before the load"
                 progress(f"{actual:8.1f} MB  {name:22s} {seconds:9.3f} s  {peak:8.1f} MB peak "
                          f"({peak / actual:.1f}x the file{before})")
-    summary: dict[str, Any] = {"sizes_mb": list(sizes_mb), "seed": seed, "curves": {}}
+    summary: dict[str, Any] = {"sizes_mb": list(sizes_mb), "seed": seed, "kind": kind,
+                               "curves": {}}
     for name, points in table.items():
         if not points:
             continue

@@ -173,9 +173,10 @@ class _Writer:
         )
 
 
-#: what ``rechain bench load --kind`` writes: the chain is the file, a small part of it, or
-#: a file of NUL bytes (one line, no JSON: the cost of a file that is not a transcript)
-KINDS = ("linear", "mostly-dead", "nul")
+#: what ``rechain bench load --kind`` writes: the chain is the file, a small part of it, a
+#: chain of short rows (about 370 bytes each: 850,000 entries in 300 MB, where the cost
+#: per entry shows), or a file of NUL bytes (one line, no JSON: not a transcript at all)
+KINDS = ("linear", "mostly-dead", "chain", "nul")
 #: in a mostly-dead transcript, how much of the file each abandoned branch takes
 _BRANCH_SHARE = 0.05
 
@@ -186,10 +187,13 @@ def synthetic_transcript(size_bytes: int, seed: int = 0, kind: str = "linear") -
     ``linear``: one conversation (with a few rewinds and a compaction that keeps
     its preserved segment), nearly every line on the returned chain. ``mostly-dead``:
     the user goes back to the first prompt again and again, each branch about 5 % of
-    the file, so that about 95 % of the lines are on abandoned branches.
+    the file, so that about 95 % of the lines are on abandoned branches. ``chain``: one
+    chain of short prompts and one-block replies, every line returned.
     """
     if kind == "mostly-dead":
         return _mostly_dead(size_bytes, seed)
+    if kind == "chain":
+        return _short_chain(size_bytes, seed)
     writer = _Writer(seed)
     compacted = False
     while writer.size < size_bytes:
@@ -226,5 +230,19 @@ def _mostly_dead(size_bytes: int, seed: int) -> bytes:
         if writer.size >= branch_end:
             writer.cursor = root  # back to the first prompt: this branch is abandoned
             branch_end = writer.size + int(size_bytes * _BRANCH_SHARE)
+    writer.write({"type": "last-prompt", "lastPrompt": "done", "sessionId": writer.session})
+    return b"".join(writer.lines)
+
+
+def _short_chain(size_bytes: int, seed: int) -> bytes:
+    writer = _Writer(seed)
+    writer.stamps = rows.stamps(writer.session, cwd="/w", version="2.1.332", git_branch="main",
+                                entrypoint=None)
+    while writer.size < size_bytes:
+        writer.cursor = writer.row("user", writer.cursor,
+                                   message=rows.user_message(writer.text(1, 12)))
+        message = rows.assistant_message([rows.text(writer.text(1, 12))],
+                                          f"msg_{writer.random.getrandbits(64):016x}")
+        writer.cursor = writer.row("assistant", writer.cursor, message=message)
     writer.write({"type": "last-prompt", "lastPrompt": "done", "sessionId": writer.session})
     return b"".join(writer.lines)

@@ -25,8 +25,9 @@ def register(subparsers: Any) -> None:
     load.add_argument("--keep", type=Path, help="write the generated transcript here")
     load.add_argument("--kind", choices=KINDS, default="linear",
                       help="linear: nearly every line on the returned chain; mostly-dead: about "
-                           "95%% of the lines on abandoned branches; nul: a sparse file of NUL "
-                           "bytes (default linear)")
+                           "95%% of the lines on abandoned branches; chain: one chain of short "
+                           "rows (about 370 bytes each); nul: a sparse file of NUL bytes "
+                           "(default linear; --sizes too)")
     load.add_argument("--sizes", metavar="MB,...",
                       help="a scale curve instead: time and peak memory of the floor, each "
                            "profile and the SDKs at each size (e.g. 1,10,100,300), and each "
@@ -70,7 +71,8 @@ def _load(args: argparse.Namespace) -> int:
 
         sizes = _sizes(args.sizes, "--sizes")
         print(json.dumps(curve.run(sizes, args.seed,
-                                   lambda text: print(text, file=sys.stderr, flush=True)),
+                                   lambda text: print(text, file=sys.stderr, flush=True),
+                                   args.kind),
                          sort_keys=True))
         return 0
     print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep, args.kind)))
