@@ -28,7 +28,7 @@ REAL = [{"role": "user", "content": "u1"}, {"role": "assistant", "content": "a1"
         {"role": "user", "content": [{"type": "text", "text": PROMPT}]}]
 
 
-def test_the_request_carrying_the_prompt_is_taken_not_the_warmups() -> None:
+def test_the_first_request_after_the_warmups_is_taken() -> None:
     oracle = ClaudeCliOracle()
     result = oracle._result(b"", b"", [_call(WARMUP), _call(WARMUP), _call(*REAL)], 0, "", 0.0)
     assert result.messages == REAL[:-1] and result.prompt_turn == REAL[-1]
@@ -41,12 +41,12 @@ def test_warmups_alone_are_no_request_at_all() -> None:
     assert result.first_request is None and not result.ok
 
 
-def test_a_request_without_the_prompt_last_is_still_taken() -> None:
-    """Releases that put reminders after the prompt: the first call that is no warm-up."""
-    other = [{"role": "user", "content": [{"type": "text", "text": PROMPT},
-                                          {"type": "text", "text": "<system-reminder>x"}]}]
-    result = ClaudeCliOracle()._result(b"", b"", [_call(WARMUP), _call(*other)], 0, "", 0.0)
-    assert result.prompt_turn == other[-1]
+def test_without_warmups_the_first_request_is_taken() -> None:
+    """2.1.332 resuming an interrupted turn asks once before the prompt's request: that first
+    request is the one its views record."""
+    first = [{"role": "user", "content": [{"type": "text", "text": "redo"}]}]
+    result = ClaudeCliOracle()._result(b"", b"", [_call(*first), _call(*REAL)], 0, "", 0.0)
+    assert result.prompt_turn == first[-1]
 
 
 def test_warmup_sidechain_files_are_not_the_fork(tmp_path: Path) -> None:

@@ -176,19 +176,6 @@ def _is_prompt_row(row: dict[str, Any], prompt: str) -> bool:
     )
 
 
-def _carries_prompt(body: Any, prompt: str) -> bool:
-    """Whether a request's last message ends with the prompt: the resumed conversation's
-    call, not one of the "Warmup" calls 2.0.x makes before it."""
-    messages = body.get("messages") if isinstance(body, dict) else None
-    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
-        return False
-    content = messages[-1].get("content")
-    if isinstance(content, str):
-        return content == prompt
-    return (isinstance(content, list) and bool(content) and isinstance(content[-1], dict)
-            and content[-1].get("text") == prompt)
-
-
 def _is_warmup(body: Any) -> bool:
     """2.0.x's start-up call: one user message whose only text is "Warmup"."""
     messages = body.get("messages") if isinstance(body, dict) else None
@@ -429,8 +416,7 @@ class ClaudeCliOracle(Lifecycle):
                            and row["uuid"].encode() in before)
         parent, leaf = chained_to(appended, self.prompt, copied)
         calls = [r for r in requests if r.is_messages]
-        chosen = next((r for r in calls if _carries_prompt(r.body, self.prompt)),
-                      next((r for r in calls if not _is_warmup(r.body)), None))
+        chosen = next((r for r in calls if not _is_warmup(r.body)), None)
         body = chosen.body if chosen is not None and isinstance(chosen.body, dict) else None
         messages = list(body.get("messages") or []) if body is not None else []
         return CliResume(

@@ -126,6 +126,22 @@ SEED_SWITCHES: tuple[Switch, ...] = (
     Switch("large_file_skip", "2.1.88",
            "over 5 MiB the bytes before the last compact boundary are skipped (before: the "
            "whole file is read)"),
+    Switch("continue_lists_promptless", "2.1.88",
+           "--continue sees a session without a first prompt or title (before: passed over "
+           "when the first 16 KiB hold no prompt and there is no title: nothing resumed)"),
+    Switch("progress_bridged", "2.1.88",
+           "a progress row is bridged over, its child takes its parent (before: a chain row "
+           "like any other)"),
+    Switch("progress_loaded", "2.1.39",
+           "progress rows are loaded (before: not read, the chain breaks at one)"),
+    Switch("null_line_stops_loading", "2.1.39",
+           "a bare `null` line stops loading (before: passed over)"),
+    Switch("no_response_past_system", "2.1.88",
+           "\"No response requested.\" follows the last user or assistant message past "
+           "system rows (before: only when the very last message is a user one)"),
+    Switch("todos_need_block_lists", "2.1.88",
+           "the todo scan fails on an assistant whose content is not a list, the resume fails "
+           "(before: passed over; building the request fails on it instead)"),
     Switch("merge_seam_newline", "2.1.88",
            "two merged user messages get a newline at a text-text seam (before: joined as "
            "they are)"),

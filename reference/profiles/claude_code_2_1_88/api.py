@@ -130,6 +130,9 @@ def _tool_use(block: Any, release: SeedRelease = BASE) -> Any:
 
 def _add_assistant(result: list[Json], entry: Json, release: SeedRelease = BASE) -> None:
     content = content_of(entry)
+    if type(content) is not list and not release.todos_need_block_lists:
+        # the todo scan passed it over: building the request fails on it instead
+        raise ReaderError("message.content.map is not a function (TypeError)")
     if type(content) is list:
         entry = _with_content(entry, [_tool_use(b, release) for b in content])
     for at in range(len(result) - 1, -1, -1):

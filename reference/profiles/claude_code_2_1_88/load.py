@@ -15,6 +15,7 @@ from typing import Any
 
 from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
 from rechain.reference.model import Diagnostic, Json
+from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.rows import is_boundary
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
@@ -135,15 +136,22 @@ def _add_replacements(loaded: Loaded, entry: Json) -> None:
         loaded.content_replacements.setdefault(owner, []).extend(items)
 
 
-def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded) -> None:
+def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
+             release: SeedRelease = BASE) -> None:
     """The main loop: progress bridge, messages by uuid, metadata maps.
 
     A bare ``null`` (or any throw) ends the loop; what was collected stays, as
-    the loop sits inside a ``try`` whose ``catch`` is empty.
+    the loop sits inside a ``try`` whose ``catch`` is empty. Before 2.1.88's line a
+    progress row is a chain member (2.1.39) or not loaded at all (2.0.76), and before
+    2.1.39 a ``null`` line is passed over.
     """
     bridge: dict[str, Any] = {}
     messages = loaded.messages
+    kinds = MESSAGE_TYPES if release.progress_bridged or not release.progress_loaded \
+        else MESSAGE_TYPES | {"progress"}
     for number, value in values:
+        if value is None and not release.null_line_stops_loading:
+            continue
         if value is None:
             loaded.diagnostics.append(
                 Diagnostic(number, "load-aborted", "a JSON null line throws: loading stops here")
@@ -155,12 +163,14 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded) -> None:
         if type(kind) is not str:
             kind = None  # a list or object type is in no set (JS ``Set.has`` by identity)
         uuid = value.get("uuid", UNDEFINED)
-        if kind == "progress" and type(uuid) is str:
+        if kind == "progress" and not release.progress_loaded:
+            continue
+        if kind == "progress" and type(uuid) is str and release.progress_bridged:
             parent = value.get("parentUuid", UNDEFINED)
             bridged = type(parent) is str and parent != "" and parent in bridge
             bridge[uuid] = (_null(bridge[parent])) if bridged else parent
             continue
-        if kind in MESSAGE_TYPES:
+        if kind in kinds:
             parent = value.get("parentUuid", UNDEFINED)
             if type(parent) is str and parent in bridge:
                 value = {**value, "parentUuid": _null(bridge[parent])}
@@ -346,9 +356,9 @@ def compute_leaves(loaded: Loaded) -> None:
 
 
 def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] = (),
-         segment_relink: bool = True) -> Loaded:
-    """``loadTranscriptFile`` after the read: metadata lines first, then the buffer
-    (``segment_relink`` off before 2.1.88's line: no preservedSegment relink or pruning)."""
+         release: SeedRelease = BASE) -> Loaded:
+    """``loadTranscriptFile`` after the read: metadata lines first, then the buffer, as
+    ``release`` loads it."""
     loaded = Loaded()
     for _, value in metadata:
         if value is None:
@@ -356,8 +366,8 @@ def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] 
         if type(value) is dict and type(value.get("type")) is str \
                 and value["type"] in PRE_BOUNDARY_TYPES:
             dispatch_metadata(loaded, value)
-    dispatch(values, loaded)
-    if segment_relink:
+    dispatch(values, loaded, release)
+    if release.preserved_segment_relink:
         apply_preserved_segment(loaded)
     apply_snips(loaded)
     compute_leaves(loaded)

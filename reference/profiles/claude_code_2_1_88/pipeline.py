@@ -59,7 +59,7 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     diagnostics: list[Diagnostic] = list(source.diagnostics)
     metadata = parse_values(source.metadata_lines, diagnostics, release.lines_trimmed)
     values = parse_values(source.lines, diagnostics, release.lines_trimmed)
-    loaded = load(values, metadata, release.preserved_segment_relink)
+    loaded = load(values, metadata, release)
     loaded.diagnostics[:0] = diagnostics
     return loaded
 
@@ -72,11 +72,13 @@ def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
     except LoadFailedError as error:
         return Outcome(entry, Loaded(), release, error=str(error))
     outcome = Outcome(entry, loaded, release)
-    if entry == "continue" and seed_read.hidden_from_continue(data):
+    if entry == "continue" and seed_read.hidden_from_continue(
+            data, release.continue_lists_promptless):
         # not listed, so --continue starts a fresh conversation (exit 0, nothing resumed)
         loaded.diagnostics.append(Diagnostic(
-            None, "not-listed", "the head holds \"isSidechain\":true or a teamName: "
-            "--continue does not see this session"))
+            None, "not-listed", "the head holds \"isSidechain\":true or a teamName (or, "
+            "before 2.1.88's line, no first prompt nor title): --continue does not see this "
+            "session"))
         return outcome
     leaf = leaf_rule(entry, release)(loaded)
     if leaf is None:
@@ -98,7 +100,7 @@ def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
             raise ReaderError("first prompt: text.trim is not a function (TypeError)")
         outcome.chain = chain
         outcome.resumed = deserialise(remove_extra_fields(outcome.chain), release)
-        outcome.todos = extract_todos(outcome.resumed.messages)
+        outcome.todos = extract_todos(outcome.resumed.messages, release.todos_need_block_lists)
     except WalkHangsError as error:
         outcome.error = str(error)
         outcome.chain = []

@@ -86,6 +86,23 @@ class SeedRelease:
     #: over 5 MiB, the bytes before the last compact boundary are skipped (and dead branches
     #: cut); before, the whole file is read
     large_file_skip: bool = True
+    #: ``--continue`` sees a session without a first prompt or title; before, the session
+    #: list passes it over (no prompt in the first 16 KiB, no title) and nothing is resumed
+    continue_lists_promptless: bool = True
+    #: a ``progress`` row is bridged over (its child takes its parent); before, it is a
+    #: row of the chain like any other
+    progress_bridged: bool = True
+    #: ``progress`` rows are loaded (bridged or as rows); before, they are not read at
+    #: all, so the chain breaks at one
+    progress_loaded: bool = True
+    #: a bare ``null`` line stops loading; before, it is passed over
+    null_line_stops_loading: bool = True
+    #: "No response requested." follows the last user or assistant message, past system
+    #: rows; before, only when the very last message is a user one
+    no_response_past_system: bool = True
+    #: the todo scan fails on an assistant whose content is not a list (the resume fails);
+    #: before, it passes over it and building the request fails on it instead
+    todos_need_block_lists: bool = True
 
     @property
     def profile_name(self) -> str:

@@ -456,7 +456,8 @@ def deserialise(chain: list[Json], release: SeedRelease = BASE) -> Resumed:
     kind, _ = detect_interruption(messages)
     if kind == "interrupted_turn" and release.continue_interrupted_turn:
         messages = [*messages, synthetic_continue()]
-    last = max((i for i, e in enumerate(messages) if e.get("type") not in ("system", "progress")),
+    passed = ("system", "progress") if release.no_response_past_system else ()
+    last = max((i for i, e in enumerate(messages) if e.get("type") not in passed),
                default=-1)
     if last != -1 and messages[last].get("type") == "user":
         messages.insert(last + 1, synthetic_no_response())
@@ -475,7 +476,7 @@ def first_prompt_fails(messages: list[Json]) -> bool:
     return False
 
 
-def extract_todos(messages: list[Json]) -> list[Any]:
+def extract_todos(messages: list[Json], strict: bool = True) -> list[Any]:
     """``extractTodosFromTranscript`` (run by every print-mode resume): the last TodoWrite's todos.
 
     Scans assistants from the end and calls ``content.find``: an assistant whose
@@ -486,6 +487,8 @@ def extract_todos(messages: list[Json]) -> list[Any]:
         if entry.get("type") != "assistant":
             continue
         content = content_of(entry)
+        if type(content) is not list and not strict:
+            continue  # before 2.1.88's line: a content that is not a list is passed over
         if type(content) is not list:
             raise ReaderError("message.content.find is not a function (TypeError)")
         for block in content:

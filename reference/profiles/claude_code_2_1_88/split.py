@@ -10,6 +10,7 @@ those messages. Attachment, progress and system rows stay as they are.
 
 from __future__ import annotations
 
+from rechain.reference.graph import ReaderError
 from rechain.reference.js.values import UNDEFINED, prop
 from rechain.reference.model import Json
 
@@ -35,6 +36,8 @@ def split_per_block(messages: list[Json]) -> list[Json]:
                              None if fresh else entry.get("uuid")))
             continue
         if type(content) is not list:
+            if kind == "assistant":  # ``content.map`` of a string or a missing content
+                raise ReaderError("message.content.map is not a function (TypeError)")
             out.append(entry)
             continue
         fresh = fresh or len(content) > 1

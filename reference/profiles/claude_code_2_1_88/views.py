@@ -141,7 +141,8 @@ def state_view(result: Rebuild) -> Json:
     loaded, leaf = outcome.loaded, outcome.leaf
     sources = RESTORED_BY_ENTRY[outcome.entry]
     leaf_session = leaf.get("sessionId", UNDEFINED) if leaf is not None else UNDEFINED
-    if leaf is None and outcome.entry == "continue" and not hidden_from_continue(data):
+    if leaf is None and outcome.entry == "continue" and not hidden_from_continue(
+            data, outcome.release.continue_lists_promptless):
         # a listed session with no conversation: restored by the listed file's id
         leaf_session = session_id if session_id is not None else UNDEFINED
     state: Json = {"summary": None}
