@@ -8,6 +8,7 @@ switch must show between the recorded releases around it.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -79,3 +80,36 @@ def test_each_switch_shows_between_the_recorded_releases_around_it(switch) -> No
     before = [r for r in releases if version_tuple(r) < version_tuple(switch.first)][-1]
     old, new = _sent(before), _sent(switch.first)
     assert [c for c in sorted(set(old) & set(new)) if old[c] != new[c]], (before, switch.first)
+
+
+def _history(case: Case) -> list[dict[str, Any]]:
+    from rechain.conformance.history import history
+    from rechain.reference.profiles.family import verified_releases
+
+    return [{"first": s.first, "last": s.last, "tip": s.resumed.tip}
+            for s in history(case.input_bytes(), verified_releases())]
+
+
+def _span_of(ranges: list[dict[str, Any]], release: str) -> int:
+    return next(at for at, r in enumerate(ranges)
+                if version_tuple(r["first"]) <= version_tuple(release) <= version_tuple(r["last"]))
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if any(
+    in_cli_line(e.profile) and e.profile != CLI_PROFILE for e in c.expectations)],
+    ids=lambda c: c.id)
+def test_history_parts_where_the_recorded_releases_part(case: Case) -> None:
+    """``rechain history``'s ranges follow the releases' recorded answers: releases that sent
+    different messages are in different ranges, each range's tip the one its releases
+    recorded."""
+    ranges = _history(case)
+    answers = {}
+    for e in case.expectations:
+        if in_cli_line(e.profile) and not e.options.get("resume_interrupted_turn"):
+            answers.setdefault(_release(e.profile), {})[e.view] = _recorded(e)
+    releases = sorted(answers, key=version_tuple)
+    for release in releases:
+        assert ranges[_span_of(ranges, release)]["tip"] == answers[release]["chain"], release
+    for before, after in pairwise(releases):
+        if answers[before] != answers[after]:
+            assert _span_of(ranges, before) != _span_of(ranges, after), (before, after)

@@ -159,15 +159,19 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.100", "the case the task-notice switch shows on (1/1)"),
     ("2.1.101", "the whole corpus (seed-* at all three entry points, recorded; 174 others at "
                 "one each: 249/249), 100 generated (96/100; the 4 misses corrupted)"),
-    ("2.1.285", "the whole corpus (202/202 option sets)"),
+    ("2.1.285", "the whole corpus (202/202 option sets), 200 generated (200/200, seed 285); "
+                "its answers on the switch cases recorded"),
     ("2.1.303", "the cases each switch shows on (9/9)"),
-    ("2.1.304", "the whole corpus (205/205 option sets)"),
+    ("2.1.304", "the whole corpus (205/205 option sets); its answers on the switch cases "
+                "recorded"),
     ("2.1.318", "the cases each switch shows on (9/9)"),
-    ("2.1.319", "the whole corpus (205/205 option sets)"),
-    ("2.1.321", "the whole corpus (205/205 option sets)"),
+    ("2.1.319", "the whole corpus (205/205 option sets); its answers on the switch cases "
+                "recorded"),
+    ("2.1.321", "the whole corpus (205/205 option sets); its answers on the switch cases "
+                "recorded"),
     ("2.1.322", "the cases each switch shows on (9/9)"),
     ("2.1.323", "the whole corpus (202/202 option sets)"),
-    ("2.1.332", "the whole corpus's recorded expectations and generated sweeps"),
+    ("2.1.332", "the whole corpus's recorded expectations, 200 generated (200/200, seed 332)"),
 )
 
 #: Ranges answered by the switches (both ends verified), newest line last.
