@@ -18,9 +18,13 @@ from typing import Any
 import orjson
 
 from rechain.reference.js.jsonparse import JsonError, parse_prefix
+from rechain.reference.lazyrows import valid_utf8
 from rechain.reference.read import NumberedLines
 
 _JSON_WS = " \t\r\n"
+_WS_BYTES = frozenset(b" \t\r\n")
+# the first byte of any JSON value; a line starting with another byte fails at once
+_VALUE_START = frozenset(b'{["-0123456789tfn')
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,23 +45,25 @@ class Skipped:
     after_value: bool = False
 
 
-def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes | memoryview, Sequence[int]]:
-    """The buffer the lines came from, and the line number of each LF-separated piece.
+def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes, int, Sequence[int]]:
+    """The buffer the lines came from, how many of its bytes are the lines joined again,
+    and the line number of each LF-separated piece.
 
-    Lines that are a whole buffer (``NumberedLines``) are that buffer: no copy of it.
+    Lines that are a whole buffer (``NumberedLines``) are that buffer: no copy of it
+    (the lines joined again lack the file's last LF, so they end one byte early).
     """
     if isinstance(lines, NumberedLines):
         data = lines.data
         count = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-        # the lines joined again lack the file's last LF: a view without it, not a copy
-        joined = memoryview(data)[:-1] if data.endswith(b"\n") else data
-        return joined, range(lines.first_line, lines.first_line + count)
+        end = len(data) - 1 if data.endswith(b"\n") else len(data)
+        return data, end, range(lines.first_line, lines.first_line + count)
     pieces: list[bytes] = []
     numbers: list[int] = []
     for number, raw in lines:
         pieces.append(raw)
         numbers.append(number)
-    return b"\n".join(pieces), numbers
+    joined = b"\n".join(pieces)
+    return joined, len(joined), numbers
 
 
 def decode(data: bytes | memoryview) -> tuple[str, bool]:
@@ -68,24 +74,152 @@ def decode(data: bytes | memoryview) -> tuple[str, bool]:
         return str(data, "utf-8", "replace"), True
 
 
-def read_values(data: bytes | memoryview, numbers: Sequence[int]) -> Iterator[Value | Skipped]:
-    """Every value the CLI's reader yields from ``data``, and every stretch it skipped."""
-    text, _ = decode(data)
-    starts = [0]
-    at = text.find("\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
+def read_values(data: bytes, numbers: Sequence[int], end: int | None = None
+                ) -> Iterator[Value | Skipped]:
+    """Every value the CLI's reader yields from ``data[:end]``, and every stretch it skipped.
+
+    A UTF-8 buffer is read in place, line by line, and decoded to text only where a line
+    needs the exact parser (an error, a value across lines, text after a value): a file
+    as large as the machine's memory costs no copy of itself. Any other buffer is decoded
+    whole first, U+FFFD for its bad bytes, as ``Buffer.toString`` does.
+    """
+    end = len(data) if end is None else end
+    if valid_utf8(data):
+        return _read_bytes(data, end, numbers)
+    view = memoryview(data)[:end]
+    return _read_text(decode(view)[0], numbers)
+
+
+class _Lines:
+    """Line numbers of offsets that only grow: the LFs between two offsets counted once."""
+
+    def __init__(self, data: bytes | str, numbers: Sequence[int]) -> None:
+        self.data, self.numbers = data, numbers
+        self.offset = self.index = 0
+
+    def of(self, offset: int) -> int:
+        if offset > self.offset:
+            self.index += self.data.count("\n" if type(self.data) is str else b"\n",  # type: ignore[arg-type]
+                                          self.offset, offset)
+            self.offset = offset
+        numbers = self.numbers
+        return numbers[self.index] if self.index < len(numbers) else numbers[-1] + 1
+
+
+class _Text:
+    """The buffer's text where the exact parser needs it, and character offsets of bytes.
+
+    Offsets asked only grow, so each is counted from the last one; the whole text is
+    decoded once, the first time a value needs more than its own line.
+    """
+
+    def __init__(self, data: bytes, end: int) -> None:
+        self.data, self.end = data, end
+        self.at_byte = self.at_char = 0
+        self.ascii = data.isascii()
+        self.whole: str | None = None
+
+    def char(self, offset: int) -> int:
+        """The character offset of byte ``offset`` (a character boundary)."""
+        if self.ascii:
+            return offset
+        if offset > self.at_byte:
+            self.at_char += len(str(memoryview(self.data)[self.at_byte:offset], "utf-8"))
+            self.at_byte = offset
+        return self.at_char
+
+    def byte(self, start: int, text: str, begin: int, stop: int) -> int:
+        """The byte offset of character ``stop`` of ``text``, whose character ``begin`` is
+        byte ``start``."""
+        return start + (stop - begin if self.ascii else len(text[begin:stop].encode()))
+
+    def text(self) -> str:
+        if self.whole is None:
+            self.whole = str(memoryview(self.data)[:self.end], "utf-8")
+        return self.whole
+
+
+def _error(error: JsonError, shift: int) -> str:
+    """The message of ``error`` raised ``shift`` characters into the text."""
+    reason = str(error).removesuffix(f" at character {error.offset}")
+    return str(JsonError(reason, error.offset + shift))
+
+
+def _needs_more(error: JsonError, window: str) -> bool:
+    """Whether the parse failed only because the line ended: the text after it decides."""
+    return (error.offset >= len(window) or str(error).startswith("unexpected end of input")
+            or str(error).startswith("Unterminated string"))
+
+
+def _read_bytes(data: bytes, end: int, numbers: Sequence[int]) -> Iterator[Value | Skipped]:
+    """``_read_text`` on the bytes of a UTF-8 buffer (same values, lines and messages)."""
+    lines = _Lines(data, numbers)
+    text = _Text(data, end)
+    view = memoryview(data)
+    find, loads, refused = data.find, orjson.loads, (orjson.JSONDecodeError, RecursionError)
+    pos = 3 if data.startswith(b"\xef\xbb\xbf") and end >= 3 else 0
+    while True:
+        while pos < end and data[pos] in _WS_BYTES:
+            pos += 1
+        if pos >= end:
+            return
+        newline = find(b"\n", pos, end)
+        line_end = end if newline == -1 else newline
+        number = lines.of(pos)
+        first = data[pos]
+        if first in _VALUE_START:
+            try:  # the fast path: the whole line is one value
+                yield Value(number, loads(view[pos:line_end]))
+                pos = line_end
+                continue
+            except refused:
+                pass
+        else:  # no value starts here: the exact parser fails on this character
+            size = 1 if first < 0x80 else 2 if first < 0xE0 else 3 if first < 0xF0 else 4
+            char = str(view[pos:pos + size], "utf-8")
+            yield Skipped(number, str(JsonError(f"unexpected character {char!r}",
+                                                text.char(pos))))
+            pos = _next_byte_line(data, pos, end)
+            continue
+        shift = text.char(pos)
+        window = str(view[pos:line_end], "utf-8")
+        source, begin = window, 0
+        try:
+            value, after = parse_prefix(window, 0)
+        except JsonError as error:
+            if not _needs_more(error, window):
+                yield Skipped(number, _error(error, shift))
+                pos = _next_byte_line(data, pos, end)
+                continue
+            source, begin = text.text(), shift
+            try:
+                value, after = parse_prefix(source, begin)
+            except JsonError as error:
+                yield Skipped(number, str(error))
+                pos = _next_byte_line(data, pos, end)
+                continue
+        after_byte = text.byte(pos, source, begin, after)
+        yield Value(number, value, lines.of(max(after_byte - 1, pos)))
+        rest = after_byte
+        while rest < end and data[rest] in b" \t\r":
+            rest += 1
+        if rest < end and data[rest] != 0x0A:
+            yield Skipped(lines.of(rest), "text after the value on its line", after_value=True)
+            pos = _next_byte_line(data, rest, end)
+        else:
+            pos = rest
+
+
+def _next_byte_line(data: bytes, offset: int, end: int) -> int:
+    newline = data.find(b"\n", offset, end)
+    return end if newline == -1 else newline + 1
+
+
+def _read_text(text: str, numbers: Sequence[int]) -> Iterator[Value | Skipped]:
+    """The reader on a decoded buffer (one that was not UTF-8)."""
+    lines = _Lines(text, numbers)
     pos = 1 if text.startswith("\ufeff") else 0
     end = len(text)
-    line_index = 0
-
-    def line_of(offset: int) -> int:
-        nonlocal line_index
-        while line_index + 1 < len(starts) and starts[line_index + 1] <= offset:
-            line_index += 1
-        return numbers[line_index] if line_index < len(numbers) else numbers[-1] + 1
-
     while True:
         while pos < end and text[pos] in _JSON_WS:
             pos += 1
@@ -93,7 +227,7 @@ def read_values(data: bytes | memoryview, numbers: Sequence[int]) -> Iterator[Va
             return
         newline = text.find("\n", pos)
         line_end = end if newline == -1 else newline
-        number = line_of(pos)
+        number = lines.of(pos)
         try:  # the fast path: the whole line is one value
             yield Value(number, orjson.loads(text[pos:line_end]))
             pos = line_end
@@ -106,12 +240,12 @@ def read_values(data: bytes | memoryview, numbers: Sequence[int]) -> Iterator[Va
             yield Skipped(number, str(error))
             pos = _next_line(text, pos)  # the line feed after the value's start
             continue
-        yield Value(number, value, line_of(max(after - 1, pos)))
+        yield Value(number, value, lines.of(max(after - 1, pos)))
         rest = after
         while rest < end and text[rest] in " \t\r":
             rest += 1
         if rest < end and text[rest] != "\n":
-            yield Skipped(line_of(rest), "text after the value on its line", after_value=True)
+            yield Skipped(lines.of(rest), "text after the value on its line", after_value=True)
             pos = _next_line(text, rest)
         else:
             pos = rest

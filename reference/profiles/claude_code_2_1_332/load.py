@@ -113,13 +113,13 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST) 
     parsed = Parsed()
     state = LoadState()
     parsed.extras[STATE] = state
-    data, numbers = join_lines(lines)
+    data, end, numbers = join_lines(lines)
     if not numbers:
         return parsed
     seen: set[str] = set()
     bridge: dict[str, Any] = {}
     read: set[int] = set()
-    for item in read_values(data, numbers):
+    for item in read_values(data, numbers, end):
         if isinstance(item, Skipped):
             kind = "text-after-value" if item.after_value else "invalid-json"
             parsed.diagnostics.append(Diagnostic(item.line, kind, item.reason))
