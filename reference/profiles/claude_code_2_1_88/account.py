@@ -13,7 +13,7 @@ from typing import Any
 from rechain.reference.explain import accounted_lines
 from rechain.reference.model import Diagnostic
 from rechain.reference.profiles.claude_code_2_1_88.load import MESSAGE_TYPES
-from rechain.reference.profiles.claude_code_2_1_88.parse import numbered_lines, parse_values
+from rechain.reference.profiles.claude_code_2_1_88.parse import line_views, parse_values
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import Outcome
 
 
@@ -28,7 +28,7 @@ def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
     aborted = next((d.line for d in given if d.kind == "load-aborted" and d.line), None)
     unused = _not_resumed(outcome)
     out = list(given)
-    for number, raw in numbered_lines(data):
+    for number, raw in line_views(data):
         if number in done:
             continue
         if aborted is not None and number > aborted:
@@ -56,7 +56,7 @@ def _not_resumed(outcome: Outcome) -> str | None:
     return f"nothing resumed by --{outcome.entry}: a fresh conversation starts"
 
 
-def _unloaded(number: int, raw: bytes) -> Diagnostic:
+def _unloaded(number: int, raw: bytes | memoryview) -> Diagnostic:
     """A line the loader read but kept no row from."""
     values = list(parse_values([(number, raw)], []))
     if not values:

@@ -17,7 +17,20 @@ TS_SUFFIX = b'","timestamp":"'
 SIDECHAIN_TRUE = b'"isSidechain":true'
 UUID_LEN = 36
 
-Lines = tuple[tuple[int, bytes], ...]
+# (line number, its bytes): a view into the file for the lines of a large one
+Lines = tuple[tuple[int, bytes | memoryview], ...]
+_CHUNK = 1 << 20
+
+
+def contains(line: bytes | memoryview, marker: bytes) -> bool:
+    """``marker in line``; a view is searched a chunk at a time, never copied whole."""
+    if type(line) is bytes:
+        return marker in line
+    step = _CHUNK
+    for at in range(0, len(line), step):
+        if marker in bytes(line[at:at + step + len(marker) - 1]):
+            return True
+    return False
 
 
 def _depth_at(line: bytes, end: int) -> int:
@@ -72,7 +85,8 @@ def excise_dead_branches(lines: Lines, newline_terminated: bool = True) -> Lines
     slots: dict[bytes, int] = {}
     messages: list[tuple[int, bytes | None]] = []  # (index in lines, parent bytes)
     for index, (_, line) in enumerate(lines):
-        if len(line) + 1 > len(PARENT_PREFIX) and line.startswith(PARENT_PREFIX):
+        if len(line) + 1 > len(PARENT_PREFIX) and line[:len(PARENT_PREFIX)] == PARENT_PREFIX:
+            line = bytes(line)
             uuid = own_uuid(line)
             if uuid is not None:
                 quoted = line[len(PARENT_PREFIX):len(PARENT_PREFIX) + 1] == b'"'
@@ -80,7 +94,7 @@ def excise_dead_branches(lines: Lines, newline_terminated: bool = True) -> Lines
                 slots[uuid] = len(messages)
                 messages.append((index, parent if quoted else None))
     leaf = next((s for s in range(len(messages) - 1, -1, -1)
-                 if SIDECHAIN_TRUE not in lines[messages[s][0]][1]), None)
+                 if not contains(lines[messages[s][0]][1], SIDECHAIN_TRUE)), None)
     if leaf is None:
         return lines
     chain: set[int] = set()

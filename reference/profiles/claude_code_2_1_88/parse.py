@@ -8,6 +8,7 @@ parsed; a line that does not parse is dropped without a word.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -19,6 +20,8 @@ from rechain.reference.model import Diagnostic
 
 BOM = b"\xef\xbb\xbf"
 JSON_SPACE = " \t\n\r"
+_HEAD = 1 << 16
+_VALUE_START = frozenset('{["-0123456789tfn')
 
 
 def numbered_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
@@ -31,16 +34,47 @@ def numbered_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
     return enumerate(pieces, first)
 
 
+def line_views(data: bytes, first: int = 1) -> Iterator[tuple[int, memoryview]]:
+    """``numbered_lines`` as views into ``data``: no line is copied."""
+    view = memoryview(data)
+    start = 3 if data.startswith(BOM) else 0
+    end, find = len(data), data.find
+    number = first
+    while start < end:
+        newline = find(b"\n", start)
+        newline = end if newline == -1 else newline
+        yield number, view[start:newline]
+        number += 1
+        start = newline + 1
+
+
 def parse_values(
-    lines: Iterable[tuple[int, bytes]], diagnostics: list[Diagnostic], trimmed: bool = True
+    lines: Iterable[tuple[int, bytes | memoryview]], diagnostics: list[Diagnostic],
+    trimmed: bool = True,
 ) -> Iterator[tuple[int, Any]]:
     """Every line that ``JSON.parse`` accepts, as (line number, value); others reported.
     ``trimmed`` off (before 2.1.39): no JS ``trim()`` first, so only JSON's own
-    whitespace may surround the value."""
+    whitespace may surround the value.
+
+    A line orjson takes as it is gets that value without being decoded to text: a
+    valid UTF-8 line whose value only JSON whitespace surrounds is the same after
+    ``trim()``. A long line no value can start on is refused from its first characters.
+    """
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
+    spaces = JS_SPACE if trimmed else JSON_SPACE
     for number, raw in lines:
-        text = raw.decode("utf-8", "replace")
-        text = text.strip(JS_SPACE) if trimmed else text.strip(JSON_SPACE)
+        refused = _refused_at_once(raw, spaces) if len(raw) > _HEAD else None
+        if refused is not None:  # before orjson, which would copy a view of the line
+            diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {refused}"))
+            continue
+        try:
+            value = loads(raw)
+        except (decode_error, RecursionError):
+            pass
+        else:
+            yield number, value
+            continue
+        text = str(raw, "utf-8", "replace").strip(spaces)
         if not text:
             continue
         try:
@@ -52,3 +86,13 @@ def parse_values(
                 diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
                 continue
         yield number, value
+
+
+def _refused_at_once(raw: bytes | memoryview, spaces: str) -> JsonError | None:
+    """The parser's error when no JSON value can start the trimmed line, from its first
+    64 KiB alone (a gigabyte of NUL bytes is never decoded); None: parse it whole."""
+    head = codecs.getincrementaldecoder("utf-8")("replace").decode(memoryview(raw)[:_HEAD])
+    head = head.lstrip(spaces)
+    if not head or head[0] in _VALUE_START:
+        return None
+    return JsonError(f"unexpected character {head[0]!r}", 0)

@@ -13,7 +13,7 @@ from rechain.reference.graph import Graph
 from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed, parse_sdk
 from rechain.reference.profiles.claude_code_2_1_88.account import off_chain_reasons
-from rechain.reference.profiles.claude_code_2_1_88.parse import numbered_lines
+from rechain.reference.profiles.claude_code_2_1_88.parse import line_views
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import run
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME, VIEWS
@@ -25,10 +25,24 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     """The resumed chain's lines (root first) for ``Options.entry`` in this release, and
     why every other line is not on it."""
     outcome = run(data, options, release)
-    by_number = dict(numbered_lines(data))
     ordered = [outcome.loaded.line_of(e) for e in outcome.chain]
+    by_number = _lines_at(data, {n for n in ordered if n is not None})
     lines = tuple((n, by_number[n]) for n in ordered if n is not None and n in by_number)
     return Source(lines, data, tuple(off_chain_reasons(data, outcome)), found=outcome)
+
+
+def _lines_at(data: bytes, wanted: set[int]) -> dict[int, memoryview]:
+    """The lines of these numbers (``numbered_lines``), as views into the file."""
+    found: dict[int, memoryview] = {}
+    if not wanted:
+        return found
+    last = max(wanted)
+    for number, line in line_views(data):
+        if number in wanted:
+            found[number] = line
+        if number >= last:
+            break
+    return found
 
 
 def no_relink(graph: Graph) -> None:

@@ -18,7 +18,11 @@ from rechain.reference import read as shared_read
 from rechain.reference.listing.claude_code_2_1_88 import first_prompt
 from rechain.reference.listing.scan import last_field_88
 from rechain.reference.model import Diagnostic
-from rechain.reference.profiles.claude_code_2_1_88.deadbranch import excise_dead_branches
+from rechain.reference.profiles.claude_code_2_1_88.deadbranch import (
+    Lines,
+    contains,
+    excise_dead_branches,
+)
 from rechain.reference.profiles.claude_code_2_1_88.parse import numbered_lines
 
 LITE_BYTES = 65536
@@ -36,7 +40,7 @@ _TEAM = re.compile(rb'"teamName": ?"([^"]+)"')
 class SeedSource:
     """What the loader parses: pre-boundary metadata lines first, then the buffer's lines."""
 
-    lines: tuple[tuple[int, bytes], ...]
+    lines: Lines
     metadata_lines: tuple[tuple[int, bytes], ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
 
@@ -49,7 +53,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         return SeedSource(tuple(numbered_lines(data)))
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges)
     source = shared_read.read_after(data, begin)
-    lines = tuple(source.numbered_lines())
+    lines = _views(source)
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
     has_segment = _has_live_segment_marker(lines)
     diagnostics = source.diagnostics
@@ -59,9 +63,17 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
             survivors = {number for number, _ in kept}
             diagnostics += tuple(_dead(number) for number, _ in lines if number not in survivors)
         lines = kept
-    if lines and lines[0][0] == 1 and lines[0][1].startswith(b"\xef\xbb\xbf"):
+    if lines and lines[0][0] == 1 and lines[0][1][:3] == b"\xef\xbb\xbf":
         lines = ((1, lines[0][1][3:]), *lines[1:])
     return SeedSource(lines, metadata, diagnostics)
+
+
+def _views(source: shared_read.Source) -> Lines:
+    """The source's lines, as views into the file where they are its bytes in order."""
+    if source.lines is not None:
+        return source.lines
+    return tuple((number, line) for number, line, _ in
+                 shared_read.NumberedLines(source.data, source.first_line).views())
 
 
 def _dead(number: int) -> Diagnostic:
@@ -69,11 +81,11 @@ def _dead(number: int) -> Diagnostic:
                       "removed before parsing")
 
 
-def _has_live_segment_marker(lines: tuple[tuple[int, bytes], ...]) -> bool:
+def _has_live_segment_marker(lines: Lines) -> bool:
     """Whether a boundary with ``preservedSegment`` was seen after the last truncation."""
     for _, line in lines:
-        if b"compact_boundary" in line and b"preservedSegment" in line:
-            found = shared_read.boundary_keeps(line, ("preservedSegment",))
+        if contains(line, b"compact_boundary") and contains(line, b"preservedSegment"):
+            found = shared_read.boundary_keeps(bytes(line), ("preservedSegment",))
             if found:
                 return True
     return False

@@ -1,0 +1,66 @@
+"""2.1.88's line parse reads lines in place and refuses a long line no value can start on
+from its head: the same values and diagnostics as decoding, trimming and parsing each line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rechain.reference.js.jsonparse import JsonError, parse_text
+from rechain.reference.js.text import JS_SPACE
+from rechain.reference.model import Diagnostic
+from rechain.reference.profiles.claude_code_2_1_88.parse import (
+    JSON_SPACE,
+    line_views,
+    numbered_lines,
+    parse_values,
+)
+
+LONG = 70_000
+
+
+def _decoded(raw: bytes, trimmed: bool) -> tuple[list[Any], list[str]]:
+    """The parse as 2.1.88 states it: decode, trim, ``JSON.parse``."""
+    text = raw.decode("utf-8", "replace").strip(JS_SPACE if trimmed else JSON_SPACE)
+    if not text:
+        return [], []
+    try:
+        return [orjson.loads(text)], []
+    except orjson.JSONDecodeError:
+        try:
+            return [parse_text(text)], []
+        except JsonError as error:
+            return [], [f"not JSON: {error}"]
+
+
+def _in_place(raw: bytes, trimmed: bool) -> tuple[list[Any], list[str]]:
+    diagnostics: list[Diagnostic] = []
+    values = [v for _, v in parse_values([(1, memoryview(raw))], diagnostics, trimmed)]
+    return values, [d.detail for d in diagnostics]
+
+
+@pytest.mark.parametrize("trimmed", [True, False])
+@pytest.mark.parametrize("raw", [
+    b"\x00" * LONG, b" " * LONG + b"\x00", "\u00a0".encode() * LONG + b"x", b"\xff" * LONG,
+    b" " * LONG, b'{"a":1}' + b" " * LONG, b" " * LONG + b'{"a":1}', b"\x0c" * LONG + b"[1]",
+    b"t" * LONG, "\ufeff".encode() + b"\x00" * LONG, b"\xe2\x80" + b"\x00" * LONG,
+])
+def test_long_lines_parse_as_decoded(raw: bytes, trimmed: bool) -> None:
+    assert _in_place(raw, trimmed) == _decoded(raw, trimmed)
+
+
+@given(st.lists(st.sampled_from([b"\x00", b" ", b"\xc2\xa0", b"\xff", b"{", b'"a"', b":", b"1",
+                                 b"}", b"\\ud800", b"1e400", b"\r", b"\x0b"]), max_size=12),
+       st.booleans())
+def test_short_lines_parse_as_decoded(pieces: list[bytes], trimmed: bool) -> None:
+    raw = b"".join(pieces)
+    assert _in_place(raw, trimmed) == _decoded(raw, trimmed)
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"a\nb", b"a\nb\n", b"\xef\xbb\xbfa\n\nb\n\n"])
+def test_line_views_are_the_numbered_lines(data: bytes) -> None:
+    assert [(n, bytes(v)) for n, v in line_views(data)] == list(numbered_lines(data))
