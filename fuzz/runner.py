@@ -130,6 +130,25 @@ def environment(target: Target, settings: Settings) -> dict[str, str]:
     return env
 
 
+def _tie_to_runner() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the worker die with the runner (Linux ``PR_SET_PDEATHSIG``).
+
+    A runner killed outright (a CI step's timeout, ``subprocess.run(timeout=...)``) would
+    otherwise leave its worker fuzzing on, orphaned, holding the caller's pipes open. The
+    function is looked up before the fork: the child only makes the one call.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        import signal
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):
+        return None
+    return lambda: prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+
+
 def neutral_cwd(settings: Settings) -> Path:
     """Where workers start: not a source tree whose ``rechain/`` would hide the shim's."""
     settings.work.mkdir(parents=True, exist_ok=True)
@@ -303,7 +322,8 @@ def run(target: Target, settings: Settings) -> Report:
             command = worker_command(target, settings, contract, dirs, left)
             workers = [
                 subprocess.Popen(
-                    command, stdout=log, stderr=subprocess.PIPE, env=env, cwd=neutral_cwd(settings)
+                    command, stdout=log, stderr=subprocess.PIPE, env=env,
+                    cwd=neutral_cwd(settings), preexec_fn=_tie_to_runner(),
                 )
                 for _ in range(1)  # --jobs N is libFuzzer's -fork=N inside it
             ]

@@ -10,9 +10,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -27,9 +29,13 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("atheris") is None, reason="atheris is not installed"
 )
 # a campaign's size is a number of executions, never a time: the same work on a loaded
-# machine; the time given with it is only a safety limit
+# machine; the time given with it is only a safety limit, and it ends the campaign well
+# before the test gives up on the process (on a machine loaded enough to reach it, the
+# campaign stops early with what it executed, and the test still asserts that was > 0)
 RUNS = os.environ.get("RECHAIN_FUZZ_RUNS", "300")
-SAFETY = ["--time", "900"]
+SAFETY_S = 420
+SAFETY = ["--time", str(SAFETY_S)]
+PROCESS_TIMEOUT_S = SAFETY_S + 300
 KNOWN_OPEN = {
     (meta["target"], meta["exception"])
     for meta in map(fuzz_meta, fuzz_cases())
@@ -70,7 +76,7 @@ def read(data: bytes) -> int:
 
 def _fuzz(args: list[str]) -> tuple[int, list[dict]]:
     command = [sys.executable, "-m", "rechain", "fuzz", *args, "--json"]
-    done = subprocess.run(command, capture_output=True, timeout=600, check=False)
+    done = subprocess.run(command, capture_output=True, timeout=PROCESS_TIMEOUT_S, check=False)
     assert done.returncode in (0, 1), done.stderr.decode()[-3000:]
     return done.returncode, json.loads(done.stdout)
 
@@ -178,7 +184,7 @@ def _fuzz_in(cwd: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     command = [sys.executable, "-m", "rechain", "fuzz", *args]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=1200, check=False)
+                          timeout=PROCESS_TIMEOUT_S, check=False)
 
 
 def test_a_target_in_the_current_directory_is_fuzzed(tmp_path):
@@ -217,3 +223,51 @@ def test_a_campaign_that_executed_nothing_fails_and_says_why(tmp_path):
                                "--work", "work"])
     assert done.returncode == 1
     assert "needs_config-read executed nothing: FileNotFoundError" in done.stderr
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(p) for p in (task / "children").read_text().split()}
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_runner_killed_outright_takes_its_worker_with_it(tmp_path, monkeypatch):
+    """A CI step's timeout SIGKILLs ``rechain fuzz``: its worker must not fuzz on, orphaned."""
+    (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    log = tmp_path / "work" / "toy_reader-read" / "worker.log"
+    command = [sys.executable, "-m", "rechain", "fuzz", "--target", "toy_reader:read",
+               "--time", "600", "--work", str(tmp_path / "work"), "--json"]
+    runner = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers: set[int] = set()
+        for _ in range(1200):  # the worker is up once libFuzzer has written to its log
+            workers = _children(runner.pid)
+            if workers and log.exists() and log.stat().st_size > 0:
+                break
+            assert runner.poll() is None, "the runner ended before its worker started"
+            time.sleep(0.1)
+        assert workers, "no worker started within two minutes"
+        runner.kill()
+        runner.wait()
+        for _ in range(300):
+            if not any(_alive(pid) for pid in workers):
+                break
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in workers), "the worker outlived its runner"
+    finally:
+        runner.kill()
+        runner.wait()
+        for pid in workers:  # clean up after a failure (the fixed runner leaves none)
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

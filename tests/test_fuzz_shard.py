@@ -35,8 +35,8 @@ def test_shards_start_from_fixed_slices_of_the_seeds(tmp_path, unit) -> None:
 @pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris not installed")
 def test_the_cli_fuzzes_from_the_shards_seed_slice(tmp_path) -> None:
     command = [sys.executable, "-m", "rechain", "fuzz", "parse-line", "--shard", "2/3",
-               "--runs", "100", "--time", "900", "--work", str(tmp_path), "--json"]
-    done = subprocess.run(command, capture_output=True, timeout=600, check=False)
+               "--runs", "100", "--time", "420", "--work", str(tmp_path), "--json"]
+    done = subprocess.run(command, capture_output=True, timeout=720, check=False)
     assert done.returncode in (0, 1), done.stderr.decode()[-2000:]
     [report] = json.loads(done.stdout)
     assert report["executions"] > 0
