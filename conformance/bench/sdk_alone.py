@@ -5,7 +5,8 @@ into the SDK's own work (this) and rechain's glue (the rest: laying transcripts 
 the request and reply, Python reading answers). The transcripts are laid out as the
 bridge lays out a batch (``BATCH`` cases in one config dir, distinct ids in one project, on the same
 scratch file system) and ``conformance/node/sdk_alone.mjs`` calls ``getSessionMessages``
-on each with the bridge's concurrency, timing its own CPU after one warm-up call.
+on each with the bridge's concurrency and V8 flags, timing its own CPU after one warm-up
+call.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from rechain.conformance.oracles.registry import OracleSpec, entry_path
 from rechain.conformance.oracles.scratch import make_scratch
+from rechain.conformance.oracles.ts_sdk import NODE_FLAGS
 from rechain.conformance.protocol import CaseInput
 from rechain.conformance.runner import BATCH
 
@@ -63,7 +65,7 @@ def measure(spec: OracleSpec, cases: Sequence[CaseInput]) -> dict[str, Any]:
         plan = _plan(root, cases)
         (root / "plan.json").write_text(json.dumps(plan), "utf-8")
         done = subprocess.run(
-            [node, str(_script()), str(entry_path(spec)), str(root / "plan.json"),
+            [node, *NODE_FLAGS, str(_script()), str(entry_path(spec)), str(root / "plan.json"),
              str(CONCURRENCY)],
             capture_output=True, check=True, cwd=root,
             env={"PATH": os.environ.get("PATH", ""), "HOME": str(root),
