@@ -98,5 +98,6 @@ def facts_of(entry: Json) -> Facts:
         calls,
         None if answers is None else tuple(answers),
         source if type(source) is str else None,
-        writer(side, get("agentId", UNDEFINED)),
+        _MAIN_WRITER if (side is None or side is False) and "agentId" not in entry
+        else writer(side, get("agentId", UNDEFINED)),
     )

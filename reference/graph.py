@@ -267,8 +267,13 @@ def _fallback_leaf(graph: Graph) -> Json | None:
 
 
 def walk(graph: Graph, leaf: Json) -> list[Json]:
-    """Leaf to root through parents; a missing parent or a revisit ends it. Root first."""
+    """Leaf to root through parents; a missing parent or a revisit ends it. Root first.
+
+    One step per row on a chain of up to a million: the parent lookup is inline, and
+    a row is read from the index without the lazy index's call when it is decoded.
+    """
     nodes, facts = graph.nodes, graph.facts()
+    stored = dict.__getitem__
     chain: list[Json] = []
     seen: set[str] = set()
     last = ""
@@ -285,10 +290,11 @@ def walk(graph: Graph, leaf: Json) -> list[Json]:
             )
             break
         seen.add(uuid)
-        chain.append(nodes[uuid])
+        row = stored(nodes, uuid)
+        chain.append(row if type(row) is dict else nodes[uuid])
         last = uuid
         parent = current[PARENT]
-        current = _parent_facts(facts, current)
+        current = facts.get(parent) if type(parent) is str and parent else None
         if current is None and truthy(parent):
             graph.diagnostics.append(
                 Diagnostic(

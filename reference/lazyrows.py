@@ -61,14 +61,14 @@ class _Glance(TypedDict, total=False):
     sourceToolAssistantUUID: Any
     agentId: Any
 
-_DECODER = msgspec.json.Decoder(_Glance)
+GLANCE = msgspec.json.Decoder(_Glance)  # ``glance`` without the call, for the parser's loop
 _UTF8_CHUNK = 1 << 20
 
 
 def glance(raw: bytes | memoryview) -> Json | None:
     """The graph's fields of one line (absent keys absent), or None: parse it eagerly."""
     try:
-        return _DECODER.decode(raw)
+        return GLANCE.decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
 

@@ -59,23 +59,28 @@ class Turn:
     strays: list[str]  # those of ``results`` found through a source link or call id
 
 
-def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str]) -> Iterator[Turn]:
+def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], *,
+                 empty: bool = True, uuids: list[str] | None = None) -> Iterator[Turn]:
     """Each API message on the chain, in chain order, with the rows it recovers.
 
     ``seen`` holds the uuids on the chain (at least); a turn's recovered rows join
     it before the turn is yielded, and rows a caller adds between turns are not
     recovered again. The scan of the whole file reads the entries' ``Facts``.
+    Without ``empty``, a turn that recovers nothing is not yielded (most turns of a
+    long chain); ``uuids``, when the caller has them, are the chain rows' uuids.
     """
     facts = graph.facts()
-    chain_facts = [facts[row["uuid"]] for row in chain]
+    chain_facts = [facts[uuid] for uuid in (uuids if uuids is not None
+                                            else [row["uuid"] for row in chain])]
     on_chain = _messages_on_chain(chain_facts, rules, graph.nodes)
     if not on_chain:
         return
-    found = _index(graph, chain_facts, rules, seen)
+    found = _index(graph, chain_facts, rules, seen, on_chain)
     for key, (first, last, message) in on_chain.items():
         group = found.groups[key]
         if len(group) == 1 and first not in found.homes:  # walked, nothing filed under it
-            yield Turn(message, first, last, [first], [], [], [], [])
+            if empty:
+                yield Turn(message, first, last, [first], [], [], [], [])
             continue
         rows = [uuid for uuid, _, _ in group]
         filed = list(dict.fromkeys(r for row in rows for r in found.homes.get(row, ())))
@@ -96,20 +101,24 @@ class _Index:
     homes: dict[str, list[str]]  # row uuid -> the results filed under it
     callers: dict[str, str | None]  # tool_use id -> the row that made the call
     answered_on_chain: set[str]  # tool_use ids the chain's results answer
-    position: dict[str, int]  # uuid -> place in the file (when any result looks further)
+    # uuid -> place in the file, filled when a stray is first sorted (only a result that
+    # looks further can be a stray, the one thing sorted by file position)
+    position: dict[str, int]
+    nodes: dict[str, Json]
 
 
-def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str]) -> _Index:
-    """The file's messages and results, each result filed under the rows it may belong to."""
+def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
+           on_chain: dict[Any, list[Any]]) -> _Index:
+    """The file's messages and results, each result filed under the rows it may belong to
+    (only those that may be filed under a row of a message on the chain)."""
     facts, nodes = graph.facts(), graph.nodes
     groups, results = _scan(facts, rules, nodes, seen)
     further = [fact for fact in results if rules.looks_further(fact, facts)]
     callers = _callers(groups, {call for fact in further for call in fact[ANSWERS]})  # type: ignore[union-attr]
-    homes = _homes(nodes, facts, results, further, callers, rules)
+    members = {uuid for key in on_chain for uuid, _, _ in groups[key]}
+    homes = _homes(nodes, facts, results, further, callers, rules, members)
     answered_on_chain = {call for fact in chain_facts if fact[ANSWERS] for call in fact[ANSWERS]}
-    # only a result that looks further can be a stray, the one thing sorted by file position
-    position = {uuid: at for at, uuid in enumerate(nodes)} if further else {}
-    return _Index(facts, groups, homes, callers, answered_on_chain, position)
+    return _Index(facts, groups, homes, callers, answered_on_chain, {}, nodes)
 
 
 def _results(
@@ -124,6 +133,8 @@ def _results(
     if strays:
         # the chain's answers are one shared set, never copied per turn (that was quadratic)
         answered = {call for fact in direct for call in fact[ANSWERS]}  # type: ignore[union-attr]
+        if not found.position:
+            found.position.update((uuid, at) for at, uuid in enumerate(found.nodes))
         strays.sort(key=lambda fact: found.position.get(fact[UUID], 2**53))
         for fact in strays:
             calls: tuple[str, ...] = fact[ANSWERS]  # type: ignore[assignment]
@@ -196,16 +207,26 @@ def _homes(
     further: list[Facts],
     callers: dict[str, str | None],
     rules: Rules,
+    members: set[str],
 ) -> dict[str, list[str]]:
     """Row uuid -> the results filed under it: under its parent, and for a result that
-    looks further under its source row and its calls' rows when written by the same writer."""
+    looks further under its source row and its calls' rows when written by the same writer.
+
+    Only ``members`` (the rows of the messages on the chain) are ever looked up, so a
+    result none of whose places can be one is passed over (a filing's tag holds the
+    result's uuid: leaving it out changes no other result's filings)."""
     homes: dict[str, list[str]] = {}
     tags: set[Hashable] = set()
     looking = {fact[UUID] for fact in further}
     for fact in results:
         uuid, parent = fact[UUID], fact[PARENT]
+        further_too = uuid in looking
+        if not (type(parent) is str and parent in members) and not (further_too and (
+                fact[SOURCE] in members
+                or any(callers.get(call) in members for call in fact[ANSWERS]))):  # type: ignore[union-attr]
+            continue
         places = [parent] if truthy(parent) else []
-        if uuid in looking:
+        if further_too:
             places += _further_homes(nodes, facts, fact, callers)
         for place in places:
             tag = rules.tag(place, uuid)

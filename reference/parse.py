@@ -13,13 +13,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import orjson
 
 from rechain.reference import queued
 from rechain.reference.facts import Facts, facts_of
 from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.js.values import prop, truthy
-from rechain.reference.lazyrows import LazyEntries, Pending, glance, valid_utf8
+from rechain.reference.lazyrows import GLANCE as _GLANCE
+from rechain.reference.lazyrows import LazyEntries, Pending, valid_utf8
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.read import NumberedLines
 
@@ -104,6 +106,10 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     entries, numbers, diagnostics = parsed.entries, parsed.lines, parsed.diagnostics
     tally = queued.DeliveryTally()
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
+    # the glanced path is the hot loop of a large file: its lookups bound once
+    peek, refused = _GLANCE.decode, (msgspec.DecodeError, RecursionError)
+    keep, number_of, fact_of = list.append, numbers.append, facts.append
+    shortest = GLANCE_BYTES if buffer is not None else 1 << 62
     for number, raw, start in numbered:
         data = raw
         if raw and raw[0] <= 0x20:
@@ -113,11 +119,22 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
         if not data:
             diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
             continue
-        if buffer is not None and len(data) >= GLANCE_BYTES:
-            seen = glance(data)
-            row = Pending(buffer, start, start + len(data))
-            if seen is not None and _glanced(parsed, number, seen, row):
-                continue
+        size = len(data)
+        if size >= shortest:
+            try:
+                seen = peek(data)
+            except refused:
+                seen = None
+            if seen is not None:
+                kind = seen.get("type")
+                if type(kind) is str and kind in _GLANCED and type(seen.get("uuid")) is str and (
+                        kind != "system" or seen.get("subtype") != "voice_call_talk"):
+                    keep(entries, Pending(buffer, start, start + size))  # type: ignore[arg-type]
+                    number_of(number)
+                    fact_of(facts_of(seen))
+                    continue
+                if _glanced(parsed, number, seen):
+                    continue
         try:
             value = loads(data)  # the fast path; parse_line handles what orjson refuses
         except (decode_error, RecursionError):
@@ -162,10 +179,11 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     return parsed
 
 
-def _glanced(parsed: Parsed, number: int, seen: Json, row: Pending) -> bool:
-    """Account for a glanced line without decoding it; False: it needs parsing now.
+def _glanced(parsed: Parsed, number: int, seen: Json) -> bool:
+    """Account for a glanced line that is not a row kept undecoded (the loop keeps those);
+    False: it needs parsing now.
 
-    ``seen`` holds the line's graph fields (``lazyrows.glance``), ``row`` its span.
+    ``seen`` holds the line's graph fields (``lazyrows.glance``).
     """
     kind = seen.get("type")
     if type(kind) is not str:
@@ -174,14 +192,10 @@ def _glanced(parsed: Parsed, number: int, seen: Json, row: Pending) -> bool:
         return False
     if kind not in _GLANCED:
         parsed.diagnostics.append(_ignored(number, kind))
-    elif type(seen.get("uuid")) is not str:
+    else:
         parsed.diagnostics.append(
             Diagnostic(number, "missing-uuid", f"{kind} entry without a string uuid")
         )
-    else:
-        parsed.entries.append(row)
-        parsed.lines.append(number)
-        parsed.facts.append(facts_of(seen))  # type: ignore[union-attr]
     return True
 
 

@@ -32,14 +32,19 @@ class Source:
 
     lines: tuple[tuple[int, bytes], ...] | None
     data: bytes
-    diagnostics: tuple[Diagnostic, ...] = ()
+    # a list when the lines' split finds more (``SnapshotLines``: the dropped snapshots)
+    diagnostics: tuple[Diagnostic, ...] | list[Diagnostic] = ()
     first_line: int = 1
     found: Any = None  # what a read stage worked out beyond the lines, for its profile's views
+    # the buffer's attribution snapshots are left to the split (``SnapshotLines``)
+    snapshots: bool = False
 
     def numbered_lines(self) -> Iterable[tuple[int, bytes]]:
         """(1-based number, bytes without the LF); no empty line after a final LF."""
         if self.lines is not None:
             return iter(self.lines)
+        if self.snapshots:
+            return SnapshotLines(self.data, self.first_line, self.diagnostics)  # type: ignore[arg-type]
         return NumberedLines(self.data, self.first_line)
 
 
@@ -80,6 +85,50 @@ class NumberedLines:
             yield number, view[start:newline], start
             number += 1
             start = newline + 1
+
+
+class SnapshotLines(NumberedLines):
+    """The lines as the TS SDK reads a large file: attribution snapshots but the last
+    dropped, the last read after every other line.
+
+    They are found while the buffer is split (one prefix test per line), not by a scan
+    of the whole buffer first. Each full pass puts the dropped snapshots' diagnostics
+    in ``sink`` (the ``Source``'s list), replacing those of an earlier pass.
+    """
+
+    __slots__ = ("sink",)
+
+    def __init__(self, data: bytes, first_line: int, sink: list[Diagnostic]) -> None:
+        super().__init__(data, first_line)
+        self.sink = sink
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        return ((number, bytes(view)) for number, view, _ in self.views())
+
+    def views(self) -> Iterator[tuple[int, memoryview, int]]:
+        data = self.data
+        view = memoryview(data)
+        find, starts = data.find, data.startswith
+        end = len(data)
+        start = 0
+        number = self.first_line
+        held: tuple[int, memoryview, int] | None = None
+        dropped: list[Diagnostic] = []
+        while start < end:
+            newline = find(b"\n", start)
+            if newline == -1:
+                newline = end
+            if starts(SNAPSHOT_PREFIX, start, newline):
+                if held is not None:
+                    dropped.append(_dropped_snapshot(held[0]))
+                held = (number, view[start:newline], start)
+            else:
+                yield number, view[start:newline], start
+            number += 1
+            start = newline + 1
+        self.sink[:] = [d for d in self.sink if d.kind != "attribution-snapshot"] + dropped
+        if held is not None:
+            yield held
 
 
 def read_whole(data: bytes) -> Source:
@@ -176,23 +225,27 @@ def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS
 
 
 def _read_after_last_boundary(data: bytes) -> Source:
-    return read_after(data, last_boundary_start(data))
+    """``read_after`` with the snapshots left to the split (``SnapshotLines``)."""
+    begin = last_boundary_start(data)
+    first_line = data.count(b"\n", 0, begin) + 1 if begin else 1
+    diagnostics = [_skipped_before(first_line)] if begin else []
+    return Source(None, data[begin:] if begin else data, diagnostics, first_line, snapshots=True)
+
+
+def _skipped_before(first_line: int) -> Diagnostic:
+    return Diagnostic(
+        1,
+        "before-compact-boundary",
+        f"lines 1-{first_line - 1} not read: the file is over 5 MiB and they precede "
+        f"the last compact boundary (line {first_line})",
+        first_line - 1,
+    )
 
 
 def read_after(data: bytes, begin: int) -> Source:
     """The lines from offset ``begin`` on, attribution snapshots but the last moved to the end."""
     first_line = data.count(b"\n", 0, begin) + 1
-    diagnostics: list[Diagnostic] = []
-    if begin:
-        diagnostics.append(
-            Diagnostic(
-                1,
-                "before-compact-boundary",
-                f"lines 1-{first_line - 1} not read: the file is over 5 MiB and they precede "
-                f"the last compact boundary (line {first_line})",
-                first_line - 1,
-            )
-        )
+    diagnostics: list[Diagnostic] = [_skipped_before(first_line)] if begin else []
     if data.find(b"\n" + SNAPSHOT_PREFIX, begin) == -1 and not data.startswith(
         SNAPSHOT_PREFIX, begin
     ):

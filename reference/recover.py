@@ -61,8 +61,9 @@ SDK = Rules(message=_string_id, is_result=_off_chain_with_parent, looks_further=
 def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     """The chain with each message's recovered rows inserted after its last row on it."""
     nodes = graph.nodes
+    uuids = [row["uuid"] for row in chain]
     inserts: dict[str, list[Json]] = {}
-    for turn in find_orphans(graph, chain, SDK, {row["uuid"] for row in chain}):
+    for turn in find_orphans(graph, chain, SDK, set(uuids), empty=False, uuids=uuids):
         if not turn.siblings and not turn.results:
             continue
         recovered = sorted_by_timestamp([nodes[u] for u in turn.siblings]) + \
@@ -76,9 +77,10 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     if not inserts:
         return chain
     out: list[Json] = []
-    for row in chain:
+    for row, uuid in zip(chain, uuids, strict=True):
         out.append(row)
-        out.extend(inserts.get(row["uuid"], ()))
+        if uuid in inserts:
+            out.extend(inserts[uuid])
     return out
 
 

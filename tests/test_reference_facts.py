@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
 from transcript_rows import assistant, jsonl, result, system, tool_use, user
 
 from rechain.reference import rebuild
@@ -10,6 +11,7 @@ from rechain.reference.facts import ANSWERS, CALLS, ELIGIBLE, KIND, MESSAGE_ID, 
 from rechain.reference.graph import index, relink_compactions
 from rechain.reference.parse import parse_sdk
 from rechain.reference.read import NumberedLines, read_whole
+from rechain.strategies import corrupted, transcripts
 
 EDGES = [b"", b"\n", b"\n\n", b"a", b"a\n", b"a\nb", b"a\n\nb\n", b"\r\n\r", b"a\rb\n", b"\x00\n "]
 
@@ -120,3 +122,59 @@ def test_orphan_recovery_leaves_the_results_it_does_not_return_undecoded() -> No
                          if fact[ANSWERS] and uuid not in returned}
     assert len(off_chain_results) > 100
     assert not decoded & off_chain_results
+
+
+def _homes_both_ways(data: bytes) -> list[tuple[object, object]]:
+    """Each profile's results filed under the rows of the chain's messages: with the
+    filings restricted to those rows, and with every result filed everywhere."""
+    from rechain.reference import PROFILES
+    from rechain.reference.orphans import _callers, _homes, _scan
+    from rechain.reference.profiles.claude_code_2_1_332.recover import CLI
+    from rechain.reference.recover import SDK
+
+    pairs = []
+    for name, rules in (("agent-sdk@0.3.332", SDK), ("claude-code@2.1.332", CLI)):
+        run = rebuild(data, PROFILES[name]).run
+        if run is None or not run.chain:
+            continue
+        graph = run.graph
+        facts, nodes = graph.facts(), graph.nodes
+        groups, results = _scan(facts, rules, nodes, {row["uuid"] for row in run.chain})
+        further = [f for f in results if rules.looks_further(f, facts)]
+        callers = _callers(groups, {c for f in further for c in f[ANSWERS]})
+        on_chain = {uuid for row in run.chain for uuid in [row["uuid"]]}
+        members = {u for group in groups.values() for u, _, _ in group
+                   if any(v in on_chain for v, _, _ in group)}
+        everywhere = _homes(nodes, facts, results, further, callers, rules, set(nodes))
+        restricted = _homes(nodes, facts, results, further, callers, rules, members)
+        pairs.append(({m: everywhere.get(m) for m in members},
+                      {m: restricted.get(m) for m in members}))
+    return pairs
+
+
+_NUMBER_PARENT = (b'{"type":"user","uuid":"R","parentUuid":5,"sourceToolAssistantUUID":"5",'
+                  b'"timestamp":"2026-01-01T00:00:30.000Z","message":{"role":"user","content":'
+                  b'[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}}')
+
+
+def test_results_filed_only_under_the_chains_messages_file_as_filing_all_would() -> None:
+    """A result is passed over when none of its places is a row of a message on the chain;
+    one that is not keeps all its filings (a number parent and the same string as source
+    make one tag)."""
+    data = jsonl(
+        user("u1", None),
+        assistant("5", "u1", mid="m1", blocks=[tool_use("t1")]),
+        assistant("a2", "5", mid="m1"),
+        _NUMBER_PARENT,
+        result("r9", "a9", "t9", sourceToolAssistantUUID="5"),
+        user("n1", "a2", "next"),
+    )
+    for everywhere, restricted in _homes_both_ways(data):
+        assert everywhere == restricted
+
+
+@settings(max_examples=40, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_restricted_filings_agree_on_generated_transcripts(c: object) -> None:
+    for everywhere, restricted in _homes_both_ways(c.data):  # type: ignore[attr-defined]
+        assert everywhere == restricted

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rechain.reference import Options, rebuild
 from rechain.reference.read import CHUNK_BYTES, LARGE_FILE_BYTES
@@ -120,3 +122,26 @@ def test_attribution_snapshots_but_the_last_are_dropped() -> None:
     assert result.uuids == ["u9", "a9"]
     dropped = [d.line for d in result.diagnostics if d.kind == "attribution-snapshot"]
     assert dropped == [data.count(b"\n", 0, data.index(snap)) + 1]
+
+
+_SNAPSHOT = b'{"type":"attribution-snapshot","n":1}'
+_PIECES = [_SNAPSHOT, _SNAPSHOT[:20], b" " + _SNAPSHOT, b'{"type":"user","uuid":"a"}', b"", b"x"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.booleans(), st.integers(0, 3))
+def test_snapshots_found_while_splitting_read_as_the_scan_of_the_buffer_does(
+        pieces: list[bytes], final_newline: bool, skip: int) -> None:
+    """The SDK's large-file read leaves snapshots to the line split (``SnapshotLines``):
+    the same lines, order and diagnostics as ``read_after``'s scan and split, each pass."""
+    from rechain.reference.read import SnapshotLines, read_after
+
+    data = b"\n".join(pieces) + (b"\n" if final_newline and pieces else b"")
+    begin = sum(len(p) + 1 for p in pieces[:skip]) if skip < len(pieces) else 0
+    scanned = read_after(data, begin)
+    sink = [d for d in scanned.diagnostics if d.kind != "attribution-snapshot"]
+    split = SnapshotLines(data[begin:] if begin else data, scanned.first_line
+                          if scanned.lines is None else data.count(b"\n", 0, begin) + 1, sink)
+    expected = list(scanned.numbered_lines())
+    assert [(n, bytes(v)) for n, v, _ in split.views()] == expected
+    assert list(split) == expected  # the copying pass too, diagnostics not doubled
+    assert sink == list(scanned.diagnostics)
