@@ -36,6 +36,7 @@ from rechain.conformance.matrix.adapters import installed_spec
 from rechain.conformance.oracles import OracleError, OracleReaderError, cli_answers
 from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.claude_cli import HANG_MARK, ClaudeCliOracle, CliResume
+from rechain.conformance.oracles.cli_context import without_context
 from rechain.conformance.oracles.py_sdk import PySdkOracle
 from rechain.conformance.oracles.registry import (
     AGENT_SDK_PY,
@@ -268,7 +269,8 @@ class ClaudeCode:
     """The real CLI resuming a copy (``claude -p --resume``) against a loopback fake API.
 
     Views ``api`` and ``chain`` in one answer: the messages are what the model
-    would receive (the harness-built last turn left out), ``leaf`` is the entry
+    would receive (the harness-built last turn left out, and an older release's context
+    block in the first message: ``cli_context``), ``leaf`` is the entry
     the new prompt was chained to (possibly a system row). A run that exits
     non-zero (e.g. "No conversation found") raised. The options that are CLI
     switches arrive as the case's environment variables and are passed on.
@@ -324,7 +326,7 @@ class ClaudeCode:
         if not stored.get("ok"):
             return Raised(f"exit {stored.get('returncode')}", str(stored.get("error", "")))
         leaf = stored.get("leaf")
-        messages = tuple(stored.get("messages") or ())
+        messages = tuple(without_context(stored.get("messages") or ()))
         return Answered(messages, leaf if isinstance(leaf, str) else None)
 
     def _forked(self, case: CaseInput) -> Outcome:

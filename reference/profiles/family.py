@@ -1,11 +1,11 @@
 """The Claude Code release family: one profile per release, built from the known switches.
 
-Releases 2.1.285 to 2.1.332 are the 2.1.332 profile with the switches of
+Native releases from 2.1.280 to 2.1.332 are the 2.1.332 profile with the switches of
 ``CliRelease`` set from the first release of each change (found by bisecting with
-``rechain drift``); the JS-bundle releases from 2.1.88 on are the 2.1.88 profile with
-the switches of ``SeedRelease`` (``SEED_SWITCHES``). A release is answered only inside
-a range whose both ends were checked against the real program; any other is a clear
-error naming what was verified, never a guess.
+``rechain drift`` or probing both neighbouring releases); the JS-bundle releases from
+2.1.88 on are the 2.1.88 profile with the switches of ``SeedRelease`` (``SEED_SWITCHES``).
+A release is answered only inside a range whose both ends were checked against the real
+program; any other is a clear error naming what was verified, never a guess.
 """
 
 from __future__ import annotations
@@ -19,12 +19,14 @@ from rechain.reference.model import UsageError
 from rechain.reference.profiles.claude_code_2_1_88 import SEED
 from rechain.reference.profiles.claude_code_2_1_88.profile import read_chain
 from rechain.reference.profiles.claude_code_2_1_88.release import SeedRelease
-from rechain.reference.profiles.claude_code_2_1_332.load import parse_cli
+from rechain.reference.profiles.claude_code_2_1_332.chain import walk_cli
+from rechain.reference.profiles.claude_code_2_1_332.load import parse_cli, relink_cli
 from rechain.reference.profiles.claude_code_2_1_332.profile import (
     CLAUDE_CODE,
     api_view,
     chain_view,
 )
+from rechain.reference.profiles.claude_code_2_1_332.recover import recover_cli
 from rechain.reference.profiles.claude_code_2_1_332.release import CliRelease
 from rechain.reference.stages import Profile
 
@@ -49,8 +51,26 @@ class Switch:
     summary: str
 
 
-#: Changes between 2.1.285 and 2.1.332, each from a ``rechain drift`` bisection.
+#: Changes of the native line (2.1.280 to 2.1.332), each from a ``rechain drift`` bisection
+#: or a probe of both neighbouring releases.
 SWITCHES: tuple[Switch, ...] = (
+    Switch("interrupted_call_result", "2.1.281",
+           "an unanswered call of the cut-off turn's final message is kept and answered by "
+           "\"[Tool call interrupted…]\" (before: kept only when the turn has a result or "
+           "ends on an attachment, answered by \"[Request interrupted by user for tool use]\", "
+           "for the last message with an unanswered call)"),
+    Switch("continue_notice_gone", "2.1.281",
+           "a conversation ending on a tool result gets no \"Continue from where you left "
+           "off.\" (before: that meta prompt joined the result)"),
+    Switch("strays_recovered", "2.1.281",
+           "a result filed off its message's rows (below a system row) is put back (before: "
+           "only results below the message's own rows)"),
+    Switch("bridge_skips_chain_results", "2.1.281",
+           "the timestamp bridge never lands on a result of a call on the chain (before: it "
+           "could, and that result went as an orphan)"),
+    Switch("preserved_messages_checked", "2.1.285",
+           "a `preservedMessages` without a `uuids` list is left alone (before: the resume "
+           "fails, \"undefined is not an object\")"),
     Switch("tool_use_caller", "2.1.304",
            "tool_use blocks are sent with their `caller` (before: without it)"),
     Switch("voice_call_records", "2.1.319",
@@ -159,6 +179,9 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.100", "the case the task-notice switch shows on (1/1)"),
     ("2.1.101", "the whole corpus (seed-* at all three entry points, recorded; 174 others at "
                 "one each: 249/249), 100 generated (96/100; the 4 misses corrupted)"),
+    ("2.1.280", "the whole corpus (205/205 option sets)"),
+    ("2.1.281", "the cases the 2.1.281 and 2.1.285 switches show on (15/15 option sets)"),
+    ("2.1.284", "the cases the 2.1.281 and 2.1.285 switches show on (3/3)"),
     ("2.1.285", "the whole corpus (202/202 option sets), 200 generated (200/200, seed 285); "
                 "its answers on the switch cases recorded"),
     ("2.1.303", "the cases each switch shows on (9/9)"),
@@ -176,7 +199,7 @@ VERIFIED: tuple[tuple[str, str], ...] = (
 
 #: Ranges answered by the switches (both ends verified), newest line last.
 SEED_RANGE = ("2.1.88", "2.1.101")
-CLI_RANGE = ("2.1.285", "2.1.332")
+CLI_RANGE = ("2.1.280", "2.1.332")
 #: Older JS bundles the 2.1.88 loader answers one by one: the changes between them and
 #: 2.1.88 were not bisected, so the releases in between are not answered.
 SEED_SINGLES: tuple[str, ...] = ()
@@ -243,7 +266,11 @@ def profile_for(version: str) -> Profile:
         return CLAUDE_CODE
     return _as_release(CLAUDE_CODE, version, f"claude -p --resume <id> of Claude Code {version}",
                        parse=partial(parse_cli, release=release),
-                       views={"chain": chain_view, "api": partial(api_view, release=release)})
+                       relink=partial(relink_cli, release=release),
+                       walk=partial(walk_cli, release=release),
+                       recover=partial(recover_cli, release=release),
+                       views={"chain": partial(chain_view, release=release),
+                              "api": partial(api_view, release=release)})
 
 
 def _seed_profile(version: str) -> Profile:

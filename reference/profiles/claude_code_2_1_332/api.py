@@ -24,6 +24,7 @@ from rechain.reference.rows import any_key, as_blocks, message_id
 from rechain.reference.rows import content as row_content
 
 NO_RESPONSE = "No response requested."
+INTERRUPTED_BY_USER = "[Request interrupted by user for tool use]"
 INTERRUPTED_CALL = (
     "[Tool call interrupted: the session ended before this call's result was recorded, so its "
     "outcome is unknown. Check whether it took effect before relying on it or running it again.]"
@@ -163,7 +164,8 @@ def ends_interrupted(rows: list[Json]) -> bool:
     return any(c not in answered for r in fragments for c in _tool_ids(r, "tool_use", "id"))
 
 
-def drop_unanswered_calls(rows: list[Json], spare_interrupted: bool = True) -> list[Json]:
+def drop_unanswered_calls(rows: list[Json], spare_interrupted: bool = True,
+                          release: CliRelease = LATEST) -> list[Json]:
     """Assistant rows whose every tool_use is unanswered, unless the turn was cut off (and
     ``spare_interrupted``: off when the interrupted turn is redone instead)."""
     answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
@@ -172,14 +174,15 @@ def drop_unanswered_calls(rows: list[Json], spare_interrupted: bool = True) -> l
     speaking = drop_thinking_only(rows)
     if spare_interrupted and ends_interrupted(speaking):
         final = next((r for r in reversed(speaking) if r.get("type") not in _AFTER_TURN), None)
-        return _drop_unsandwiched(rows, answered, final)
+        return _drop_unsandwiched(rows, answered, final, release)
     return [row for row in rows if not (
         row.get("type") == "assistant"
         and (calls := _tool_ids(row, "tool_use", "id"))
         and all(c not in answered for c in calls))]
 
 
-def _drop_unsandwiched(rows: list[Json], answered: set[Any], final: Json | None) -> list[Json]:
+def _drop_unsandwiched(rows: list[Json], answered: set[Any], final: Json | None,
+                       release: CliRelease = LATEST) -> list[Json]:
     """Mid-turn end: which unanswered-call assistants survive (probed; D1 in the docs).
 
     Only the last turn (after the last user row that is not a tool result) keeps any.
@@ -206,9 +209,14 @@ def _drop_unsandwiched(rows: list[Json], answered: set[Any], final: Json | None)
     else:
         final_id = any_key(message_id(final))
         whole_turn = bool(results) and not any(_says_without_call(r) for r in rows[last_result:])
+        # before ``interrupted_call_result`` the final message's own fragments were spared
+        # only when a row the turn ends on after it is an attachment (probed on 2.1.280)
+        own = release.interrupted_call_result
+        whole_turn = whole_turn or (not own and rows[-1].get("type") == "attachment")
         spared = {at for at in candidates if at > start and (
-            whole_turn or rows[at] is final
-            or (message_id(final) is not None and any_key(message_id(rows[at])) == final_id))}
+            whole_turn or (own and rows[at] is final)
+            or (own and message_id(final) is not None
+                and any_key(message_id(rows[at])) == final_id))}
     return [row for at, row in enumerate(rows) if at in spared or not dropped(row)]
 
 
@@ -221,11 +229,13 @@ def _says_without_call(row: Json) -> bool:
                 and any(type(b) is dict and b.get("type") == "tool_use" for b in content))
 
 
-def deserialise(rows: list[Json], resume_interrupted: bool = False) -> list[Json]:
+def deserialise(rows: list[Json], resume_interrupted: bool = False,
+                release: CliRelease = LATEST) -> list[Json]:
     """The CLI's filters, in its order: text without a string, blank, unanswered calls,
     then thinking-only."""
     rows = drop_textless_blocks(rows)
-    return drop_thinking_only(drop_unanswered_calls(drop_blank(rows), not resume_interrupted))
+    return drop_thinking_only(drop_unanswered_calls(drop_blank(rows), not resume_interrupted,
+                                                    release))
 
 
 def _textless(block: Any) -> bool:
@@ -273,15 +283,18 @@ def redone_turn(rows: list[Json]) -> Json | None:
     return last
 
 
-def unanswered_tip(rows: list[Json]) -> Json | None:
-    """The last fragment of the final assistant message with a call nobody answered."""
+def unanswered_tip(rows: list[Json], release: CliRelease = LATEST) -> Json | None:
+    """The last fragment of the final assistant message with a call nobody answered (before
+    ``interrupted_call_result``: of any assistant message)."""
     answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
     last = next((r for r in reversed(rows) if r.get("type") == "assistant"), None)
     if last is None:
         return None
     last_id = message_id(last)
     for row in reversed(rows):
-        if row.get("type") != "assistant" or not (row is last or (
+        if row.get("type") != "assistant":
+            continue
+        if release.interrupted_call_result and not (row is last or (
                 last_id is not None and message_id(row) == last_id)):
             continue
         if any(c not in answered for c in _tool_ids(row, "tool_use", "id")):
@@ -544,18 +557,32 @@ def _has_results(message: Json) -> bool:
 
 SENTINEL = "\x00sentinel"
 INTERRUPTED = "\x00interrupted"
+# before ``continue_notice_gone``: the meta prompt after a turn cut off on a tool result
+CONTINUE_TEXT = "Continue from where you left off."
+CONTINUE_ROW: Json = {"type": "user", "uuid": "\x00continue", "isMeta": True,
+                      "message": {"content": [{"type": "text", "text": CONTINUE_TEXT}]}}
+
+
+def _ends_on_result(rows: list[Json]) -> bool:
+    """The last row that is not a system row is a user row opening with a tool result (a
+    trailing attachment joins the new prompt instead: probed on 2.1.280)."""
+    last = next((r for r in reversed(rows) if r.get("type") != "system"), None)
+    if last is None or last.get("type") != "user" or last.get("isMeta") is True:
+        return False
+    blocks = as_blocks(row_content(last, None))
+    return bool(blocks) and _is_result(blocks[0])
 
 
 def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
            release: CliRelease = LATEST) -> list[Json]:
     """The ``messages`` of the first request after resume, without its last turn (the new
     prompt's; or, when an interrupted turn is redone, that turn's last user message)."""
-    rows = deserialise(rows, resume_interrupted)
+    rows = deserialise(rows, resume_interrupted, release)
     redone = resume_interrupted and redone_turn(rows) is not None
     if release.voice_call_records:
         rows = _with_voice_records(rows, release)
     if not redone:
-        rows = _with_synthetic_rows(rows)
+        rows = _with_synthetic_rows(rows, release)
     out: list[Json] = []
     ids: list[Any] = []
     for message, mid, attached in _hoist_reminders(rows, model, release):
@@ -573,13 +600,25 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
     out = [_calls_last(_filled(message)) for message in out]
     if SENTINEL in ids:
         out = out[:ids.index(SENTINEL) + 1]  # what follows joins the new prompt's turn
-        return well_formed(_drop_blank_user_text(_pair_results(out)))
+        return well_formed(_after_context(_drop_blank_user_text(_pair_results(out)), release))
     # user messages after the last assistant join the new prompt's turn; they still answer
     # its calls (probed: no missing-result error is added for them)
     out = _drop_blank_user_text(_pair_results(out))
     while out and out[-1]["role"] == "user":
         out.pop()
-    return well_formed(out)
+    return well_formed(_after_context(out, release))
+
+
+def _after_context(out: list[Json], release: CliRelease) -> list[Json]:
+    """Before ``context_block_gone``, the harness's context block opened the first user
+    message: merged with it, that message goes as a block list, its results first (the
+    block itself is the harness's, compared without it)."""
+    if release.context_block_gone or not out or out[0]["role"] != "user":
+        return out
+    blocks = as_blocks(out[0]["content"])
+    first = {**out[0], "content": [b for b in blocks if _is_result(b)]
+             + [b for b in blocks if not _is_result(b)]}
+    return [first, *out[1:]]
 
 
 def _drop_blank_user_text(out: list[Json]) -> list[Json]:
@@ -627,7 +666,7 @@ def _calls_last(message: Json) -> Json:
         type(b) is dict and b.get("type") == "tool_use")] + calls}
 
 
-def _with_synthetic_rows(rows: list[Json]) -> list[Json]:
+def _with_synthetic_rows(rows: list[Json], release: CliRelease = LATEST) -> list[Json]:
     """The interrupted-call results (at the end), then the sentinel.
 
     When the last user or assistant row is a user row, the sentinel assistant follows the
@@ -635,14 +674,17 @@ def _with_synthetic_rows(rows: list[Json]) -> list[Json]:
     end up in the new prompt's turn.
     """
     answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
-    tip = unanswered_tip(rows)
+    tip = unanswered_tip(rows, release)
     if tip is not None and ends_interrupted(rows):
         last_id = message_id(tip)
         calls = [prop(b, "id") for row in rows if row.get("type") == "assistant" and (
             row is tip or (last_id is not None and message_id(row) == last_id))
             for b in _tool_blocks(row, "tool_use") if _id_key(prop(b, "id"), b) not in answered]
+        text = INTERRUPTED_CALL if release.interrupted_call_result else INTERRUPTED_BY_USER
         rows = [*rows, {"type": "user", "uuid": INTERRUPTED, "message": {"content": [
-            _result_for(c, INTERRUPTED_CALL, same=True) for c in calls]}}]
+            _result_for(c, text, same=True) for c in calls]}}]
+    if not release.continue_notice_gone and _ends_on_result(rows):
+        rows = [*rows, CONTINUE_ROW]
     last = next((i for i in range(len(rows) - 1, -1, -1)
                  if rows[i].get("type") in ("user", "assistant")), None)
     if last is None or rows[last].get("type") != "user":

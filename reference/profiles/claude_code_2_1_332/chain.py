@@ -20,6 +20,7 @@ from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import UNDEFINED, describe, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_332.load import BRIDGE_MS, is_snapshot_row, state_of
+from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 
 BY_CHECKPOINT = "claude-code:by-checkpoint"
 
@@ -247,11 +248,11 @@ def _is_boundary(row: Json) -> bool:
     return row.get("type") == "system" and row.get("subtype") == "compact_boundary"
 
 
-def walk_cli(graph: Graph, leaf: Json) -> list[Json]:
+def walk_cli(graph: Graph, leaf: Json, release: CliRelease = LATEST) -> list[Json]:
     """Leaf to root; a missing or revisited parent is bridged by timestamp. Root first."""
     chain: list[Json] = []
     seen: set[str] = set()
-    bridge = TimestampBridge(graph)
+    bridge = TimestampBridge(graph, release.bridge_skips_chain_results)
     current: Json | None = graph.nodes.get(leaf["uuid"])
     while current is not None:
         uuid = current["uuid"]

@@ -25,6 +25,9 @@ from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRe
 from rechain.reference.rows import is_boundary
 
 STATE = "claude-code"
+NULL_LINE_ERROR = "Failed to resume session: null is not an object"
+PRESERVED_ERROR = ("Failed to resume session: undefined is not an object (evaluating "
+                   "'w.preserved.uuids.length')")
 ROW_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 BRIDGE_MS = 5000
 
@@ -44,6 +47,7 @@ class LoadState:
     trailing_snapshots: int = 0  # file_snapshot rows written since the last main-chain row
     dropped: dict[str, Any] = field(default_factory=dict)  # unusable rows: uuid -> parent
     relink_tail: str | None = None  # the tail of the preserved segment, when relinked
+    failure: str | None = None  # why this release's resume fails on the file (exit 1)
 
 
 def key_of(value: Any) -> str:
@@ -148,6 +152,8 @@ def _dispatch(
 ) -> None:
     if type(value) is not dict:
         kind = "null" if value is None else type(value).__name__
+        if value is None and not release.null_line_ignored and state.failure is None:
+            state.failure = NULL_LINE_ERROR
         parsed.diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not a row"))
         return
     row = rewrite_voice_call(value) if release.voice_call_talk_rows else value
@@ -242,7 +248,7 @@ def _checkpoint(state: LoadState, row: Json) -> None:
 # --- after the last row: repairs and compaction ------------------------------------------
 
 
-def relink_cli(graph: Graph) -> None:
+def relink_cli(graph: Graph, release: CliRelease = LATEST) -> None:
     """Children of dropped rows re-parented, then the compaction relink and prune."""
     state = state_of(graph)
     nodes = graph.nodes
@@ -255,7 +261,7 @@ def relink_cli(graph: Graph) -> None:
                 graph.diagnostics.append(Diagnostic(
                     graph.line[uuid], "relinked",
                     f"parent {parent} was dropped (unusable message): linked past it"))
-    state.relink_tail = _relink_preserved(graph)
+    state.relink_tail = _relink_preserved(graph, release)
 
 
 def _resolve_dropped(parent: str, nodes: dict[str, Json], dropped: dict[str, Any]) -> Any:
@@ -272,8 +278,9 @@ def _resolve_dropped(parent: str, nodes: dict[str, Json], dropped: dict[str, Any
     return current
 
 
-def _relink_preserved(graph: Graph) -> str | None:
-    """The last boundary with preserved rows relinks them and prunes what preceded it."""
+def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
+    """The last boundary with preserved rows relinks them and prunes what preceded it
+    (before ``preserved_messages_relinked``, only a ``preservedSegment`` counts)."""
     nodes = graph.nodes
     order = {uuid: i for i, uuid in enumerate(nodes)}
     meta: Json | None = None
@@ -282,6 +289,8 @@ def _relink_preserved(graph: Graph) -> str | None:
         if is_boundary(row):
             last_at = order[uuid]
             candidate = row.get("compactMetadata")
+            if type(candidate) is dict and not release.preserved_messages_relinked:
+                candidate = {k: v for k, v in candidate.items() if k != "preservedMessages"}
             if type(candidate) is dict and (
                 truthy(candidate.get("preservedMessages"))
                 or truthy(candidate.get("preservedSegment"))
@@ -290,6 +299,10 @@ def _relink_preserved(graph: Graph) -> str | None:
     if meta is None:
         return None
     live = meta_at == last_at
+    listed_meta = meta.get("preservedMessages")
+    if live and not release.preserved_messages_checked and truthy(listed_meta) and not (
+            type(listed_meta) is dict and type(listed_meta.get("uuids")) is list):
+        state_of(graph).failure = state_of(graph).failure or PRESERVED_ERROR
     preserved = _preserved(meta, nodes) if live else None
     if live and preserved is None:
         return None

@@ -33,7 +33,12 @@ from rechain.reference.profiles.claude_code_2_1_332.api import (
     unanswered_tip,
 )
 from rechain.reference.profiles.claude_code_2_1_332.chain import choose_leaf_cli, walk_cli
-from rechain.reference.profiles.claude_code_2_1_332.load import parse_cli, raw_uuid, relink_cli
+from rechain.reference.profiles.claude_code_2_1_332.load import (
+    parse_cli,
+    raw_uuid,
+    relink_cli,
+    state_of,
+)
 from rechain.reference.profiles.claude_code_2_1_332.recover import RECOVERED, recover_cli
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.read import (
@@ -115,11 +120,12 @@ class Resumed:
     recovered: frozenset[str] = frozenset()
     resume_interrupted: bool = False  # CLAUDE_CODE_RESUME_INTERRUPTED_TURN
     error: str | None = None  # the CLI exits 1 and resumes nothing (rule L7)
+    release: CliRelease = LATEST
 
     @property
     def kept(self) -> list[Json]:
         """The chain after the deserialisation filters (what the prompt is chained after)."""
-        kept = deserialise(self.chain, self.resume_interrupted)
+        kept = deserialise(self.chain, self.resume_interrupted, self.release)
         return [row for row in kept if not _silent(row)]
 
     @property
@@ -132,7 +138,7 @@ class Resumed:
         redone = redone_turn(kept) if self.resume_interrupted else None
         if redone is not None:
             return redone["uuid"]
-        interrupted = unanswered_tip(kept)
+        interrupted = unanswered_tip(kept, self.release)
         # a fragment without a uuid cannot be a parent: the prompt follows the last row
         if interrupted is not None and ends_interrupted(kept) \
                 and raw_uuid(interrupted["uuid"]) is not None:
@@ -154,26 +160,32 @@ def _silent(row: Json) -> bool:
     return row.get("type") == "system" and type(subtype) is str and subtype in SILENT_SYSTEM
 
 
-def resumed(result: Rebuild) -> Resumed:
+def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     """What the CLI's load decided, from one run of this profile's stages: every row of the
     chain counts as shown (the chain view lists them all), and a first prompt that is not a
     string resumes nothing (rule L7)."""
     run = result.run
     if run is None:  # not a run of this profile's stages: nothing was resumed
-        return Resumed(None, [], [], list(result.diagnostics), error=result.error)
+        return Resumed(None, [], [], list(result.diagnostics), error=result.error,
+                       release=release)
     graph, chain, leaf, options = run.graph, run.chain, run.leaf, run.options
     diagnostics = [*run.source.diagnostics, *run.parsed.diagnostics, *graph.diagnostics]
     shown = [graph.line[row["uuid"]] for row in chain]
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
+    failed = state_of(graph).failure
+    if failed is not None:
+        diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {failed}") for n in shown]
+        return Resumed(leaf, [], [], list(in_line_order(diagnostics)), recovered,
+                       options.resume_interrupted_turn, failed, release)
     if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         diagnostics.append(Diagnostic(None, "first-prompt", FIRST_PROMPT_ERROR))
         diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {FIRST_PROMPT_ERROR}")
                         for n in shown]
         return Resumed(leaf, [], [], list(in_line_order(diagnostics)), recovered,
-                       options.resume_interrupted_turn, FIRST_PROMPT_ERROR)
+                       options.resume_interrupted_turn, FIRST_PROMPT_ERROR, release)
     return Resumed(leaf, chain, shown, list(in_line_order(diagnostics)), recovered,
-                   options.resume_interrupted_turn)
+                   options.resume_interrupted_turn, release=release)
 
 
 def resume(data: bytes, options: Options | None = None) -> Resumed:
@@ -181,9 +193,9 @@ def resume(data: bytes, options: Options | None = None) -> Resumed:
     return resumed(drive(data, CLAUDE_CODE, options or Options(), None))
 
 
-def chain_view(result: Rebuild) -> Json:
+def chain_view(result: Rebuild, release: CliRelease = LATEST) -> Json:
     """``--view chain``: the leaf, the tip the prompt follows, the chain's uuids, diagnostics."""
-    found = resumed(result)
+    found = resumed(result, release)
     return {
         "profile": result.profile,
         "session_id": result.session_id,
@@ -199,7 +211,7 @@ def api_view(result: Rebuild, release: CliRelease = LATEST) -> Json:
     """``--view api``: the request's ``messages`` before the new prompt's turn."""
     options = result.run.options if result.run is not None else Options()
     model = options.model or DEFAULT_MODEL
-    found = resumed(result)
+    found = resumed(result, release)
     error = found.error if found.leaf is not None else "No conversation found"
     return {
         "profile": result.profile,

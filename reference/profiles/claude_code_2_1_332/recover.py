@@ -22,6 +22,7 @@ from rechain.reference.js.values import truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.orphans import Rules, Turn, find_orphans
 from rechain.reference.profiles.claude_code_2_1_332.chain import BY_CHECKPOINT, sidechain_key
+from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.rows import any_key, message_id
 
 
@@ -89,14 +90,20 @@ def _keyed(parent: Any, uuid: str) -> tuple[Any, str]:
     return any_key(parent), uuid
 
 
+def _never(fact: Facts, facts: dict[str, Facts]) -> bool:
+    return False
+
+
 CLI = Rules(message=_any_id, is_result=_every_result, looks_further=_not_its_parents,
             tag=_keyed)
+#: before ``strays_recovered``: only the results below a message's own rows come back
+CLI_DIRECT = Rules(message=_any_id, is_result=_every_result, looks_further=_never, tag=_keyed)
 
 
-def recover_cli(graph: Graph, chain: list[Json]) -> list[Json]:
+def recover_cli(graph: Graph, chain: list[Json], release: CliRelease = LATEST) -> list[Json]:
     """The chain with recovered rows, then the tip's system and attachment descendants."""
     seen: set[str] = graph.extras.get("claude-code:seen") or {r["uuid"] for r in chain}
-    out = _recover_orphans(graph, chain, seen)
+    out = _recover_orphans(graph, chain, seen, CLI if release.strays_recovered else CLI_DIRECT)
     if chain and not graph.extras.get(BY_CHECKPOINT):
         out = out + _below_tip(graph, chain[-1], seen)
     return out
@@ -129,14 +136,15 @@ class _Timeline:
         return self.at(row), self.position.get(row["uuid"], 1 << 53)
 
 
-def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str]) -> list[Json]:
+def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
+                     rules: Rules = CLI) -> list[Json]:
     """Each turn's recovered rows, sorted into the chain rows of the turn."""
     nodes = graph.nodes
     timeline = _Timeline({u: i for i, u in enumerate(nodes)}, {})
     at_chain = {r["uuid"]: i for i, r in enumerate(chain)}
     children: dict[Any, list[Json]] | None = None
     spans: list[_Span] = []
-    for turn in find_orphans(graph, chain, CLI, seen):
+    for turn in find_orphans(graph, chain, rules, seen):
         _mark_late(timeline, turn)
         start = at_chain[turn.first]
         end = _turn_end(chain, at_chain[turn.last] + 1, turn.message)

@@ -26,6 +26,32 @@ class CliRelease:
     #: a ``voice_call_talk`` system row is read as the user or queued-command row it stands
     #: for; before, it is a system row the resume leaves out
     voice_call_talk_rows: bool = True
+    #: the request's first user message goes as written; before, the harness's
+    #: ``<system-reminder>`` context block ("# currentDate") opened it, so its content went
+    #: as a block list
+    context_block_gone: bool = True
+    #: a call of a cut-off turn nobody answered (of the final assistant message) gets the
+    #: synthetic "[Tool call interrupted: …]" result; before, "[Request interrupted by user
+    #: for tool use]", for the calls of the last assistant message with one unanswered
+    interrupted_call_result: bool = True
+    #: a conversation that ends on a tool result gets only "No response requested."; before,
+    #: the meta "Continue from where you left off." joined that result first
+    continue_notice_gone: bool = True
+    #: a JSON ``null`` line is skipped like any value that is not a row; before, the resume
+    #: fails ("null is not an object", exit 1)
+    null_line_ignored: bool = True
+    #: a compact boundary's ``compactMetadata.preservedMessages`` relinks the rows it lists
+    #: after the boundary; before, only a ``preservedSegment`` is relinked
+    preserved_messages_relinked: bool = True
+    #: a ``preservedMessages`` that is not an object with a ``uuids`` list is left alone;
+    #: before, the resume fails ("undefined is not an object")
+    preserved_messages_checked: bool = True
+    #: a result filed off its message's rows (below a system row, say) that answers a call
+    #: of the message is put back; before, only results below the message's own rows
+    strays_recovered: bool = True
+    #: the timestamp bridge never lands on a result of a call already on the chain; before,
+    #: it could (the result is then an orphan where it lands)
+    bridge_skips_chain_results: bool = True
 
     @property
     def profile_name(self) -> str:
