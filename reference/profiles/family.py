@@ -166,8 +166,9 @@ SEED_SWITCHES: tuple[Switch, ...] = (
            "two merged user messages get a newline at a text-text seam (before: joined as "
            "they are)"),
     Switch("leaf_last_written", "2.1.101",
-           "the leaf is the last-written row of the entry point's candidates (before: the "
-           "newest timestamp)"),
+           "with several leaves, the one the last main-chain row written walks up to, "
+           "children or not; --resume <id> ranks leaves only (before: the newest timestamp "
+           "over every leaf, or over every row for --resume <id>)"),
 )
 
 #: Releases checked against the real program, oldest first, and on what.

@@ -68,8 +68,9 @@ class Loaded:
     collapse_commits: list[Json] = field(default_factory=list)
     collapse_snapshot: Json | None = None
     leaf_uuids: set[Any] = field(default_factory=set)
-    # leaf key -> the line of the last-written terminal that walked up to it
-    leaf_written: dict[Any, int] = field(default_factory=dict)
+    #: the key of the last main-chain (not sidechain) row the loop put in ``messages``
+    #: (``UNDEFINED`` when none had a truthy uuid); 2.1.101 narrows the leaves to it
+    last_main: Any = UNDEFINED
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def get(self, uuid: Any) -> Json | None:
@@ -176,6 +177,8 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
                 value = {**value, "parentUuid": _null(bridge[parent])}
             messages[mkey(uuid)] = value
             loaded.line[id(value)] = number
+            if not truthy(value.get("isSidechain")):
+                loaded.last_main = mkey(uuid) if truthy(uuid) else UNDEFINED
             if is_boundary(value):
                 loaded.collapse_commits.clear()
                 loaded.collapse_snapshot = None
@@ -340,19 +343,37 @@ def compute_leaves(loaded: Loaded) -> None:
     for terminal in entries:
         if mkey(terminal.get("uuid", UNDEFINED)) in pointed:
             continue
-        seen: set[Any] = set()
-        current: Json | None = terminal
-        while current is not None:
-            slot = mkey(current.get("uuid", UNDEFINED))
-            if slot in seen:
-                break
-            seen.add(slot)
-            if current.get("type") in ("user", "assistant"):
-                loaded.leaf_uuids.add(slot)
-                written = loaded.line_of(terminal) or 0
-                loaded.leaf_written[slot] = max(loaded.leaf_written.get(slot, 0), written)
-                break
-            current = loaded.parent(current)
+        found = nearest_message(loaded, terminal)
+        if found is not None:
+            loaded.leaf_uuids.add(found)
+
+
+def nearest_message(loaded: Loaded, start: Json) -> Any:
+    """The key of the first user/assistant row from ``start`` up its parents; None when the
+    walk meets a missing parent or a row already seen first."""
+    seen: set[Any] = set()
+    current: Json | None = start
+    while current is not None:
+        slot = mkey(current.get("uuid", UNDEFINED))
+        if slot in seen:
+            return None
+        seen.add(slot)
+        if current.get("type") in ("user", "assistant"):
+            return slot
+        current = loaded.parent(current)
+    return None
+
+
+def keep_last_written_leaf(loaded: Loaded) -> None:
+    """From 2.1.101: with more than one leaf, the leaves become the one the last main-chain
+    row written walks up to, whether that row has children or not (a repeated uuid
+    written last names its first copy's place); a walk that finds none keeps them all."""
+    start = loaded.messages.get(loaded.last_main) if loaded.last_main is not UNDEFINED else None
+    if len(loaded.leaf_uuids) < 2 or start is None:
+        return
+    found = nearest_message(loaded, start)
+    if found is not None:
+        loaded.leaf_uuids = {found}
 
 
 def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] = (),
@@ -371,4 +392,6 @@ def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] 
         apply_preserved_segment(loaded)
     apply_snips(loaded)
     compute_leaves(loaded)
+    if release.leaf_last_written:
+        keep_last_written_leaf(loaded)
     return loaded

@@ -23,8 +23,9 @@ class SeedRelease:
     #: over 5 MiB, a compact boundary line across a read chunk's edge is judged like any
     #: other line; before, it is seen only when it starts with the system prefix
     boundary_across_chunks: bool = False
-    #: the resumed leaf is the last-written row (per entry point's pool); before, the one
-    #: with the newest timestamp
+    #: with more than one leaf, the loader keeps only the one the last main-chain row
+    #: written walks up to (that row may have children), and ``--resume <id>`` ranks
+    #: leaves only; before, every leaf, and ``--resume <id>`` ranked every row
     leaf_last_written: bool = False
 
     #: a queued task notification is sent after the "[SYSTEM NOTIFICATION - NOT USER

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from rechain.reference.first_prompt import first_prompt_fails as scan_throws
@@ -80,57 +79,32 @@ def leaf_for_resume_file(loaded: Loaded) -> Json | None:
     return latest(resume_file_pool(loaded), date_v8.get_time, 0.0)
 
 
+def resume_id_leaf_pool(loaded: Loaded) -> list[Json]:
+    """``--resume <id>`` from 2.1.101: leaves of type user/assistant that are not sidechains
+    (before: every row that is not a sidechain, children or not)."""
+    return [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
+            and not truthy(e.get("isSidechain")) and e.get("type") in ("user", "assistant")]
+
+
+def leaf_for_resume_id_leaves(loaded: Loaded) -> Json | None:
+    """``--resume <id>`` from 2.1.101: the newest of its leaf pool."""
+    return latest(resume_id_leaf_pool(loaded), date_v8.parse, float("-inf"))
+
+
 LEAF_RULES: dict[str, Callable[[Loaded], Json | None]] = {
     "continue": leaf_for_continue,
     "resume-id": leaf_for_resume_id,
     "resume-file": leaf_for_resume_file,
 }
-POOLS: dict[str, Callable[[Loaded], list[Json]]] = {
-    "continue": continue_pool,
-    "resume-id": resume_id_pool,
-    "resume-file": resume_file_pool,
-}
 
 
 def leaf_rule(entry: str, release: SeedRelease = BASE) -> Callable[[Loaded], Json | None]:
-    """The entry point's leaf choice: its pool, ranked by time or (from 2.1.101) by writing."""
-    if not release.leaf_last_written:
-        return LEAF_RULES[entry]
-    if entry == "resume-id":
-        return last_terminal
-    return partial(last_written, POOLS[entry])
-
-
-def last_terminal(loaded: Loaded) -> Json | None:
-    """``--resume <id>`` from 2.1.101: the main-chain row written last among those no row
-    names as parent, walked up to its nearest user or assistant row (none in a full cycle,
-    nor when the last leaf has a sidechain child: "No conversation found")."""
-    pointed = {mkey(e.get("parentUuid", UNDEFINED)) for e in loaded.messages.values()
-               if e.get("parentUuid", UNDEFINED) is not None}
-    ends = [e for s, e in loaded.messages.items()
-            if s not in pointed and not truthy(e.get("isSidechain"))]
-    if not ends:
-        return None
-    current: Json | None = max(ends, key=lambda e: loaded.line_of(e) or 0)
-    seen: set[Any] = set()
-    while current is not None and mkey(current.get("uuid", UNDEFINED)) not in seen:
-        if current.get("type") in ("user", "assistant"):
-            return current
-        seen.add(mkey(current.get("uuid", UNDEFINED)))
-        current = loaded.parent(current)
-    return None
-
-
-def last_written(pool: Callable[[Loaded], list[Json]], loaded: Loaded) -> Json | None:
-    """The pool's entry written last in the file: a leaf by the last terminal row that
-    walks up to it (an attachment written under it counts), any other by its own line."""
-    entries = pool(loaded)
-
-    def written(entry: Json) -> int:
-        own = loaded.line_of(entry) or 0
-        return loaded.leaf_written.get(mkey(entry.get("uuid", UNDEFINED)), own)
-
-    return max(entries, key=written) if entries else None
+    """The entry point's leaf choice by newest timestamp over its pool; from 2.1.101 the
+    loader has already narrowed the leaves to the last-written one's (``load``), and
+    ``--resume <id>`` ranks leaves only."""
+    if release.leaf_last_written and entry == "resume-id":
+        return leaf_for_resume_id_leaves
+    return LEAF_RULES[entry]
 
 
 class WalkHangsError(Exception):
