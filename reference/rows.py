@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rechain.reference.js.text import trim
 from rechain.reference.js.values import UNDEFINED, nullish, prop, strict_equal
 from rechain.reference.model import Json
 
@@ -66,3 +67,14 @@ def queued_attachment(row: Json) -> Json | None:
 def any_key(value: Any) -> Any:
     """A dict key for any JSON value (ids, parents): a string as itself, else its repr."""
     return value if type(value) is str else ("\x01", repr(value))
+
+
+def joined_fragments(left: list[Any], right: list[Any]) -> list[Any]:
+    """Two fragments of one assistant message joined as the request sends them: blank
+    text blocks (whitespace only, not empty) go when a block other than thinking is left."""
+    joined = [*left, *right]
+    kept = [b for b in joined if prop(b, "type") != "text" or type(prop(b, "text")) is not str
+            or prop(b, "text") == "" or trim(prop(b, "text")) != ""]
+    if any(prop(b, "type") not in ("thinking", "redacted_thinking") for b in kept):
+        return kept
+    return joined

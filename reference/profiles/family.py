@@ -169,6 +169,16 @@ SEED_SWITCHES: tuple[Switch, ...] = (
            "with several leaves, the one the last main-chain row written walks up to, "
            "children or not; --resume <id> ranks leaves only (before: the newest timestamp "
            "over every leaf, or over every row for --resume <id>)"),
+    Switch("blank_text_merged_out", "2.1.101",
+           "the request joins the fragments of one message.id without blank text blocks "
+           "(before: every block; 2.1.91 < first <= 2.1.101, the releases between not "
+           "probed)"),
+    Switch("cycle_bridge", "2.1.108",
+           "a parent already on the chain is bridged by timestamp like a missing one (before: "
+           "the walk stops there, \"Cycle detected\")"),
+    Switch("whitespace_kept_with_content", "2.1.111",
+           "a whitespace-only assistant row is resumed when another row of its message.id "
+           "holds content (before: dropped, like every whitespace-only one)"),
 )
 
 #: Releases checked against the real program, oldest first, and on what.

@@ -20,7 +20,7 @@ from rechain.reference.js.text import trim
 from rechain.reference.js.values import UNDEFINED, deep_copy, key, prop, to_string
 from rechain.reference.model import Json
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
-from rechain.reference.rows import any_key, as_blocks, message_id
+from rechain.reference.rows import any_key, as_blocks, joined_fragments, message_id
 from rechain.reference.rows import content as row_content
 
 NO_RESPONSE = "No response requested."
@@ -589,8 +589,8 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
         if message["role"] == "assistant" and mid is not None and mid != SENTINEL:
             target = _fragment_target(out, ids, mid)
             if target is not None:
-                out[target]["content"] = as_blocks(out[target]["content"]) + as_blocks(
-                    message["content"])
+                out[target]["content"] = joined_fragments(as_blocks(out[target]["content"]),
+                                                          as_blocks(message["content"]))
                 continue
         if out and out[-1]["role"] == "user" and message["role"] == "user":
             _merge_users(out[-1], message, attached)

@@ -39,6 +39,7 @@ from rechain.reference.profiles.claude_code_2_1_88.resume import (
     merge_user_messages,
 )
 from rechain.reference.rows import content as content_of
+from rechain.reference.rows import is_boundary, joined_fragments
 
 CONTEXT_PREFIX = ("<system-reminder>\nAs you answer the user's questions, you can use the "
                   "following context:")
@@ -141,8 +142,10 @@ def _add_assistant(result: list[Json], entry: Json, release: SeedRelease = BASE)
             break
         if earlier.get("type") == "assistant" and _same_id(earlier, entry):
             left, right = content_of(earlier), content_of(entry)
-            joined = [*(left if type(left) is list else []),
-                      *(right if type(right) is list else [])]
+            left, right = (left if type(left) is list else [],
+                           right if type(right) is list else [])
+            joined = (joined_fragments(left, right) if release.blank_text_merged_out
+                      else [*left, *right])
             result[at] = _with_content(earlier, joined)
             return
     result.append(entry)
@@ -201,7 +204,8 @@ def normalise(messages: list[Json], release: SeedRelease = BASE) -> list[Json]:
             _add_attachment(result, entry, release)
     if release.blank_assistants_dropped:
         result = filter_orphaned_thinking(result)
-        result = filter_whitespace_only(result, release.merge_seam_newline)
+        result = filter_whitespace_only(result, release.merge_seam_newline,
+                                        release.whitespace_kept_with_content)
     return _non_empty_assistants(result)
 
 
@@ -316,6 +320,16 @@ def _paired_reply(following: Json | None, uses: dict[Any, Any], strip: bool = Tr
     return ([attachments.user(synthetic, meta=True)] if synthetic else []), 0
 
 
+def after_last_boundary(messages: list[Json]) -> list[Json]:
+    """``getMessagesAfterCompactBoundary``: the model sees the conversation from its last
+    compact boundary on (a chain the walk carried past a boundary, over a cycle or a
+    bridge, keeps the rows before it only in the transcript)."""
+    for at in range(len(messages) - 1, -1, -1):
+        if is_boundary(messages[at]):
+            return messages[at:]
+    return messages
+
+
 def request(messages: list[Json], prompt: str, release: SeedRelease = BASE) -> list[Json]:
     """The request's ``messages`` as API items for a resume followed by ``prompt``.
 
@@ -327,6 +341,7 @@ def request(messages: list[Json], prompt: str, release: SeedRelease = BASE) -> l
     reminder = {"type": "attachment",
                 "attachment": attachments.HarnessReminder(f"{SKILLS_PREFIX[18:]} (harness)")}
     turn = attachments.user(prompt, meta=False)
+    messages = after_last_boundary(messages)
     items = pair_results(normalise([context, *messages, reminder, turn], release), release)
     return [{"role": e.get("type"), "content": content_of(e)} for e in items]
 

@@ -86,7 +86,8 @@ def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
         return outcome
     outcome.leaf = leaf
     try:
-        chain, seen = walk(loaded, leaf, release.dangling_bridge, release.cycle_detection)
+        chain, seen = walk(loaded, leaf, release.dangling_bridge, release.cycle_detection,
+                           release.cycle_bridge)
         if release.orphan_recovery:
             chain = recover(loaded, chain, seen)
         if entry != "resume-file" and first_prompt_fails(chain):

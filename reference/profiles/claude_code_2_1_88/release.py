@@ -28,6 +28,19 @@ class SeedRelease:
     #: leaves only; before, every leaf, and ``--resume <id>`` ranked every row
     leaf_last_written: bool = False
 
+    #: the walk bridges a parent already on the chain (a cycle) by timestamp as it does a
+    #: missing one, and stops where the bridge finds nothing; before, "Cycle detected"
+    #: ends the walk there
+    cycle_bridge: bool = False
+
+    #: the request's fragments of one ``message.id`` are joined without blank text
+    #: blocks (when a block other than thinking is left); before, every block is kept
+    blank_text_merged_out: bool = False
+
+    #: a whitespace-only assistant row is kept when another row of its ``message.id``
+    #: holds content other than thinking or blank text; before, every one is dropped
+    whitespace_kept_with_content: bool = False
+
     #: a queued task notification is sent after the "[SYSTEM NOTIFICATION - NOT USER
     #: INPUT]" notice; before, after "A background agent completed a task:"
     task_notification_notice: bool = False

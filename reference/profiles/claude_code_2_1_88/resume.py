@@ -116,13 +116,14 @@ HANG_TEXT = ("hangs: the walk meets a parent already on the chain and, without c
              "detection, follows the cycle for ever (100 % CPU, no exit)")
 
 
-def walk(loaded: Loaded, leaf: Json, bridge: bool = False,
-         cycle_detection: bool = True) -> tuple[list[Json], set[Any]]:
+def walk(loaded: Loaded, leaf: Json, bridge: bool = False, cycle_detection: bool = True,
+         cycles: bool = False) -> tuple[list[Json], set[Any]]:
     """``buildConversationChain``'s walk: root first; stops at a missing parent or a repeat.
 
     With ``bridge`` (from 2.1.91) a parent missing from the file is bridged by timestamp
     as the later CLI does (``TimestampBridge``); without ``cycle_detection`` (before
-    2.1.39) a repeat raises ``WalkHangsError``.
+    2.1.39) a repeat raises ``WalkHangsError``; with ``cycles`` (``cycle_bridge``) a
+    parent already on the chain is bridged by timestamp as a missing one is.
     """
     chain: list[Json] = []
     seen: set[Any] = set()
@@ -143,12 +144,16 @@ def walk(loaded: Loaded, leaf: Json, bridge: bool = False,
         seen.add(slot)
         chain.append(current)
         parent = loaded.parent(current)
-        if parent is None and finder is not None and truthy(current.get("parentUuid", UNDEFINED)):
+        repeat = (cycles and parent is not None
+                  and mkey(parent.get("uuid", UNDEFINED)) in seen)
+        if (parent is None or repeat) and finder is not None \
+                and truthy(current.get("parentUuid", UNDEFINED)):
             parent = finder.find(current, seen)
+            why = "already on the chain" if repeat else "not in the file"
             if parent is not None:
                 loaded.diagnostics.append(Diagnostic(
                     loaded.line_of(current), "bridged",
-                    f"parent not in the file: bridged to {parent.get('uuid')} by timestamp"))
+                    f"parent {why}: bridged to {parent.get('uuid')} by timestamp"))
         current = parent
     chain.reverse()
     return chain, seen
@@ -343,17 +348,60 @@ def _whitespace_only(content: list[Any]) -> bool:
     return True
 
 
-def filter_whitespace_only(messages: list[Json], seam_newline: bool = True) -> list[Json]:
-    """Drop whitespace-only assistants; when any went, merge adjacent user messages."""
+def _substantive(block: Any) -> bool:
+    """A block that is neither thinking nor blank text (``(text ?? "").trim()`` throws on a
+    text that is not a string)."""
+    if block is None:
+        raise ReaderError("null is not an object (evaluating 'w.type') (TypeError)")
+    kind = prop(block, "type")
+    if kind in THINKING:
+        return False
+    if kind != "text":
+        return True
+    text = prop(block, "text")
+    if text is None or text is UNDEFINED:
+        return False
+    if type(text) is not str:
+        raise ReaderError("text.trim is not a function (TypeError)")
+    return trim(text) != ""
+
+
+def _ids_with_content(messages: list[Json]) -> set[Any]:
+    """The ``message.id`` of every assistant row holding a block of substance."""
+    found: set[Any] = set()
+    for entry in messages:
+        mid = prop(entry.get("message"), "id") if entry.get("type") == "assistant" else None
+        content = content_of(entry)
+        if truthy(mid) and type(content) is list and any(_substantive(b) for b in content):
+            found.add(mkey(mid))
+    return found
+
+
+def filter_whitespace_only(messages: list[Json], seam_newline: bool = True,
+                           keep_with_content: bool = False) -> list[Json]:
+    """Drop whitespace-only assistants; when any went, merge adjacent user messages.
+
+    With ``keep_with_content`` (``whitespace_kept_with_content``) a whitespace-only row
+    stays when another row of its ``message.id`` holds content (a streamed fragment).
+    """
+    if not any(entry.get("type") == "assistant" and type(content_of(entry)) is list
+               and content_of(entry) and _whitespace_only(content_of(entry))
+               for entry in messages):
+        return messages
+    keep = _ids_with_content(messages) if keep_with_content else set()
     kept = []
     for entry in messages:
         content = content_of(entry)
+        if entry.get("type") == "assistant" and keep:
+            mid = prop(entry.get("message"), "id")
+            if truthy(mid) and mkey(mid) in keep:
+                kept.append(entry)
+                continue
         if (entry.get("type") == "assistant" and type(content) is list and content
                 and _whitespace_only(content)):
             continue
         kept.append(entry)
-    if len(kept) == len(messages):
-        return messages
+    # adjacent user messages merge whenever a whitespace-only row was seen, kept or not
     merged: list[Json] = []
     for entry in kept:
         if entry.get("type") == "user" and merged and merged[-1].get("type") == "user":
@@ -426,7 +474,8 @@ def deserialise(chain: list[Json], release: SeedRelease = BASE) -> Resumed:
     messages = filter_unresolved_tool_uses(messages)
     if release.blank_assistants_dropped:
         messages = filter_orphaned_thinking(messages)
-        messages = filter_whitespace_only(messages, release.merge_seam_newline)
+        messages = filter_whitespace_only(messages, release.merge_seam_newline,
+                                          release.whitespace_kept_with_content)
     kind, _ = detect_interruption(messages)
     if kind == "interrupted_turn" and release.continue_interrupted_turn:
         messages = [*messages, synthetic_continue()]
