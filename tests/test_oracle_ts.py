@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -321,18 +322,33 @@ def test_a_batch_answers_like_single_calls(oracle) -> None:
         ["u1", "a1"], ["u2"], ["u1", "s1", "a1"], ["a1"], "error", "error", ["u5"]]
     assert all(_same(b, s) for b, s in zip(batched, single, strict=True))
     assert list((oracle.workdir / "tmp").iterdir()) == []  # scratch dirs are removed
-    assert list((oracle.workdir / "in").iterdir()) == []  # handed files: moved or removed
+    laid_out = oracle.workdir / "lay"
+    assert [p for p in laid_out.rglob("*") if p.is_file()] == []  # transcripts removed
 
 
 @needs_oracle
-def test_the_bridge_takes_handed_files_only_from_its_inbox(oracle, tmp_path) -> None:
-    outside = tmp_path / "precious.jsonl"
-    outside.write_bytes(user("u1", None))
-    answers = oracle._call_many("session_messages_many", [
-        {"transcript_path": str(outside), "session_id": SID, "env": {}}], 1)
-    assert isinstance(answers[0], OracleError)
-    assert "transcript_path must name a file in" in str(answers[0])
-    assert outside.read_bytes() == user("u1", None)  # not moved
+def test_the_bridge_reads_batches_only_from_the_laid_out_dirs(oracle, tmp_path) -> None:
+    config = tmp_path / "cfg"
+    cwd = tmp_path / "cwd"
+    project = config / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+    project.mkdir(parents=True)
+    cwd.mkdir()
+    (project / f"{SID}.jsonl").write_bytes(user("u1", None))
+    for fields in ({"config_dir": str(config), "cwd": str(cwd)},
+                   {"config_dir": str(oracle.workdir / "lay" / ".." / "cfg"), "cwd": str(cwd)}):
+        answers = oracle._call_many("session_messages_many", [
+            {**fields, "session_id": SID, "env": {}}], 1)
+        assert isinstance(answers[0], OracleError)
+        assert "must be directories under" in str(answers[0])
+
+
+@needs_oracle
+def test_a_batch_with_a_name_the_file_system_refuses(oracle) -> None:
+    calls = [MessagesCall(user("u1", None), "é" * 150), MessagesCall(  # > 255 bytes
+        user("u2", None), SID)]
+    answers = oracle.session_messages_many(calls)
+    assert isinstance(answers[0], OracleError) and "could not be laid out" in str(answers[0])
+    assert uuids(answers[1]) == ["u2"]
 
 
 @needs_oracle

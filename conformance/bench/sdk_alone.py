@@ -2,9 +2,9 @@
 
 ``rechain bench oracles`` sets this beside the batched bridge so the CPU a case splits
 into the SDK's own work (this) and rechain's glue (the rest: laying transcripts out,
-the request and reply, Python reading answers). The transcripts are laid out as the
-bridge lays out a batch (``BATCH`` cases in one config dir, distinct ids in one project, on the same
-scratch file system) and ``conformance/node/sdk_alone.mjs`` calls ``getSessionMessages``
+the request and reply, Python reading answers). The transcripts are laid out as a
+batch is for the bridge (``BATCH`` cases in one config dir, distinct ids in one project, on
+the same scratch file system) and ``conformance/node/sdk_alone.mjs`` calls ``getSessionMessages``
 on each with the bridge's concurrency and V8 flags, timing its own CPU after one warm-up
 call.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -21,6 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.oracles.batch_files import BatchFiles
+from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.registry import OracleSpec, entry_path
 from rechain.conformance.oracles.scratch import make_scratch
 from rechain.conformance.oracles.ts_sdk import NODE_FLAGS
@@ -35,21 +36,20 @@ def _script() -> Path:
 
 
 def _plan(root: Path, cases: Sequence[CaseInput]) -> list[dict[str, Any]]:
-    """Lay the cases out under ``root`` as the bridge lays out a batch (one config dir, the
-    k-th case with a session id in the k-th project); the calls to make, in order."""
+    """Lay the cases out under ``root`` as the bridge's caller lays out a batch
+    (``batch_files``; each batch under a root of its own, since here every transcript stays
+    until the end); the calls to make, in order."""
     plan: list[dict[str, Any]] = []
     for start in range(0, len(cases), BATCH):
-        config = root / f"b{start // BATCH}" / "cfg"
-        seen: dict[str, int] = {}
-        for case in cases[start:start + BATCH]:
-            number = seen.get(case.session_id.lower(), 0)
-            seen[case.session_id.lower()] = number + 1
-            cwd = config.parent / f"cwd{number}"
-            project = config / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-            project.mkdir(parents=True, exist_ok=True)
-            cwd.mkdir(exist_ok=True)
-            (project / f"{case.session_id}.jsonl").write_bytes(case.data)
-            plan.append({"config": str(config), "cwd": str(cwd), "session_id": case.session_id,
+        chunk = cases[start:start + BATCH]
+        calls = [MessagesCall(case.data, case.session_id, env=case.env) for case in chunk]
+        for case, place in zip(chunk, BatchFiles(root / f"b{start // BATCH}").places(calls),
+                               strict=True):
+            if place.file is None:
+                continue
+            Path(place.file).write_bytes(case.data)
+            plan.append({"config": place.config_dir, "cwd": place.cwd,
+                         "session_id": case.session_id,
                          "include_system_messages": bool(
                              case.option("include_system_messages"))})
     return plan

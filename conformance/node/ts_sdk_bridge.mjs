@@ -14,18 +14,16 @@
 //   {"id", "cmd": "session_messages", "transcript_b64", "session_id",
 //    "include_system_messages", "limit", "offset", "env"}
 //     -> {"id", "ok": true, "messages": [...]}
-//   {"id", "cmd": "session_messages_many", "cases": [{"transcript_b64", "session_id",
+//   {"id", "cmd": "session_messages_many", "cases": [{"config_dir", "cwd", "session_id",
 //    "include_system_messages", "limit", "offset", "env"}, ...], "concurrency"}
-//     (in both, "transcript_path" may stand for "transcript_b64": a file directly in
-//     <TMPDIR>/../in, the caller's inbox, which the bridge moves into place)
 //     -> {"id", "ok": true, "replies": [{"ok": true, "messages"} | {"ok": false, ...}, ...]}
 //     one reply per case, in order, each shaped like a session_messages reply without "id".
-//     Cases with the same env share one scratch config dir, and those with distinct session
-//     ids one project in it (each call reads only <project>/<session_id>.jsonl; a fresh dir
-//     per case costs more than the call; a repeated id gets another project cwd), and up to
-//     "concurrency" calls run at once: the SDK reads with
-//     asynchronous file I/O, so overlapping calls (and one round trip for many cases)
-//     is where a batch saves time.
+//     The caller has already written each transcript where the SDK reads it,
+//     <config_dir>/projects/<cwd sanitized>/<session_id>.jsonl, both dirs under
+//     <TMPDIR>/../lay (and removes it afterwards): the bridge only calls the SDK, with
+//     CLAUDE_CONFIG_DIR and the env set per group of cases that share them, up to
+//     "concurrency" calls at once: the SDK reads with asynchronous file I/O, so
+//     overlapping calls (and one round trip for many cases) is where a batch saves time.
 //   {"id", "cmd": "list_sessions", "files": [{"session_id", "transcript_b64", "mtime_ms"}],
 //    "limit", "offset", "include_programmatic", "env"}
 //     -> {"id", "ok": true, "sessions": [...], "dir": "<the project cwd used>"}
@@ -44,8 +42,9 @@
 // threw, also "raised": true and "error_type" (the error's name), and "error" is its message.
 //
 // Isolation: every reader call gets a fresh temp config dir and a fresh temp
-// project cwd under os.tmpdir(), removed afterwards; CLAUDE_CONFIG_DIR points
-// there for the call only, so a real ~/.claude is never read or written.
+// project cwd under os.tmpdir(), removed afterwards (a batch: the config dirs the caller
+// laid out under <TMPDIR>/../lay); CLAUDE_CONFIG_DIR points there for the call only, so
+// a real ~/.claude is never read or written.
 //
 // What was learned about SDK 0.3.332 by experiment (see docs in ts_sdk.py):
 // * env vars such as CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP are read through a lazy
@@ -221,20 +220,14 @@ async function settle(call) {
   }
 }
 
-/** The cases by env (as given; CLAUDE_CONFIG_DIR and the env are process-wide, so one
- * scratch config dir per env), in request order, each with its project: the k-th case with
- * a session id (case-insensitively, the file name is the id) goes to the k-th project. */
-function envGroups(cases) {
-  const groups = new Map(); // env key -> { indexes, projects, seen: id -> count }
+/** The cases by env and config dir (as given; CLAUDE_CONFIG_DIR and the env are
+ * process-wide, so each group runs alone), in request order. */
+function configGroups(cases) {
+  const groups = new Map(); // [env, config dir] as JSON -> indexes
   cases.forEach((request, index) => {
-    const key = JSON.stringify(request?.env ?? null);
-    if (!groups.has(key)) groups.set(key, { indexes: [], projects: [], seen: new Map() });
-    const group = groups.get(key);
-    const id = String(request?.session_id).toLowerCase();
-    const project = group.seen.get(id) ?? 0;
-    group.seen.set(id, project + 1);
-    group.indexes.push(index);
-    group.projects.push(project);
+    const key = JSON.stringify([request?.env ?? null, request?.config_dir ?? null]);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(index);
   });
   return [...groups.values()];
 }
@@ -268,23 +261,17 @@ function writeSession(projectDir, sessionId, b64, mtimeMs, token, root) {
   }
 }
 
-/** Where the Python side leaves transcripts to be moved into place: <scratch>/in, beside
- * this process's TMPDIR (<scratch>/tmp). Only files directly in it are taken. */
-const INBOX = path.join(path.dirname(os.tmpdir()), "in");
+/** Where the Python side lays a batch's transcripts out (<scratch>/lay, beside this
+ * process's TMPDIR <scratch>/tmp): the config dirs and project cwds of session_messages_many
+ * must lie under it. */
+const LAID_OUT = path.join(path.dirname(os.tmpdir()), "lay");
 
-/** Place one case's transcript for the SDK: moved from the inbox ("transcript_path", one
- * rename on the same file system) or decoded from "transcript_b64". */
-function placeSession(projectDir, request) {
-  const from = request.transcript_path;
-  if (from === undefined || from === null) {
-    writeSession(projectDir, request.session_id, request.transcript_b64, null);
-    return;
+/** A directory the Python side laid out, as given; anything else is refused. */
+function laidOut(dir) {
+  if (typeof dir !== "string" || path.resolve(dir) !== dir || !dir.startsWith(LAID_OUT + path.sep)) {
+    throw new Error(`config_dir and cwd must be directories under ${LAID_OUT}`);
   }
-  if (typeof from !== "string" || path.dirname(from) !== INBOX
-      || !/^[A-Za-z0-9._-]+$/.test(path.basename(from))) {
-    throw new Error(`transcript_path must name a file in ${INBOX}`);
-  }
-  fs.renameSync(from, path.join(projectDir, `${checkSessionId(request.session_id)}.jsonl`));
+  return dir;
 }
 
 /** Paging options in the SDK's shape; absent values stay absent. */
@@ -302,7 +289,7 @@ function makeHandlers(sdk, info) {
     },
     async session_messages(request) {
       const messages = await withScratch(request.env, async ({ cwd, projectDir }) => {
-        placeSession(projectDir, request);
+        writeSession(projectDir, request.session_id, request.transcript_b64, null);
         return fromSdk(() => sdk.getSessionMessages(request.session_id, {
           dir: cwd,
           includeSystemMessages: Boolean(request.include_system_messages),
@@ -315,26 +302,20 @@ function makeHandlers(sdk, info) {
       if (!Array.isArray(request.cases)) throw new Error("cases must be a list");
       const concurrency = Number.isInteger(request.concurrency) ? request.concurrency : 16;
       const replies = new Array(request.cases.length);
-      for (const { indexes, projects } of envGroups(request.cases)) {
+      for (const indexes of configGroups(request.cases)) {
         const first = request.cases[indexes[0]];
-        const answers = await settle(() => withScratch(first?.env, ({ cwd, projectDir, root, configDir }) => {
-          const places = [{ cwd, projectDir }];
-          for (let more = 1; more <= Math.max(...projects); more++) {
-            const other = path.join(root, `cwd${more}`);
-            fs.mkdirSync(other);
-            places.push({ cwd: other, projectDir: makeProjectDir(configDir, other) });
-          }
-          return inLanes(indexes.map((index, lane) => () => settle(() => {
+        const answers = await settle(() => withEnv(
+          [...envOverrides(first?.env), ["CLAUDE_CONFIG_DIR", laidOut(first?.config_dir)]],
+          () => inLanes(indexes.map((index) => () => settle(() => {
             const one = request.cases[index];
-            const place = places[projects[lane]];
-            placeSession(place.projectDir, one);
-            return fromSdk(() => sdk.getSessionMessages(one.session_id, {
-              dir: place.cwd,
+            const options = {
+              dir: laidOut(one.cwd),
               includeSystemMessages: Boolean(one.include_system_messages),
               ...paging(one),
-            }));
-          })), concurrency);
-        }));
+            };
+            checkSessionId(one.session_id);
+            return fromSdk(() => sdk.getSessionMessages(one.session_id, options));
+          })), concurrency)));
         indexes.forEach((index, lane) => {
           replies[index] = answers.ok ? answers.messages[lane] : answers;
         });

@@ -23,12 +23,14 @@ class MessagesCall:
     offset: int = 0
     env: Mapping[str, str] | None = None
 
-    def request(self, *, system_messages: bool, path: str | None = None) -> dict[str, Any]:
+    def request(self, *, system_messages: bool, place: Mapping[str, str] | None = None
+                ) -> dict[str, Any]:
         """The case's fields in a worker's request: the bytes as base64 (which keeps every
-        byte through JSON), or ``path``, a file already holding them that the worker may
-        move; ``include_system_messages`` only for a reader that has that option."""
+        byte through JSON), or ``place``, the fields that say where they were already
+        written for the reader; ``include_system_messages`` only for a reader that has
+        that option."""
         fields: dict[str, Any] = {
-            **({"transcript_path": path} if path is not None
+            **(place if place is not None
                else {"transcript_b64": base64.b64encode(self.data).decode("ascii")}),
             "session_id": self.session_id,
             "limit": self.limit,

@@ -4,8 +4,8 @@ Importing the SDK costs ~0.2 s but a call ~1 ms, so ``TsSdkOracle`` starts
 ``conformance/node/ts_sdk_bridge.mjs`` once and sends it one JSON line per call (or per
 batch: ``session_messages_many``).
 The bridge puts each transcript byte-exact into a fresh temp config dir (a batch's
-transcripts are written to the worker's inbox first and moved into place, which costs
-less than base64 through the pipe); the Node process itself runs with a private HOME
+transcripts are written by rechain where the SDK reads them, ``batch_files``, which
+costs less than base64 through the pipe); the Node process itself runs with a private HOME
 and TMPDIR (on a memory file system when there is one) and without any inherited
 CLAUDE_*/ANTHROPIC_* variable, so a real ~/.claude is never involved.
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import shutil
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from rechain.conformance.oracles import OracleError
+from rechain.conformance.oracles.batch_files import BatchFiles
 from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.registry import AGENT_SDK_TS, OracleSpec, entry_path
 from rechain.conformance.oracles.worker import WorkerOracle
@@ -102,6 +104,11 @@ class TsSdkOracle(WorkerOracle):
     process_name = "agent-sdk-ts bridge"
     scratch_prefix = "rechain-ts-"
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._files: BatchFiles | None = None  # made with the scratch dir it lies in
+        self._files_lock = threading.Lock()  # one batch's files at a time
+
     @classmethod
     def available(cls, spec: OracleSpec | None = None) -> str | None:
         """None when the oracle can run here, else why not (for ``pytest.skip``)."""
@@ -144,13 +151,21 @@ class TsSdkOracle(WorkerOracle):
         """``session_messages`` for many transcripts in one request (up to ``concurrency``
         SDK calls at once in the bridge): per call its messages, or the ``OracleError``
         (``OracleReaderError`` when the SDK raised) that ``session_messages`` would raise.
-        A broken or timed-out bridge raises ``OracleError`` for the whole batch."""
-        with self._handed([call.data for call in calls]) as paths:
-            cases = [call.request(system_messages=True, path=path)
-                     for call, path in zip(calls, paths, strict=True)]
-            answers = self._call_many("session_messages_many", cases, concurrency)
-        return [answer if isinstance(answer, OracleError) else list(answer["messages"])
-                for answer in answers]
+        Each transcript is written where the SDK reads it (``batch_files``), so the
+        request only names places. A broken or timed-out bridge raises ``OracleError``
+        for the whole batch."""
+        with self._files_lock:
+            if self._files is None or self._files.root != self._home().parent / "lay":
+                self._files = BatchFiles(self._home().parent / "lay")
+            with self._files.written(calls) as places:
+                cases = [call.request(system_messages=True, place={
+                    "config_dir": place.config_dir, "cwd": place.cwd})
+                    for call, place in zip(calls, places, strict=True)
+                    if not isinstance(place, OSError)]
+                answers = iter(self._call_many("session_messages_many", cases, concurrency))
+                return [OracleError(f"{self.spec.name}: the transcript could not be laid "
+                                    f"out: {place}") if isinstance(place, OSError)
+                        else _messages(next(answers)) for place in places]
 
     def list_sessions(
         self,
@@ -238,6 +253,11 @@ class TsSdkOracle(WorkerOracle):
             }
         )
         return list(reply["messages"])
+
+
+def _messages(answer: dict[str, Any] | OracleError) -> list[dict[str, Any]] | OracleError:
+    """One case's reply as its messages (an error stays the error)."""
+    return answer if isinstance(answer, OracleError) else list(answer["messages"])
 
 
 def _placeholders(info: dict[str, Any], project: str) -> dict[str, Any]:

@@ -9,13 +9,10 @@ Subclasses say how to launch their process and what a reply means.
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import os
 import shutil
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -46,7 +43,6 @@ class WorkerOracle(Lifecycle):
         self._scratch: Path | None = None
         self._cleanup: weakref.finalize[Any, Any] | None = None
         self._lock = threading.Lock()
-        self._handed_names = itertools.count()
 
     @classmethod
     def available(cls, spec: OracleSpec | None = None) -> str | None:
@@ -114,26 +110,6 @@ class WorkerOracle(Lifecycle):
         home = self._scratch / "home"
         home.mkdir(exist_ok=True)
         return home
-
-    @contextlib.contextmanager
-    def _handed(self, transcripts: Sequence[bytes]) -> Iterator[list[str]]:
-        """Each transcript written to a file in the worker's inbox (``<scratch>/in``), for
-        a request that names files instead of carrying base64: the worker moves each into
-        place, which saves encoding, a pipe copy and decoding (measured on the TS SDK
-        bridge: reading megabyte request lines cost ~0.1 ms a case). What the worker did
-        not take is removed afterwards."""
-        inbox = self._home().parent / "in"
-        inbox.mkdir(exist_ok=True)
-        paths = []
-        try:
-            for data in transcripts:
-                path = inbox / f"{next(self._handed_names)}.jsonl"
-                paths.append(path)
-                path.write_bytes(data)
-            yield [str(path) for path in paths]
-        finally:
-            for path in paths:
-                path.unlink(missing_ok=True)
 
     def _child_env(self) -> dict[str, str]:
         """PATH plus a private HOME and TMPDIR: nothing else is inherited."""
