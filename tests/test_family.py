@@ -171,3 +171,20 @@ def test_from_2_1_101_a_queued_task_notification_carries_the_system_notice() -> 
     assert "[SYSTEM NOTIFICATION - NOT USER INPUT]" in sent["2.1.101"]
     assert "[SYSTEM NOTIFICATION" not in sent["2.1.100"]
     assert "A background agent completed a task:" in sent["2.1.100"]
+
+
+def test_an_older_release_s_context_block_is_taken_out_of_its_answer() -> None:
+    """2.1.120 to 2.1.267 open the first user message with the harness's context block (as
+    2.1.120 sent it on ``cli-leaf-last-written-row``); a message holding only the block
+    (the chain starts at an assistant) goes whole; other messages are left as they are."""
+    from rechain.conformance.oracles.cli_context import CONTEXT_PREFIX, without_context
+
+    block = {"type": "text", "text": CONTEXT_PREFIX + "\n# currentDate\n</system-reminder>\n\n"}
+    sent = [{"role": "user", "content": [block, {"type": "text", "text": "u1"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "a2"}]}]
+    assert without_context(sent) == [{"role": "user", "content": [{"type": "text",
+                                                                   "text": "u1"}]}, sent[1]]
+    alone = [{"role": "user", "content": block["text"]}, sent[1]]
+    assert without_context(alone) == [sent[1]]
+    later = [sent[1], {"role": "user", "content": [block]}]
+    assert without_context(later) == later
