@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from rechain.reference.facts import ELIGIBLE, KIND, PARENT, UUID, Facts, facts_of
@@ -59,6 +60,14 @@ def index(
     a parser left undecoded (``LazyEntries``) stay so in the index (``LazyNodes``).
     """
     lazy = isinstance(entries, LazyEntries) and facts is not None
+    if facts is not None:
+        uuids = list(map(itemgetter(UUID), facts))
+        stored = entries.stored() if lazy else entries  # type: ignore[attr-defined]
+        built = (LazyNodes if lazy else dict)(zip(uuids, stored, strict=True))
+        if len(built) == len(uuids):  # no uuid written twice: every map built in C
+            return Graph(built, dict(zip(uuids, range(len(uuids)), strict=True)),
+                         dict(zip(uuids, lines, strict=True)), [],
+                         extras if extras is not None else {}, dict(zip(uuids, facts, strict=True)))
     nodes: dict[str, Json] = LazyNodes() if lazy else {}
     position: dict[str, int] = {}
     line: dict[str, int] = {}
