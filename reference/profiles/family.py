@@ -189,7 +189,15 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.98", "the case the task-notice switch shows on (1/1)"),
     ("2.1.100", "the case the task-notice switch shows on (1/1)"),
     ("2.1.101", "the whole corpus (seed-* at all three entry points, recorded; 174 others at "
-                "one each: 249/249), 100 generated (96/100; the 4 misses corrupted)"),
+                "one each: 249/249), 200 generated (200/200, seed 101); the earlier misses "
+                "on corrupted transcripts were the leaf rule, fixed and recorded as cases"),
+    ("2.1.107", "the cases the cycle switch shows on (2/2)"),
+    ("2.1.108", "the cases the cycle switch shows on (2/2)"),
+    ("2.1.110", "the case the whitespace switch shows on (1/1)"),
+    ("2.1.111", "the case the whitespace switch shows on (1/1)"),
+    ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
+                "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
+                "27/27), 200 generated (200/200, seed 112)"),
     ("2.1.280", "the whole corpus (205/205 option sets)"),
     ("2.1.281", "the cases the 2.1.281 and 2.1.285 switches show on (15/15 option sets)"),
     ("2.1.284", "the cases the 2.1.281 and 2.1.285 switches show on (3/3)"),
@@ -209,7 +217,7 @@ VERIFIED: tuple[tuple[str, str], ...] = (
 )
 
 #: Ranges answered by the switches (both ends verified), newest line last.
-SEED_RANGE = ("2.1.88", "2.1.101")
+SEED_RANGE = ("2.1.88", "2.1.112")
 CLI_RANGE = ("2.1.280", "2.1.332")
 #: Older JS bundles the 2.1.88 loader answers one by one: the changes between them and
 #: 2.1.88 were not bisected, so the releases in between are not answered.
