@@ -68,6 +68,34 @@ def test_the_bridge_switch_changes_what_a_dangling_parent_resumes() -> None:
     assert after.view("chain")["profile"] == "claude-code@2.1.91"
 
 
+@pytest.mark.parametrize(("case_id", "before", "after"), [
+    ("cli-compact-boundary-starts-chain", "2.1.107", "2.1.108"),
+    ("seed-whitespace-fragment-with-content", "2.1.110", "2.1.111"),
+])
+def test_a_switch_found_between_2_1_101_and_2_1_112_changes_the_chain(case_id, before,
+                                                                      after) -> None:
+    """The releases either side of a switch resume the case differently, and the later one
+    as 2.1.112 recorded it (the earlier as 2.1.101 did, where recorded)."""
+    from rechain.corpus import load_cases
+    from rechain.reference import Options, rebuild
+
+    case = next(c for c in load_cases() if c.id == case_id)
+    data, entry = case.input_bytes(), Options(entry="resume-id")
+
+    def uuids(version: str) -> list[object]:
+        chain = rebuild(data, f"claude-code@{version}", entry, session_id=case.session_id)
+        return [m.get("uuid") for m in chain.view("chain")["messages"]]
+
+    def recorded(version: str) -> list[object] | None:
+        found = [e for e in case.expectations_for(f"claude-code@{version}", "resumed-chain")
+                 if e.options.get("entry") == "resume-id"]
+        return [m.get("uuid") for m in found[0].messages] if found else None
+
+    assert uuids(before) != uuids(after)
+    assert recorded("2.1.112") == uuids(after)
+    assert recorded("2.1.101") in (None, uuids(before))
+
+
 def test_the_newest_release_is_the_pinned_profile_and_2_1_88_its_own() -> None:
     assert get_profile(f"claude-code@{CLI_RANGE[1]}").name == "claude-code@2.1.332"
     assert get_profile("claude-code@2.1.88").name == "claude-code@2.1.88"
