@@ -19,7 +19,12 @@ from rechain.reference.graph import Graph
 from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import UNDEFINED, describe, truthy
 from rechain.reference.model import Diagnostic, Json
-from rechain.reference.profiles.claude_code_2_1_332.load import BRIDGE_MS, is_snapshot_row, state_of
+from rechain.reference.profiles.claude_code_2_1_332.load import (
+    BRIDGE_MS,
+    is_snapshot_row,
+    raw_uuid,
+    state_of,
+)
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 
 BY_CHECKPOINT = "claude-code:by-checkpoint"
@@ -95,7 +100,10 @@ def choose_leaf_cli(graph: Graph) -> Json | None:
     nodes = graph.nodes
     if state.cleared or state.last_row is None:
         return None  # "No conversation found": no main-chain row at all
-    last = state.last_row
+    # the last row is the tip only by a truthy uuid: one missing, null, "", 0 or false leaves
+    # the tip to the checkpoint or the newest leaf (probed: a branch written earlier but
+    # stamped later wins over such a row; a uuid of 5 is still the tip)
+    last = state.last_row if _truthy_key(state.last_row) else None
     tip: str | None = last
     if not state.saw_checkpoint and last and state.newest_row and state.newest_row != last \
             and last in nodes:
@@ -115,6 +123,11 @@ def choose_leaf_cli(graph: Graph) -> Json | None:
                 graph.extras[BY_CHECKPOINT] = chosen == checkpoint
                 return found
     return _fallback(graph, state.checkpoint, state.explicit, last, state.trailing_snapshots)
+
+
+def _truthy_key(key: str) -> bool:
+    """Whether the uuid a row is keyed by is truthy in JavaScript (an object or array is)."""
+    return key.startswith("\x00object:") or truthy(raw_uuid(key))
 
 
 def _fallback(graph: Graph, checkpoint: Any, explicit: bool, last: str | None,
