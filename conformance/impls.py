@@ -35,7 +35,12 @@ from rechain.conformance.contracts.model import from_spec
 from rechain.conformance.matrix.adapters import installed_spec
 from rechain.conformance.oracles import OracleError, OracleReaderError, cli_answers
 from rechain.conformance.oracles.calls import MessagesCall
-from rechain.conformance.oracles.claude_cli import HANG_MARK, ClaudeCliOracle, CliResume
+from rechain.conformance.oracles.claude_cli import (
+    HANG_MARK,
+    ClaudeCliOracle,
+    CliResume,
+    hangs_on_cycles,
+)
 from rechain.conformance.oracles.cli_context import without_context
 from rechain.conformance.oracles.py_sdk import PySdkOracle
 from rechain.conformance.oracles.registry import (
@@ -342,6 +347,7 @@ class ClaudeCode:
                                      case.data, case.session_id, case.env,
                                      extra=("fork", entry, f"{oracle.timeout:g}"))
         stored = cli_answers.load(key)
+        hangs = hangs_on_cycles(self.spec.version)
         if stored is None:
             try:
                 resumed: CliResume | OracleError = oracle.resume(
@@ -349,9 +355,10 @@ class ClaudeCode:
             except OracleError as error:  # a hang is an answer (a release that never exits)
                 resumed = error
             stored = dump_resume(resumed)
-            if not isinstance(resumed, OracleError) or HANG_MARK in str(resumed):
+            if not isinstance(resumed, OracleError) or (hangs and HANG_MARK in str(resumed)):
                 cli_answers.save(key, stored)
-        return forked_answers.from_resume(case.data, load_resume(stored))
+        outcome = forked_answers.from_resume(case.data, load_resume(stored), hangs)
+        return TimedOut(self.limits.timeout) if isinstance(outcome, TimedOut) else outcome
 
     def close(self) -> None:
         self._oracle.close()

@@ -102,7 +102,8 @@ def test_the_newest_release_is_the_pinned_profile_and_2_1_88_its_own() -> None:
     assert profile_for(CLI_RANGE[0]).name == f"claude-code@{CLI_RANGE[0]}"
 
 
-@pytest.mark.parametrize("version", ["2.1.87", "2.1.200", "1.0.98", "2.2.0", "9.9.9"])
+@pytest.mark.parametrize("version", ["2.1.87", "2.1.40", "2.0.77", "2.0.75", "2.1.200",
+                                     "1.0.98", "2.2.0", "9.9.9"])
 def test_a_release_outside_what_was_verified_is_a_clear_error(version: str) -> None:
     with pytest.raises(UsageError, match="not a verified release"):
         get_profile(f"claude-code@{version}")

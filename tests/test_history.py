@@ -46,7 +46,8 @@ def _recorded(case_id: str) -> dict[str, list[str]]:
     case = load_case(default_root() / case_id)
     out = {}
     for e in case.expectations:
-        if e.profile in ("claude-code@2.1.88", "claude-code@2.1.101") and (
+        if e.profile in ("claude-code@2.0.76", "claude-code@2.1.39", "claude-code@2.1.88",
+                         "claude-code@2.1.101") and (
                 e.view, dict(e.options).get("entry")) == ("resumed-chain", "resume-id"):
             out[e.profile.partition("@")[2]] = [m.get("uuid") for m in e.messages]
         if (e.profile, e.view) == ("claude-code@2.1.332", "chain"):
@@ -63,10 +64,11 @@ def test_history_of_a_case_follows_what_the_real_releases_recorded(capsys) -> No
     releases = [v for v, _ in verified_releases()]
     before = releases[releases.index("2.1.101") - 1]
     assert (ranges[0]["first"], ranges[0]["last"], ranges[1]["first"], ranges[-1]["last"]) == (
-        "2.1.88", before, "2.1.101", "2.1.332")
-    # up to 2.1.91 the row with the newest timestamp is resumed (u1, then its "No response
-    # requested."); from 2.1.101 the last-written row, as each release recorded
-    for at, release in ((0, "2.1.88"), (1, "2.1.101")):
+        releases[0], before, "2.1.101", "2.1.332")
+    # from the oldest verified release (2.0.76) up to 2.1.100 the row with the newest
+    # timestamp is resumed (u1, then its "No response requested."); from 2.1.101 the
+    # last-written row, as each release recorded
+    for at, release in ((0, "2.0.76"), (0, "2.1.39"), (0, "2.1.88"), (1, "2.1.101")):
         assert ranges[at]["chain"] == [u for u in recorded[release]
                                        if not u.startswith("synthetic")]
     # 2.1.332 continues from the last-written row, the tip its chain view recorded

@@ -32,8 +32,14 @@ RECORDED = [
     for expectation in case.expectations
     if in_seed_line(expectation.profile)
 ]
-# (case id, view, entry) -> why the seed differs from 2.1.88 there
-EXPLAINED: dict[tuple[str, str, str], str] = {}
+# (case id, view, entry, profile) -> why the profile differs from its release there
+EXPLAINED: dict[tuple[str, str, str, str], str] = {
+    ("cli-malformed-tool-use-id", "resumed-chain", "resume-id", "claude-code@2.0.76"):
+        "2.0.76 drops a call whose id is the number 5 though a result answers it (5): "
+        "its filter of unanswered calls is not modelled for ids that are not strings",
+    ("cli-malformed-tool-use-id", "api", "resume-id", "claude-code@2.0.76"):
+        "the same call dropped (2.0.76)",
+}
 
 
 def options(case: Case, expectation: Expectation) -> Options:
@@ -75,7 +81,7 @@ def test_the_whole_corpus_has_2_1_88_expectations() -> None:
 
 @pytest.mark.parametrize(("case", "expectation"), RECORDED)
 def test_profile_matches_its_release(case: Case, expectation: Expectation) -> None:
-    key = (case.id, expectation.view, expectation.options["entry"])
+    key = (case.id, expectation.view, expectation.options["entry"], expectation.profile)
     found = difference(case, expectation)
     if key in EXPLAINED:
         assert found is not None, f"explained difference gone, drop it: {EXPLAINED[key]}"

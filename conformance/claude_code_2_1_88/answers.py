@@ -17,7 +17,7 @@ from typing import Any
 from rechain.conformance.claude_code_2_1_88.compare import comparable_content, expected
 from rechain.conformance.claude_code_2_1_88.record import API_VIEW, VIEW, as_rows, outputs
 from rechain.conformance.oracles.claude_cli import HANG_MARK
-from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised
+from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
 from rechain.reference.model import Json
 
 #: the check view these answers are in (with ``api``: ``protocol.FORKED_VIEWS``)
@@ -47,14 +47,15 @@ def from_rebuild(rebuilt: Any) -> Outcome:
     return answer(rows, messages, str(request["error"] or chain["error"] or ""))
 
 
-def from_resume(data: bytes, result: Any) -> Outcome:
+def from_resume(data: bytes, result: Any, hangs: bool = False) -> Outcome:
     """The real 2.1.88's answer from a forked resume (a ``CliResume``, or the oracle's error).
 
-    A run killed at the deadline is an answer of its own (``HANG``): a release without
-    cycle detection never exits on a cycle, and its profile says so."""
+    For a release that ``hangs`` on cycles (``claude_cli.hangs_on_cycles``) a run killed
+    at the deadline is an answer of its own (``HANG``), and its profile says so; for any
+    other release it is a timeout."""
     if not hasattr(result, "forked"):
         if HANG_MARK in str(result):
-            return Raised(HANG, str(result))
+            return Raised(HANG, str(result)) if hangs else TimedOut(0.0)
         return Crashed(str(result))
     views = outputs(data, result)
     (rows, chain_error), (messages, api_error) = views[VIEW], views[API_VIEW]

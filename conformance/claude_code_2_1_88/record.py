@@ -28,7 +28,13 @@ from typing import Any
 from rechain.conformance.claude_code_2_1_88.compare import observed, observed_request, wrote_prompt
 from rechain.conformance.claude_code_2_1_88.forked import known_uuids, undump
 from rechain.conformance.oracles import OracleError
-from rechain.conformance.oracles.claude_cli import HANG_MARK, PROMPT, ClaudeCliOracle, CliCase
+from rechain.conformance.oracles.claude_cli import (
+    HANG_MARK,
+    PROMPT,
+    ClaudeCliOracle,
+    CliCase,
+    hangs_on_cycles,
+)
 from rechain.conformance.oracles.registry import get as get_oracle
 from rechain.corpus.cases_io import dumps_case
 from rechain.corpus.splice import expectation_key, splice
@@ -163,7 +169,9 @@ def record(case_dirs: list[Path], dump: Path | None, workers: int = 2,
                             sessions[d]["session_id"], sessions[d].get("env"))
                     for d in case_dirs)
         for directory, result in zip(case_dirs, results, strict=True):
-            if isinstance(result, OracleError) and HANG_MARK not in str(result):
+            hung_here = isinstance(result, OracleError) and HANG_MARK in str(result) \
+                and hangs_on_cycles(release)
+            if isinstance(result, OracleError) and not hung_here:
                 lines.append(f"{directory.name} [{entry}]: not recorded: {result}")
                 continue
             data = (directory / "transcript.jsonl").read_bytes()

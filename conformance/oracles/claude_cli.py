@@ -228,6 +228,14 @@ def release_settings(version: str) -> dict[str, Any]:
     return {"cleanupPeriodDays": 100000} if version.split(".")[0] in ("0", "1") else {}
 
 
+def hangs_on_cycles(version: str) -> bool:
+    """Releases before 2.1.39 walk ``parentUuid`` without cycle detection: on a cycle they
+    spin at 100 % CPU and never exit, so a run of theirs killed at the deadline is that
+    hang (an answer), while any other release's is only slow (a timeout)."""
+    parts = version.split(".")[:3]
+    return all(p.isdigit() for p in parts) and tuple(int(p) for p in parts) < (2, 1, 39)
+
+
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill the CLI and everything it started (it leads its own process group)."""
     with contextlib.suppress(ProcessLookupError):

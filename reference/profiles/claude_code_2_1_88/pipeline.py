@@ -8,6 +8,7 @@ from typing import Any
 from rechain.reference.graph import ReaderError
 from rechain.reference.model import Diagnostic, Json, Options, UsageError
 from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
+from rechain.reference.profiles.claude_code_2_1_88.file_rows import as_fresh, file_rows
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, LoadFailedError, load
 from rechain.reference.profiles.claude_code_2_1_88.parse import parse_values
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
@@ -64,16 +65,34 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     return loaded
 
 
+def _every_row(data: bytes, release: SeedRelease) -> Outcome:
+    """``--resume <file>`` before 2.1.88's line: the file's message rows, no chain."""
+    try:
+        loaded, rows = file_rows(data, release)
+    except ReaderError as error:
+        return Outcome("resume-file", Loaded(), release, error=f"resume fails: {error}")
+    outcome = Outcome("resume-file", loaded, release, chain=rows)
+    try:
+        outcome.resumed = deserialise(as_fresh(rows), release)
+        outcome.todos = extract_todos(outcome.resumed.messages, release.todos_need_block_lists)
+    except ReaderError as error:
+        outcome.error, outcome.chain, outcome.resumed = f"resume fails: {error}", [], Resumed()
+    if not outcome.resumed.messages:
+        outcome.error = outcome.error or "no-conversation"
+    return outcome
+
+
 def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
     """Load, choose the entry point's leaf, walk, recover and deserialise; never raises."""
     entry = entry_point(options)
+    if entry == "resume-file" and not release.resume_file_walks_chain:
+        return _every_row(data, release)
     try:
         loaded = load_bytes(data, options, release=release)
     except LoadFailedError as error:
         return Outcome(entry, Loaded(), release, error=str(error))
     outcome = Outcome(entry, loaded, release)
-    if entry == "continue" and seed_read.hidden_from_continue(
-            data, release.continue_lists_promptless):
+    if entry == "continue" and seed_read.hidden_from_continue(data, release):
         # not listed, so --continue starts a fresh conversation (exit 0, nothing resumed)
         loaded.diagnostics.append(Diagnostic(
             None, "not-listed", "the head holds \"isSidechain\":true or a teamName (or, "

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rechain.reference import read as shared_read
-from rechain.reference.listing.claude_code_2_1_88 import first_prompt
+from rechain.reference.listing.claude_code_2_1_39 import has_first_prompt
 from rechain.reference.listing.scan import last_field_88
 from rechain.reference.model import Diagnostic
 from rechain.reference.profiles.claude_code_2_1_88.deadbranch import (
@@ -24,6 +24,7 @@ from rechain.reference.profiles.claude_code_2_1_88.deadbranch import (
     excise_dead_branches,
 )
 from rechain.reference.profiles.claude_code_2_1_88.parse import numbered_lines
+from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 
 LITE_BYTES = 65536
 OLD_LITE_BYTES = 16384  # the head and tail the session list read before 2.1.88's line
@@ -100,15 +101,16 @@ def _metadata_lines(data: bytes, end: int) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def hidden_from_continue(data: bytes, lists_promptless: bool = True) -> bool:
-    """``enrichLog`` drops sessions whose head holds ``"isSidechain":true`` or a team name;
-    without ``lists_promptless`` (before 2.1.88's line) also one whose first 16 KiB hold no
-    first prompt and whose head or tail no custom title."""
+def hidden_from_continue(data: bytes, release: SeedRelease = BASE) -> bool:
+    """``enrichLog`` drops sessions whose head holds ``"isSidechain":true`` (not before
+    2.1.39) or a team name; between 2.1.39's lite list and 2.1.88's line also one whose
+    first 16 KiB hold no first prompt and whose head or tail no custom title."""
     head = data[:LITE_BYTES]
-    if b'"isSidechain":true' in head or _TEAM.search(head) is not None:
+    if (b'"isSidechain":true' in head and release.continue_hides_sidechain_heads) \
+            or _TEAM.search(head) is not None:
         return True
-    if lists_promptless:
+    if release.continue_lists_promptless or not release.lite_session_list:
         return False
     small = data[:OLD_LITE_BYTES].decode("utf-8", "replace")
     tail = data[-OLD_LITE_BYTES:].decode("utf-8", "replace")
-    return not first_prompt(small) and not last_field_88(tail, "customTitle")
+    return not has_first_prompt(small) and not last_field_88(tail, "customTitle")

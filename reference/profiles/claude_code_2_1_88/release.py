@@ -103,6 +103,14 @@ class SeedRelease:
     #: ``--continue`` sees a session without a first prompt or title; before, the session
     #: list passes it over (no prompt in the first 16 KiB, no title) and nothing is resumed
     continue_lists_promptless: bool = True
+    #: the session list reads each session's head for a first prompt (and, until
+    #: ``continue_lists_promptless``, passes over one without); before, it lists every
+    #: session
+    lite_session_list: bool = True
+    #: ``--continue`` passes over a session whose head holds ``"isSidechain":true`` (and
+    #: its leaf pool takes sidechain leaves); before, it lists the session and leaves
+    #: sidechain leaves out
+    continue_hides_sidechain_heads: bool = True
     #: a ``progress`` row is bridged over (its child takes its parent); before, it is a
     #: row of the chain like any other
     progress_bridged: bool = True
@@ -117,6 +125,10 @@ class SeedRelease:
     #: the todo scan fails on an assistant whose content is not a list (the resume fails);
     #: before, it passes over it and building the request fails on it instead
     todos_need_block_lists: bool = True
+    #: ``--resume <file>.jsonl`` walks the chain from the leaf as the other entry points do;
+    #: before, it resumes every user and assistant row of the file in file order, each as
+    #: its type and message under a fresh uuid (``file_rows.py``)
+    resume_file_walks_chain: bool = True
 
     @property
     def profile_name(self) -> str:

@@ -69,6 +69,13 @@ def leaf_for_continue(loaded: Loaded) -> Json | None:
     return latest(continue_pool(loaded), date_v8.parse, float("-inf"))
 
 
+def leaf_for_continue_main(loaded: Loaded) -> Json | None:
+    """2.0.76's ``--continue``: the newest leaf of type user/assistant that is not a
+    sidechain."""
+    pool = [e for e in continue_pool(loaded) if not truthy(e.get("isSidechain"))]
+    return latest(pool, date_v8.parse, float("-inf"))
+
+
 def leaf_for_resume_id(loaded: Loaded) -> Json | None:
     """``getLastSessionLog``: newest entry of any type that is not a sidechain."""
     return latest(resume_id_pool(loaded), date_v8.parse, float("-inf"))
@@ -101,7 +108,10 @@ LEAF_RULES: dict[str, Callable[[Loaded], Json | None]] = {
 def leaf_rule(entry: str, release: SeedRelease = BASE) -> Callable[[Loaded], Json | None]:
     """The entry point's leaf choice by newest timestamp over its pool; from 2.1.101 the
     loader has already narrowed the leaves to the last-written one's (``load``), and
-    ``--resume <id>`` ranks leaves only."""
+    ``--resume <id>`` ranks leaves only. 2.0.76's ``--continue`` leaves sidechain leaves
+    out (its list shows such sessions)."""
+    if entry == "continue" and not release.continue_hides_sidechain_heads:
+        return leaf_for_continue_main
     if release.leaf_last_written and entry == "resume-id":
         return leaf_for_resume_id_leaves
     return LEAF_RULES[entry]

@@ -142,7 +142,7 @@ def state_view(result: Rebuild) -> Json:
     sources = RESTORED_BY_ENTRY[outcome.entry]
     leaf_session = leaf.get("sessionId", UNDEFINED) if leaf is not None else UNDEFINED
     if leaf is None and outcome.entry == "continue" and not hidden_from_continue(
-            data, outcome.release.continue_lists_promptless):
+            data, outcome.release):
         # a listed session with no conversation: restored by the listed file's id
         leaf_session = session_id if session_id is not None else UNDEFINED
     state: Json = {"summary": None}
@@ -172,7 +172,8 @@ def api_view(result: Rebuild) -> Json:
     if outcome.error is not None:
         return {**header, "messages": []}
     try:
-        if outcome.entry == "resume-file" and first_prompt_fails(outcome.resumed.messages):
+        if (outcome.entry == "resume-file" and outcome.release.resume_file_walks_chain
+                and first_prompt_fails(outcome.resumed.messages)):
             # --resume <file>.jsonl scans the deserialised messages, after the fork wrote
             # them and the prompt: exit 1, no request (rule 24)
             raise ReaderError("first prompt: text.trim is not a function (TypeError)")
