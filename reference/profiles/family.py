@@ -226,10 +226,11 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.318", "the cases each switch shows on (9/9)"),
     ("2.1.319", "the whole corpus (205/205 option sets); its answers on the switch cases "
                 "recorded"),
-    ("2.1.321", "the whole corpus (205/205 option sets); its answers on the switch cases "
-                "recorded"),
+    ("2.1.321", "the whole corpus (205/205 option sets), 200 generated (200/200, seed 321); "
+                "its answers on the switch cases recorded"),
     ("2.1.322", "the cases each switch shows on (9/9)"),
-    ("2.1.323", "the whole corpus (202/202 option sets)"),
+    ("2.1.323", "the whole corpus (202/202 option sets), 200 generated (200/200, seed 323); "
+                "its answers on the switch cases recorded"),
     ("2.1.332", "the whole corpus's recorded expectations, 200 generated (200/200, seed 332)"),
 )
 
