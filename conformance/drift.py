@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from rechain.conformance.impls import Implementation, connect
+from rechain.conformance.protocol import FORKED_VIEWS
 from rechain.conformance.protocol_process import Limits
 from rechain.conformance.runner import Against, Item, corpus_items, judge_pair, run_one
 from rechain.corpus.cases_io import load_case, load_cases
+from rechain.reference.profiles.family import in_seed_line
 
 Json = dict[str, Any]
 FAILING = frozenset({"fail", "crash", "timeout"})
@@ -46,9 +48,21 @@ class Change:
                 "probed": list(self.probed)}
 
 
-def profile_for(oracle: str) -> str:
-    """The expectation profile whose views the oracle answers in."""
+def profile_for(oracle: str, older: str | None = None, newer: str | None = None) -> str:
+    """The expectation profile whose views the oracle answers in: two JS bundles of the
+    2.1.88 line are compared in the older one's (what a forked resume wrote and sent,
+    per entry point), since the request and the tip alone miss what the resume keeps."""
+    if oracle == "claude-code" and older and newer and all(
+            in_seed_line(f"claude-code@{v}") for v in (older, newer)):
+        return f"claude-code@{older}"
     return "cli" if oracle == "claude-code" else "sdk"
+
+
+def view_for(profile: str) -> str:
+    """The check view a drift run's items are in, for ``profile_for``'s profile."""
+    if profile == "cli":
+        return "api"
+    return FORKED_VIEWS[0] if profile.startswith("claude-code@") else "session-messages"
 
 
 def check_argv(oracle: str, older: str, newer: str, *, examples: int, seed: int, jobs: int,
@@ -56,7 +70,7 @@ def check_argv(oracle: str, older: str, newer: str, *, examples: int, seed: int,
     """The ``rechain check`` run that compares the newer release with the older one."""
     return [sys.executable, "-m", "rechain", "check",
             "--impl", f"{oracle}@{newer}", "--against", f"{oracle}@{older}",
-            "--profile", profile_for(oracle), "--examples", str(examples),
+            "--profile", profile_for(oracle, older, newer), "--examples", str(examples),
             "--seed", str(seed), "--jobs", str(jobs), "--report", str(report),
             "--save-cases", str(cases), "--no-skips"]
 

@@ -72,11 +72,17 @@ def test_the_table_escapes_pipes_and_names_unbisected_changes() -> None:
 
 
 def test_the_check_compares_the_newer_release_against_the_older() -> None:
+    """Two JS bundles of the 2.1.88 line are compared by their forked resumes."""
     argv = drift.check_argv("claude-code", "2.1.88", "2.1.101", examples=10, seed=3, jobs=2,
                             report=Path("/r.jsonl"), cases=Path("/c"))
     assert argv[argv.index("--impl") + 1] == "claude-code@2.1.101"
     assert argv[argv.index("--against") + 1] == "claude-code@2.1.88"
-    assert argv[argv.index("--profile") + 1] == "cli"
+    assert argv[argv.index("--profile") + 1] == "claude-code@2.1.88"
+    native = drift.check_argv("claude-code", "2.1.285", "2.1.332", examples=1, seed=3, jobs=1,
+                              report=Path("/r.jsonl"), cases=Path("/c"))
+    assert native[native.index("--profile") + 1] == "cli"
+    assert drift.view_for("claude-code@2.1.88") == "resumed-chain"
+    assert drift.view_for("cli") == "api" and drift.view_for("sdk") == "session-messages"
 
 
 NEXT_TS = get("agent-sdk-ts@0.3.333")

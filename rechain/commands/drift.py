@@ -117,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _changes(args: argparse.Namespace, lines: list[dict[str, Any]], older: str,
              newer: str) -> list[drift.Change]:
-    profile = drift.profile_for(args.oracle)
-    view = "api" if profile == "cli" else "session-messages"
+    profile = drift.profile_for(args.oracle, older, newer)
+    view = drift.view_for(profile)
     candidates: list[str] = []
     if not args.no_bisect:
         candidates = between(published_versions(args.oracle), older, newer) or [newer]
@@ -129,7 +129,7 @@ def _changes(args: argparse.Namespace, lines: list[dict[str, Any]], older: str,
             case_id = str(line.get("case_id") or line.get("id"))
             before, after = drift.sides(line)
             item = drift.item_for(source, profile, view, case_id)
-            entry = "-" if item is None or profile != "cli" else str(
+            entry = "-" if item is None or profile == "sdk" else str(
                 item.case.options.get("entry", "resume-id"))
             first, probed = (newer, []) if len(candidates) <= 1 or item is None else (
                 drift.bisect_change(item, older, candidates, releases))
