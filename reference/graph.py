@@ -284,6 +284,7 @@ def walk(graph: Graph, leaf: Json) -> list[Json]:
     nodes, facts = graph.nodes, graph.facts()
     stored = dict.__getitem__
     chain: list[Json] = []
+    walked: list[Facts] = []
     seen: set[str] = set()
     last = ""
     current: Facts | None = facts.get(leaf["uuid"])
@@ -301,6 +302,7 @@ def walk(graph: Graph, leaf: Json) -> list[Json]:
         seen.add(uuid)
         row = stored(nodes, uuid)
         chain.append(row if type(row) is dict else nodes[uuid])
+        walked.append(current)
         last = uuid
         parent = current[PARENT]
         current = facts.get(parent) if type(parent) is str and parent else None
@@ -313,4 +315,21 @@ def walk(graph: Graph, leaf: Json) -> list[Json]:
                 )
             )
     chain.reverse()
+    walked.reverse()
+    graph.extras[WALKED] = (chain, walked)
     return chain
+
+
+# ``Graph.extras`` key: (the chain ``walk`` returned, its rows' facts in the same order), so
+# that a stage given that very chain reads its uuids without touching a row
+WALKED = "walked"
+
+
+def walked_facts(graph: Graph, chain: list[Json]) -> list[Facts]:
+    """The facts of ``chain``'s rows, in order: kept by ``walk`` when ``chain`` is its
+    answer (taken, not kept twice), else read row by row."""
+    found = graph.extras.pop(WALKED, None)
+    if found is not None and found[0] is chain:
+        return found[1]  # type: ignore[no-any-return]
+    facts = graph.facts()
+    return [facts[row["uuid"]] for row in chain]

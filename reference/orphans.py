@@ -60,18 +60,19 @@ class Turn:
 
 
 def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], *,
-                 empty: bool = True, uuids: list[str] | None = None) -> Iterator[Turn]:
+                 empty: bool = True, chain_facts: list[Facts] | None = None
+                 ) -> Iterator[Turn]:
     """Each API message on the chain, in chain order, with the rows it recovers.
 
     ``seen`` holds the uuids on the chain (at least); a turn's recovered rows join
     it before the turn is yielded, and rows a caller adds between turns are not
     recovered again. The scan of the whole file reads the entries' ``Facts``.
     Without ``empty``, a turn that recovers nothing is not yielded (most turns of a
-    long chain); ``uuids``, when the caller has them, are the chain rows' uuids.
+    long chain); ``chain_facts``, when the caller has them, are the chain rows' facts.
     """
-    facts = graph.facts()
-    chain_facts = [facts[uuid] for uuid in (uuids if uuids is not None
-                                            else [row["uuid"] for row in chain])]
+    if chain_facts is None:
+        facts = graph.facts()
+        chain_facts = [facts[row["uuid"]] for row in chain]
     on_chain = _messages_on_chain(chain_facts, rules, graph.nodes)
     if not on_chain:
         return
@@ -115,7 +116,7 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     groups, results = _scan(facts, rules, nodes, seen)
     further = [fact for fact in results if rules.looks_further(fact, facts)]
     callers = _callers(groups, {call for fact in further for call in fact[ANSWERS]})  # type: ignore[union-attr]
-    members = {uuid for key in on_chain for uuid, _, _ in groups[key]}
+    members = {uuid for key in on_chain for uuid, _, _ in groups[key]} if results else set()
     homes = _homes(nodes, facts, results, further, callers, rules, members)
     answered_on_chain = {call for fact in chain_facts if fact[ANSWERS] for call in fact[ANSWERS]}
     return _Index(facts, groups, homes, callers, answered_on_chain, {}, nodes)
@@ -156,9 +157,10 @@ def _messages_on_chain(
         message = rules.message(fact, nodes)
         if message is None:
             continue
-        known = found.get(any_key(message))
+        key = message if type(message) is str else any_key(message)
+        known = found.get(key)
         if known is None:
-            found[any_key(message)] = [fact[UUID], fact[UUID], message]
+            found[key] = [fact[UUID], fact[UUID], message]
         else:
             known[1] = fact[UUID]
     return found

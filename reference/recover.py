@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rechain.reference.facts import MESSAGE_ID, PARENT, UUID, Facts
-from rechain.reference.graph import Graph, ReaderError
+from rechain.reference.graph import Graph, ReaderError, walked_facts
 from rechain.reference.js.collate import locale_key
 from rechain.reference.js.values import nullish, to_string, truthy
 from rechain.reference.model import Diagnostic, Json
@@ -61,9 +61,11 @@ SDK = Rules(message=_string_id, is_result=_off_chain_with_parent, looks_further=
 def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     """The chain with each message's recovered rows inserted after its last row on it."""
     nodes = graph.nodes
-    uuids = [row["uuid"] for row in chain]
+    chain_facts = walked_facts(graph, chain)
+    uuids = [fact[UUID] for fact in chain_facts]
     inserts: dict[str, list[Json]] = {}
-    for turn in find_orphans(graph, chain, SDK, set(uuids), empty=False, uuids=uuids):
+    for turn in find_orphans(graph, chain, SDK, set(uuids), empty=False,
+                             chain_facts=chain_facts):
         if not turn.siblings and not turn.results:
             continue
         recovered = sorted_by_timestamp([nodes[u] for u in turn.siblings]) + \
