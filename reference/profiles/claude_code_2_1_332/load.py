@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from rechain.reference.facts import KIND, PARENT, facts_of
 from rechain.reference.graph import Graph
 from rechain.reference.js.jsonl import Skipped, join_lines, read_values
 from rechain.reference.js.values import UNDEFINED, truthy
@@ -114,7 +115,7 @@ def _forks(row: Json) -> bool:
 
 def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST) -> Parsed:
     """Stage 2 for the CLI: the JSONL reader, then the loader's per-row dispatch."""
-    parsed = Parsed()
+    parsed = Parsed(facts=[])
     state = LoadState()
     parsed.extras[STATE] = state
     data, end, numbers = join_lines(lines)
@@ -212,6 +213,7 @@ def _add_row(
     seen.add(uuid)
     parsed.entries.append(row)
     parsed.lines.append(number)
+    parsed.facts.append(facts_of(row))  # type: ignore[union-attr]  # now, while it is hot
     if is_snapshot_row(row):
         state.trailing_snapshots += 1
     elif not truthy(row.get("isSidechain")) and not _forks(row):
@@ -257,11 +259,19 @@ def relink_cli(graph: Graph, release: CliRelease = LATEST) -> None:
             parent = row.get("parentUuid")
             if parent is not None and parent is not UNDEFINED and type(parent) is str \
                     and parent not in nodes and parent in state.dropped:
-                nodes[uuid] = {**row, "parentUuid": _resolve_dropped(parent, nodes, state.dropped)}
+                _set_parent(graph, uuid, _resolve_dropped(parent, nodes, state.dropped))
                 graph.diagnostics.append(Diagnostic(
                     graph.line[uuid], "relinked",
                     f"parent {parent} was dropped (unusable message): linked past it"))
     state.relink_tail = _relink_preserved(graph, release)
+
+
+def _set_parent(graph: Graph, uuid: str, parent: Any) -> None:
+    """The row re-parented (a copy: the parsed row stays as it was), its facts with it."""
+    graph.nodes[uuid] = {**graph.nodes[uuid], "parentUuid": parent}
+    facts = graph.facts()
+    fact = facts[uuid]
+    facts[uuid] = (*fact[:PARENT], parent, *fact[PARENT + 1:])  # type: ignore[assignment]
 
 
 def _resolve_dropped(parent: str, nodes: dict[str, Json], dropped: dict[str, Any]) -> Any:
@@ -282,12 +292,12 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
     """The last boundary with preserved rows relinks them and prunes what preceded it
     (before ``preserved_messages_relinked``, only a ``preservedSegment`` counts)."""
     nodes = graph.nodes
-    order = {uuid: i for i, uuid in enumerate(nodes)}
     meta: Json | None = None
     meta_at = last_at = -1
-    for uuid, row in nodes.items():
-        if is_boundary(row):
-            last_at = order[uuid]
+    # only a system row can be a boundary: the facts say which rows to read
+    for at, (uuid, fact) in enumerate(graph.facts().items()):
+        if fact[KIND] == "system" and is_boundary(row := nodes[uuid]):
+            last_at = at
             candidate = row.get("compactMetadata")
             if type(candidate) is dict and not release.preserved_messages_relinked:
                 candidate = {k: v for k, v in candidate.items() if k != "preservedMessages"}
@@ -295,9 +305,10 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
                 truthy(candidate.get("preservedMessages"))
                 or truthy(candidate.get("preservedSegment"))
             ):
-                meta, meta_at = candidate, order[uuid]
+                meta, meta_at = candidate, at
     if meta is None:
         return None
+    order = {uuid: i for i, uuid in enumerate(nodes)}
     live = meta_at == last_at
     listed_meta = meta.get("preservedMessages")
     if live and not release.preserved_messages_checked and truthy(listed_meta) and not (
@@ -316,23 +327,25 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
         anchor = listed[0]
         cursor = anchor
         for uuid in uuids:
-            nodes[uuid] = {**nodes[uuid], "parentUuid": cursor}
+            _set_parent(graph, uuid, cursor)
             cursor = uuid
-        for uuid, row in list(nodes.items()):
-            if row.get("parentUuid") == anchor and type(anchor) is str and uuid != uuids[0]:
-                nodes[uuid] = {**row, "parentUuid": uuids[-1]}
+        if type(anchor) is str:
+            for uuid, fact in list(graph.facts().items()):
+                if fact[PARENT] == anchor and uuid != uuids[0]:
+                    _set_parent(graph, uuid, uuids[-1])
     pruned = [u for u in nodes if order.get(u, 1 << 60) < last_at and u not in keep]
+    facts = graph.facts()
     for uuid in pruned:
         graph.diagnostics.append(Diagnostic(
             graph.line[uuid], "pruned", "written before the last compact boundary: not loaded"))
         del nodes[uuid]
+        del facts[uuid]
     if listed is not None and pruned:
         gone = set(pruned)
-        for uuid, row in list(nodes.items()):
-            parent = row.get("parentUuid")
-            if row.get("type") in ("user", "assistant") and parent is not None \
-                    and type(parent) is str and parent in gone:
-                nodes[uuid] = {**row, "parentUuid": uuids[-1]}
+        for uuid, fact in list(facts.items()):
+            parent = fact[PARENT]
+            if fact[KIND] in ("user", "assistant") and type(parent) is str and parent in gone:
+                _set_parent(graph, uuid, uuids[-1])
     return uuids[-1] if uuids else None
 
 

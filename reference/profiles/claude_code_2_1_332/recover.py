@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT, UUID, Facts
+from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.graph import Graph
 from rechain.reference.js.values import truthy
 from rechain.reference.model import Diagnostic, Json
@@ -69,7 +69,11 @@ def _in_turn(row: Json, turn_id: Any) -> bool:
 
 
 def _any_id(fact: Facts, nodes: dict[str, Json]) -> Any:
-    found = message_id(nodes[fact[UUID]])
+    """``message.id`` when truthy, whatever its type: a string one is in the facts (an
+    assistant's), any other is read from the row."""
+    found = fact[MESSAGE_ID]
+    if found is None:
+        found = message_id(nodes[fact[UUID]])
     return found if truthy(found) else None
 
 
@@ -151,7 +155,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         recovered = [nodes[u] for u in turn.siblings + turn.results]
         anchored: dict[str, list[Json]] = {}
         if any(_has_block(nodes[u], "tool_use") for u in turn.rows):
-            children = _children(nodes) if children is None else children
+            children = _children(graph) if children is None else children
             recovered += _asides_of_turn(nodes, turn, children, seen)
             anchored = _asides_of_chain(chain[start + 1:end], children, seen)
         if not recovered and not anchored:
@@ -242,13 +246,14 @@ def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> 
     return out
 
 
-def _children(nodes: dict[str, Json]) -> dict[Any, list[Json]]:
-    """Rows by truthy parent, in index order."""
+def _children(graph: Graph) -> dict[Any, list[Json]]:
+    """Rows by truthy parent, in index order (the facts say which: no row is read)."""
     out: dict[Any, list[Json]] = {}
-    for row in nodes.values():
-        parent = row.get("parentUuid")
+    nodes = graph.nodes
+    for uuid, fact in graph.facts().items():
+        parent = fact[PARENT]
         if truthy(parent):
-            out.setdefault(any_key(parent), []).append(row)
+            out.setdefault(any_key(parent), []).append(nodes[uuid])
     return out
 
 
@@ -283,10 +288,11 @@ def _same_side_aside(row: Json, owner: Json) -> bool:
 def _below_tip(graph: Graph, tip: Json, seen: set[str]) -> list[Json]:
     """System and attachment rows below the tip, breadth first, by timestamp."""
     below: dict[Any, list[Json]] = {}
-    for row in graph.nodes.values():
-        parent = row.get("parentUuid")
-        if truthy(parent) and row.get("type") not in ("user", "assistant"):
-            below.setdefault(any_key(parent), []).append(row)
+    nodes = graph.nodes
+    for uuid, fact in graph.facts().items():
+        parent = fact[PARENT]
+        if truthy(parent) and fact[KIND] not in ("user", "assistant"):
+            below.setdefault(any_key(parent), []).append(nodes[uuid])
     found: list[Json] = []
     queue = [tip["uuid"]]
     while queue:
