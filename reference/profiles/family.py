@@ -200,14 +200,17 @@ VERIFIED: tuple[tuple[str, str], ...] = (
                "69/71 so far (the 2 misses: cycles it hangs on that the profile does not see)"),
     ("2.1.39", "the whole corpus, recorded (seed-* at all three entry points, 174 others at "
                "--resume <id>: 249/249), generated (seed 39, --continue): 102/102 so far"),
-    ("2.1.88", "the corpus's recorded 2.1.88 expectations, all three entry points"),
-    ("2.1.91", "the whole corpus, one entry point per case (199/199), 50 generated (50/50)"),
+    ("2.1.88", "the corpus's recorded 2.1.88 expectations, all three entry points; 200 "
+               "generated (200/200, seed 88)"),
+    ("2.1.91", "the whole corpus, one entry point per case (199/199), 200 generated (200/200, "
+               "seed 91)"),
     ("2.1.94", "the case the task-notice switch shows on (1/1)"),
     ("2.1.98", "the case the task-notice switch shows on (1/1)"),
     ("2.1.100", "the case the task-notice switch shows on (1/1)"),
-    ("2.1.101", "the whole corpus (seed-* at all three entry points, recorded; 174 others at "
-                "one each: 249/249), 200 generated (200/200, seed 101); the earlier misses "
-                "on corrupted transcripts were the leaf rule, fixed and recorded as cases"),
+    ("2.1.101", "the whole corpus (its recorded expectations at all three entry points, "
+                "96/96; the other 171 cases at one each, 171/171), 200 generated (200/200, "
+                "seed 101); the earlier misses on corrupted transcripts were the leaf rule, "
+                "fixed and recorded as cases"),
     ("2.1.107", "the cases the cycle switch shows on (2/2)"),
     ("2.1.108", "the cases the cycle switch shows on (2/2)"),
     ("2.1.110", "the case the whitespace switch shows on (1/1)"),
