@@ -1,6 +1,6 @@
 """The Claude Code release family: one profile per release, built from the known switches.
 
-Native releases from 2.1.280 to 2.1.332 are the 2.1.332 profile with the switches of
+Native releases from 2.1.269 to 2.1.332 are the 2.1.332 profile with the switches of
 ``CliRelease`` set from the first release of each change (found by bisecting with
 ``rechain drift`` or probing both neighbouring releases); the JS-bundle releases from
 2.1.88 on are the 2.1.88 profile with the switches of ``SeedRelease`` (``SEED_SWITCHES``).
@@ -51,9 +51,21 @@ class Switch:
     summary: str
 
 
-#: Changes of the native line (2.1.280 to 2.1.332), each from a ``rechain drift`` bisection
+#: Changes of the native line (2.1.267 to 2.1.332; those at or below the range's first
+#: release wait for the range to reach them), each from a ``rechain drift`` bisection
 #: or a probe of both neighbouring releases.
 SWITCHES: tuple[Switch, ...] = (
+    Switch("context_block_gone", "2.1.268",
+           "the first user message is sent as written (before: the harness's context block "
+           "opened it, so it went as a block list)"),
+    Switch("tip_counts_recovered", "2.1.269",
+           "the prompt follows the last row sent, a recovered result included (before: the "
+           "last row of the walked chain)"),
+    Switch("empty_assistant_text_dropped", "2.1.277",
+           "an assistant's empty text blocks are not sent (before: they were)"),
+    Switch("assistant_text_content_read", "2.1.277",
+           "an assistant row whose `content` is a string is read as one text block (before: "
+           "the resume fails, \"content.find is not a function\")"),
     Switch("interrupted_call_result", "2.1.281",
            "an unanswered call of the cut-off turn's final message is kept and answered by "
            "\"[Tool call interrupted…]\" (before: kept only when the turn has a result or "
@@ -218,7 +230,11 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.280", "the whole corpus (205/205 option sets)"),
+    ("2.1.269", "the whole corpus (209/209 option sets)"),
+    ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),
+    ("2.1.277", "the cases the 2.1.277 switches show on (4/4)"),
+    ("2.1.280", "the whole corpus (205/205 option sets), 200 generated (195/200; the 5 "
+                "misses one corrupted transcript: the real release resumes a lone system row)"),
     ("2.1.281", "the cases the 2.1.281 and 2.1.285 switches show on (15/15 option sets)"),
     ("2.1.284", "the cases the 2.1.281 and 2.1.285 switches show on (3/3)"),
     ("2.1.285", "the whole corpus (202/202 option sets), 200 generated (200/200, seed 285); "
@@ -239,7 +255,7 @@ VERIFIED: tuple[tuple[str, str], ...] = (
 
 #: Ranges answered by the switches (both ends verified), newest line last.
 SEED_RANGE = ("2.1.88", "2.1.112")
-CLI_RANGE = ("2.1.280", "2.1.332")
+CLI_RANGE = ("2.1.269", "2.1.332")
 #: Older JS bundles the 2.1.88 loader answers one by one: the changes between them and
 #: 2.1.88 were not bisected, so the releases in between are not answered.
 SEED_SINGLES = ("2.0.76", "2.1.39")

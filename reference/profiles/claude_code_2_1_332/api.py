@@ -347,8 +347,9 @@ def _as_item(row: Json, model: str, release: CliRelease) -> tuple[Json, Any] | N
         row_model = message.get("model") if type(message) is dict else None
         if type(content) is list and not same_model(row_model, model):
             content = [b for b in content if not (type(b) is dict and b.get("type") in THINKING)]
-        if type(content) is list:
-            content = [_renamed(b) for b in content if not _blank_text(b)] or content
+        if type(content) is list:  # before ``empty_assistant_text_dropped``: all sent
+            content = [_renamed(b) for b in content if not (
+                release.empty_assistant_text_dropped and _blank_text(b))] or content
         if type(content) is list and not release.tool_use_caller:
             content = [_without_caller(b) for b in content]
         return {"role": "assistant", "content": content}, message_id(row)
@@ -600,10 +601,11 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
     out = [_calls_last(_filled(message)) for message in out]
     if SENTINEL in ids:
         out = out[:ids.index(SENTINEL) + 1]  # what follows joins the new prompt's turn
-        return well_formed(_after_context(_drop_blank_user_text(_pair_results(out)), release))
+        return well_formed(_after_context(_drop_blank_user_text(
+            _pair_results(out, release.context_block_gone)), release))
     # user messages after the last assistant join the new prompt's turn; they still answer
     # its calls (probed: no missing-result error is added for them)
-    out = _drop_blank_user_text(_pair_results(out))
+    out = _drop_blank_user_text(_pair_results(out, release.context_block_gone))
     while out and out[-1]["role"] == "user":
         out.pop()
     return well_formed(_after_context(out, release))
@@ -696,7 +698,7 @@ def _with_synthetic_rows(rows: list[Json], release: CliRelease = LATEST) -> list
     return [*rows[:last + 1], sentinel, *rows[last + 1:]]
 
 
-def _pair_results(out: list[Json]) -> list[Json]:
+def _pair_results(out: list[Json], context_gone: bool = True) -> list[Json]:
     """``ensureToolResultPairing``: results must answer the assistant message just before.
 
     Orphan results are removed (a first message left empty says so), and so is a second
@@ -712,7 +714,7 @@ def _pair_results(out: list[Json]) -> list[Json]:
                 blocks = [b for b in message["content"] if not _is_result(b)]
                 if blocks:
                     paired.append({**message, "content": blocks})
-                elif not paired:
+                elif not paired and context_gone:  # else the context block kept it
                     paired.append({**message, "content": [
                         {"type": "text", "text": ORPHANED_RESULT}]})
             else:

@@ -77,14 +77,14 @@ def state_of(graph: Graph) -> LoadState:
     return state if isinstance(state, LoadState) else LoadState()
 
 
-def _usable_message(row: Json) -> Json | None:
+def _usable_message(row: Json, release: CliRelease = LATEST) -> Json | None:
     """The row, a repaired copy, or None when the CLI drops it."""
     message = row.get("message")
     if type(message) is not dict:
         return None
     content = message.get("content")
     if type(content) is str:
-        if row["type"] != "assistant":
+        if row["type"] != "assistant" or not release.assistant_text_content_read:
             return row
         if content.strip() == "":
             return None
@@ -171,7 +171,7 @@ def _dispatch(
         )
         return
     if type(kind) is str and kind in ROW_TYPES:
-        _add_row(parsed, state, seen, bridge, number, row)
+        _add_row(parsed, state, seen, bridge, number, row, release)
     elif kind == "last-prompt":
         _checkpoint(state, row)
         parsed.diagnostics.append(Diagnostic(
@@ -188,6 +188,7 @@ def _add_row(
     bridge: dict[str, Any],
     number: int,
     row: Json,
+    release: CliRelease = LATEST,
 ) -> None:
     uuid = key_of(row.get("uuid", UNDEFINED))
     parent = row.get("parentUuid", UNDEFINED)
@@ -201,7 +202,7 @@ def _add_row(
     if changes:
         row = {**row, **changes}
     if row["type"] in ("user", "assistant"):
-        usable = _usable_message(row)
+        usable = _usable_message(row, release)
         if usable is None:
             if uuid not in seen:
                 state.dropped[uuid] = row.get("parentUuid")

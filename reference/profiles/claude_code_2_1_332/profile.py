@@ -148,6 +148,8 @@ class Resumed:
             kept = kept[:sentinel_after(kept) + 1]  # the sentinel follows this row; the prompt,
             # the sentinel
         kept = [row for row in kept if not empty_blocks(row)]  # never a parent: probed
+        if not self.release.tip_counts_recovered:  # the walked chain's last row
+            kept = [row for row in kept if row["uuid"] not in self.recovered]
         return kept[-1]["uuid"] if kept else None  # recovered rows count: probed (D4 case)
 
 
@@ -158,6 +160,27 @@ def _silent(row: Json) -> bool:
     """System rows the resumed conversation leaves out (the prompt never follows them)."""
     subtype = row.get("subtype")
     return row.get("type") == "system" and type(subtype) is str and subtype in SILENT_SYSTEM
+
+
+TODO_SCAN_ERROR = "Failed to resume session: q.message.content.find is not a function"
+
+
+def _todo_scan_fails(chain: list[Json], options: Options, release: CliRelease) -> str | None:
+    """Before ``assistant_text_content_read``, the todo scan walks the resumed assistants
+    from the last one to a TodoWrite call and fails on one whose content is no list."""
+    if release.assistant_text_content_read:
+        return None
+    for row in reversed(deserialise(chain, options.resume_interrupted_turn, release)):
+        if row.get("type") != "assistant":
+            continue
+        message = row.get("message")
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is not list:
+            return TODO_SCAN_ERROR
+        if any(type(b) is dict and b.get("type") == "tool_use" and b.get("name") == "TodoWrite"
+               for b in content):
+            return None
+    return None
 
 
 def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
@@ -173,7 +196,7 @@ def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     shown = [graph.line[row["uuid"]] for row in chain]
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
-    failed = state_of(graph).failure
+    failed = state_of(graph).failure or _todo_scan_fails(chain, options, release)
     if failed is not None:
         diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {failed}") for n in shown]
         return Resumed(leaf, [], [], list(in_line_order(diagnostics)), recovered,

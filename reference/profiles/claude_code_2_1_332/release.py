@@ -30,6 +30,14 @@ class CliRelease:
     #: ``<system-reminder>`` context block ("# currentDate") opened it, so its content went
     #: as a block list
     context_block_gone: bool = True
+    #: the prompt follows the last row sent, a recovered one included; before, the last
+    #: row of the walked chain
+    tip_counts_recovered: bool = True
+    #: an assistant's empty text blocks are not sent; before, they were
+    empty_assistant_text_dropped: bool = True
+    #: an assistant row whose ``content`` is a string is read as one text block; before, the
+    #: resume fails when the todo scan reaches it ("content.find is not a function")
+    assistant_text_content_read: bool = True
     #: a call of a cut-off turn nobody answered (of the final assistant message) gets the
     #: synthetic "[Tool call interrupted: …]" result; before, "[Request interrupted by user
     #: for tool use]", for the calls of the last assistant message with one unanswered
