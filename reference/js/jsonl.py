@@ -116,12 +116,18 @@ class _Text:
     def __init__(self, data: bytes, end: int) -> None:
         self.data, self.end = data, end
         self.at_byte = self.at_char = 0
-        self.ascii = data.isascii()
+        self.known_ascii: bool | None = None  # found out when first needed
         self.whole: str | None = None
+
+    @property
+    def ascii(self) -> bool:
+        if self.known_ascii is None:
+            self.known_ascii = self.data.isascii()
+        return self.known_ascii
 
     def char(self, offset: int) -> int:
         """The character offset of byte ``offset`` (a character boundary)."""
-        if self.ascii:
+        if offset == 0 or self.ascii:
             return offset
         if offset > self.at_byte:
             self.at_char += len(str(memoryview(self.data)[self.at_byte:offset], "utf-8"))
@@ -179,7 +185,7 @@ def _read_bytes(data: bytes, end: int, numbers: Sequence[int]) -> Iterator[Value
             char = str(view[pos:pos + size], "utf-8")
             yield Skipped(number, str(JsonError(f"unexpected character {char!r}",
                                                 text.char(pos))))
-            pos = _next_byte_line(data, pos, end)
+            pos = end if newline == -1 else newline + 1  # the line feed after it, found
             continue
         shift = text.char(pos)
         window = str(view[pos:line_end], "utf-8")
