@@ -240,8 +240,8 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.285", "the whole corpus (202/202 option sets), 200 generated (200/200, seed 285); "
                 "its answers on the switch cases recorded"),
     ("2.1.303", "the cases each switch shows on (9/9)"),
-    ("2.1.304", "the whole corpus (205/205 option sets); its answers on the switch cases "
-                "recorded"),
+    ("2.1.304", "the whole corpus (205/205 option sets), 200 generated (200/200, seed 304); "
+                "its answers on the switch cases recorded"),
     ("2.1.318", "the cases each switch shows on (9/9)"),
     ("2.1.319", "the whole corpus (205/205 option sets); its answers on the switch cases "
                 "recorded"),
