@@ -43,3 +43,15 @@ def test_reference_matches_the_recorded_reader(case: Case, expectation: Expectat
         return
     assert result.error is None
     assert got == list(expectation.messages)
+
+
+@pytest.mark.parametrize("profile", ["sdk", "cli", "seed"])
+def test_no_loader_key_shows_in_a_result(profile: str) -> None:
+    """Loaders index rows by tagged keys (a uuid that is an object is a key by identity);
+    a result shows uuids as written, so it is the same in every run."""
+    for case in CASES:
+        shown = rebuild(case.input_bytes(), profile).to_json()
+        leaked = [m["uuid"] for m in shown["messages"]
+                  if type(m["uuid"]) is str and m["uuid"].startswith("\x00")]
+        leaked += [d["detail"] for d in shown["diagnostics"] if "\x00" in d["detail"]]
+        assert leaked == [], case.id

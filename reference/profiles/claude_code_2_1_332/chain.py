@@ -22,6 +22,7 @@ from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_332.load import (
     BRIDGE_MS,
     is_snapshot_row,
+    key_text,
     raw_uuid,
     state_of,
 )
@@ -285,7 +286,7 @@ def walk_cli(graph: Graph, leaf: Json, release: CliRelease = LATEST) -> list[Jso
             if found is not None:
                 graph.diagnostics.append(Diagnostic(
                     graph.line[uuid], "bridged",
-                    f"parent {describe(parent)} {why}: bridged to {found['uuid']} "
+                    f"parent {describe(parent)} {why}: bridged to {key_text(found['uuid'])} "
                     f"(line {graph.line[found['uuid']]}) by timestamp"))
             else:
                 graph.diagnostics.append(Diagnostic(

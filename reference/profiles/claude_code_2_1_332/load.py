@@ -19,7 +19,7 @@ import orjson
 from rechain.reference.facts import KIND, PARENT, facts_of
 from rechain.reference.graph import Graph
 from rechain.reference.js.jsonl import Skipped, join_lines, read_values
-from rechain.reference.js.values import UNDEFINED, truthy
+from rechain.reference.js.values import UNDEFINED, describe, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.parse import Parsed, rewrite_voice_call
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
@@ -51,15 +51,28 @@ class LoadState:
     failure: str | None = None  # why this release's resume fails on the file (exit 1)
 
 
-def key_of(value: Any) -> str:
-    """The uuid index key: strings as they are, other JSON values tagged (a JS ``Map`` key)."""
+def key_of(value: Any, place: str) -> str:
+    """The uuid index key: strings as they are, other JSON values tagged (a JS ``Map`` key).
+
+    An object or array is a key by identity, never found again; ``place`` (the field and
+    line it was read from) makes that key unique and the same in every run.
+    """
     if type(value) is str:
         return value
     if value is UNDEFINED:
         return "\x00undefined"
     if type(value) in (dict, list):
-        return f"\x00object:{id(value)}"  # objects are keys by identity: never found again
+        return f"\x00object:{place}"
     return "\x00" + orjson.dumps(value).decode()
+
+
+def key_text(key: str) -> str:
+    """A key as a diagnostic names it: a string uuid as itself, any other value described."""
+    if not key.startswith("\x00"):
+        return key
+    if key.startswith("\x00object:"):
+        return "an object or array uuid"
+    return describe(raw_uuid(key))
 
 
 def raw_uuid(key: str) -> Any:
@@ -173,7 +186,7 @@ def _dispatch(
     if type(kind) is str and kind in ROW_TYPES:
         _add_row(parsed, state, seen, bridge, number, row, release)
     elif kind == "last-prompt":
-        _checkpoint(state, row)
+        _checkpoint(state, row, number)
         parsed.diagnostics.append(Diagnostic(
             number, "metadata", "a last-prompt checkpoint: the tip may come from it"))
     else:
@@ -190,7 +203,7 @@ def _add_row(
     row: Json,
     release: CliRelease = LATEST,
 ) -> None:
-    uuid = key_of(row.get("uuid", UNDEFINED))
+    uuid = key_of(row.get("uuid", UNDEFINED), f"uuid@{number}")
     parent = row.get("parentUuid", UNDEFINED)
     changes: Json = {}
     if uuid != row.get("uuid"):
@@ -198,7 +211,7 @@ def _add_row(
     if truthy(parent) and type(parent) is str and parent in bridge:
         changes["parentUuid"] = bridge[parent]
     elif truthy(parent) and type(parent) is not str:
-        changes["parentUuid"] = key_of(parent)
+        changes["parentUuid"] = key_of(parent, f"parentUuid@{number}")
     if changes:
         row = {**row, **changes}
     if row["type"] in ("user", "assistant"):
@@ -230,7 +243,7 @@ def _add_row(
         state.explicit = state.ever_explicit = False
 
 
-def _checkpoint(state: LoadState, row: Json) -> None:
+def _checkpoint(state: LoadState, row: Json, number: int) -> None:
     """A ``last-prompt`` entry: its ``leafUuid`` is a checkpoint the tip may come from."""
     leaf = row.get("leafUuid", UNDEFINED)
     explicit = row.get("explicit") is True
@@ -240,7 +253,7 @@ def _checkpoint(state: LoadState, row: Json) -> None:
         same = state.checkpoint is not None and leaf == state.checkpoint
         state.explicit = explicit or (state.explicit and same)
         state.ever_explicit = explicit or (state.ever_explicit and same)
-        state.checkpoint = key_of(leaf)
+        state.checkpoint = key_of(leaf, f"leafUuid@{number}")
         state.cleared = False
     elif leaf is None and explicit:
         state.cleared = True
