@@ -55,6 +55,12 @@ class Switch:
 #: release wait for the range to reach them), each from a ``rechain drift`` bisection
 #: or a probe of both neighbouring releases.
 SWITCHES: tuple[Switch, ...] = (
+    Switch("preserved_messages_relinked", "2.1.141",
+           "a boundary's `preservedMessages` are relinked after it (before: only a "
+           "`preservedSegment`)"),
+    Switch("null_line_ignored", "2.1.228",
+           "a JSON `null` line is skipped (before: the resume fails, \"null is not an "
+           "object\")"),
     Switch("context_block_gone", "2.1.268",
            "the first user message is sent as written (before: the harness's context block "
            "opened it, so it went as a block list)"),
