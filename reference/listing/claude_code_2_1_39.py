@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 
-from rechain.reference.js.text import trim, try_json
-from rechain.reference.listing.claude_code_2_1_88 import extract_tag
-from rechain.reference.listing.scan import lines
+from rechain.reference.js.text import trim
+from rechain.reference.listing.claude_code_2_1_88 import extract_tag, user_entries
 
 SKIPPED = re.compile(
     r"^(?:<local-command-stdout>|<session-start-hook>|<tick>"
@@ -33,14 +32,7 @@ def _first_text(content: object) -> str:
 
 def has_first_prompt(head: str) -> bool:
     """Whether the head holds a user line the list takes as the session's first prompt."""
-    for line in lines(head):
-        if '"type":"user"' not in line and '"type": "user"' not in line:
-            continue
-        if '"tool_result"' in line or '"isMeta":true' in line or '"isMeta": true' in line:
-            continue
-        ok, entry = try_json(line)
-        if not ok or type(entry) is not dict or entry.get("type") != "user":
-            continue
+    for entry in user_entries(head):
         message = entry.get("message")
         text = _first_text(message.get("content") if type(message) is dict else None)
         if not text:

@@ -10,6 +10,7 @@ hidden. Pure: head and tail text in, one listed log (or None) out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from rechain.reference.js.text import JS_SPACE_CLASS, trim, try_json, utf16_len, utf16_slice
@@ -58,17 +59,23 @@ def extract_tag(html: str, name: str) -> str | None:
     return None
 
 
-def first_prompt(head: str) -> str:
-    """``extractFirstPromptFromChunk``: 2.1.88's first meaningful user prompt in the head."""
-    fallback = ""
+def user_entries(head: str) -> Iterator[dict[str, Any]]:
+    """The head's user lines a first-prompt scan reads: text-matched as a user line, not a
+    tool result nor meta, parsed, and a user entry once parsed (every release's scan)."""
     for line in lines(head):
         if '"type":"user"' not in line and '"type": "user"' not in line:
             continue
         if '"tool_result"' in line or '"isMeta":true' in line or '"isMeta": true' in line:
             continue
         ok, entry = try_json(line)
-        if not ok or type(entry) is not dict or entry.get("type") != "user":
-            continue
+        if ok and type(entry) is dict and entry.get("type") == "user":
+            yield entry
+
+
+def first_prompt(head: str) -> str:
+    """``extractFirstPromptFromChunk``: 2.1.88's first meaningful user prompt in the head."""
+    fallback = ""
+    for entry in user_entries(head):
         message = entry.get("message")
         if message is None or message is False or message == "" or message == 0:
             continue
