@@ -8,13 +8,14 @@ from 2.1.101 the last-written one" instead of a row per release.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from rechain.reference import Options, get_profile, rebuild
+from rechain.reference.profiles.family import same_range
 
 Json = dict[str, Any]
 
@@ -86,11 +87,18 @@ def first_sent_difference(before: Resumed, after: Resumed) -> int | None:
     return _parting(before.sent, after.sent)
 
 
-def spans(answers: Iterable[tuple[str, Resumed]]) -> list[Span]:
-    """Group (release, answer) pairs, oldest release first, into runs of equal answers."""
+def _anywhere(before: str, after: str) -> bool:
+    return True
+
+
+def spans(answers: Iterable[tuple[str, Resumed]],
+          together: Callable[[str, str], bool] = _anywhere) -> list[Span]:
+    """Group (release, answer) pairs, oldest release first, into runs of equal answers;
+    ``together(a, b)`` says whether the releases between a and b are answered too (a range
+    never spans releases that were not verified)."""
     out: list[Span] = []
     for release, resumed in answers:
-        if out and out[-1].resumed.key == resumed.key:
+        if out and out[-1].resumed.key == resumed.key and together(out[-1].last, release):
             out[-1] = Span(out[-1].first, release, resumed, out[-1].differs_at)
             continue
         differs = first_difference(out[-1].resumed, resumed) if out else None
@@ -101,7 +109,8 @@ def spans(answers: Iterable[tuple[str, Resumed]]) -> list[Span]:
 def history(data: bytes, releases: Sequence[tuple[str, str]], entry: str | None = None,
             ) -> list[Span]:
     """How each (release, profile name) resumes ``data``, oldest first, as spans."""
-    return spans((release, resume_of(name, data, entry)) for release, name in releases)
+    return spans(((release, resume_of(name, data, entry)) for release, name in releases),
+                 together=same_range)
 
 
 def rows_by_uuid(data: bytes) -> dict[str, tuple[int, Json]]:
@@ -151,8 +160,10 @@ def table(found: Sequence[Span], data: bytes, say_entry: str) -> str:
     for span in found:
         resumed = span.resumed
         tip = f"fails: {resumed.error}" if resumed.error else describe(resumed.tip, rows)
-        if previous is None or span.differs_at is None:
+        if previous is None:
             change = "—"
+        elif span.differs_at is None:
+            change = "the same; the releases between are not answered"
         else:
             at = span.differs_at
             old = previous.resumed.uuids[at] if at < len(previous.resumed.uuids) else None

@@ -7,7 +7,7 @@ import json
 from rechain.cli import main
 from rechain.conformance.history import Resumed, first_difference, spans, table
 from rechain.corpus.cases_io import default_root, load_case
-from rechain.reference.profiles.family import verified_releases
+from rechain.reference.profiles.family import same_range, verified_releases
 
 A = Resumed(("u1", "a2"), "a2")
 B = Resumed(("u1", "a2", "u3", "a4"), "a4")
@@ -19,6 +19,19 @@ def test_equal_answers_of_consecutive_releases_form_one_range() -> None:
     assert [(s.first, s.last) for s in found] == [("2.1.88", "2.1.91"), ("2.1.101", "2.1.332")]
     assert found[1].differs_at == 2 and found[0].differs_at is None
     assert found[0].releases == "2.1.88 to 2.1.91"
+
+
+def test_a_range_never_spans_releases_that_are_not_answered() -> None:
+    """2.0.76 and 2.1.39 are answered one by one: alike, they are still two rows."""
+    found = spans([("2.0.76", A), ("2.1.39", A), ("2.1.88", A), ("2.1.112", A), ("2.1.269", A)],
+                  together=same_range)
+    assert [s.releases for s in found] == ["2.0.76", "2.1.39", "2.1.88 to 2.1.112", "2.1.269"]
+    data = (b'{"type":"user","uuid":"u1","parentUuid":null,"message":{"content":"hi"}}\n'
+            b'{"type":"assistant","uuid":"a2","parentUuid":"u1",'
+            b'"message":{"content":[{"type":"text","text":"hello"}]}}\n')
+    text = table(found, data, "claude -p --resume <id>")
+    assert ('| 2.1.39 | line 2 · assistant · "hello" | 2 | the same; the releases between are '
+            'not answered |') in text
 
 
 def test_an_answer_that_comes_back_is_a_new_range() -> None:
@@ -63,12 +76,15 @@ def test_history_of_a_case_follows_what_the_real_releases_recorded(capsys) -> No
     ranges = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     releases = [v for v, _ in verified_releases()]
     before = releases[releases.index("2.1.101") - 1]
-    assert (ranges[0]["first"], ranges[0]["last"], ranges[1]["first"], ranges[-1]["last"]) == (
-        releases[0], before, "2.1.101", "2.1.332")
+    # 2.0.76 and 2.1.39 are answered one by one, so each is a row of its own; then one
+    # range up to 2.1.100, and a new one from 2.1.101
+    assert [(r["first"], r["last"]) for r in ranges[:4]] == [
+        ("2.0.76", "2.0.76"), ("2.1.39", "2.1.39"), ("2.1.88", before), ("2.1.101", "2.1.112")]
+    assert ranges[-1]["last"] == "2.1.332"
     # from the oldest verified release (2.0.76) up to 2.1.100 the row with the newest
     # timestamp is resumed (u1, then its "No response requested."); from 2.1.101 the
     # last-written row, as each release recorded
-    for at, release in ((0, "2.0.76"), (0, "2.1.39"), (0, "2.1.88"), (1, "2.1.101")):
+    for at, release in ((0, "2.0.76"), (1, "2.1.39"), (2, "2.1.88"), (3, "2.1.101")):
         assert ranges[at]["chain"] == [u for u in recorded[release]
                                        if not u.startswith("synthetic")]
     # 2.1.332 continues from the last-written row, the tip its chain view recorded

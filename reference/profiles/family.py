@@ -313,6 +313,11 @@ def _verified_text() -> str:
     return ", ".join(low if low == high else f"{low} to {high}" for low, high in RANGES)
 
 
+def same_range(first: str, last: str) -> bool:
+    """Whether one answered range holds both releases (and so every release between)."""
+    return any(_inside(first, ends) and _inside(last, ends) for ends in RANGES)
+
+
 def is_answered(version: str) -> bool:
     """Whether the family answers for this release (inside what was verified)."""
     return any(_inside(version, ends) for ends in RANGES)
