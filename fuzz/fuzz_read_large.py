@@ -43,11 +43,14 @@ def scaled() -> Iterator[None]:
 def check_source(source: read.Source, data: bytes) -> None:
     pieces = data.split(b"\n")
     numbers = []
+    last = b""
     for number, line in source.numbered_lines():
         if not 1 <= number <= len(pieces) or pieces[number - 1] != line:
             raise BrokenReadError(f"line {number} is not the file's line {number}")
         numbers.append(number)
-    snapshot_last = bool(source.lines) and source.lines[-1][1].startswith(read.SNAPSHOT_PREFIX)
+        last = line
+    # whatever form the source keeps its lines in, the snapshot read last is the last line
+    snapshot_last = bool(numbers) and last.startswith(read.SNAPSHOT_PREFIX)
     body = numbers[:-1] if snapshot_last else numbers
     if body != sorted(set(body)):
         raise BrokenReadError("lines out of file order or repeated")

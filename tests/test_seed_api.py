@@ -176,3 +176,11 @@ def test_continue_on_a_session_without_messages_restores_its_title() -> None:
     hidden = data + rows.line({"isSidechain": True})
     assert rebuild(hidden, "seed", Options(entry="continue"),
                    session_id=SID).view("state")["state"]["customTitle"] is None
+
+
+def test_a_reply_whose_content_is_neither_text_nor_a_list_does_not_break_the_request() -> None:
+    """Found by the views fuzz harness: a user row with ``content: null`` after a call."""
+    messages = sent(row("assistant", 2, None, [use("t1")]), row("user", 3, 2, None),
+                    row("user", 5, 4, [result("t1")]),
+                    row("assistant", 4, 3, [{"type": "text", "text": "done"}]))
+    assert "assistant" in [m["role"] for m in messages]

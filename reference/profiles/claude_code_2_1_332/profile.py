@@ -106,16 +106,7 @@ def present_cli(
     if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         raise ReaderError(FIRST_PROMPT_ERROR)
     rows = [row for row in chain if hidden_reason_cli(row, False) is None]
-    return Presented([_as_written(session_message(row)) for row in rows],
-                     [graph.line[r["uuid"]] for r in rows])
-
-
-def _as_written(message: Json) -> Json:
-    """The message with its uuid as the chain view gives it, not the loader's index key."""
-    uuid = message["uuid"]
-    if type(uuid) is str and uuid.startswith("\x00"):
-        message["uuid"] = raw_uuid(uuid)
-    return message
+    return Presented([session_message(row) for row in rows], [graph.line[r["uuid"]] for r in rows])
 
 
 @dataclass(frozen=True, slots=True)

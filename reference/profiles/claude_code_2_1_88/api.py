@@ -69,7 +69,11 @@ def _same_id(a: Json, b: Json) -> bool:
 
 
 def _as_blocks(content: Any) -> list[Any]:
-    return [{"type": "text", "text": content}] if type(content) is str else list(content)
+    """A message's content as blocks; content neither text nor a list (``null``, a number,
+    an object: a hand-edited or corrupted row) has none (not probed on the real release)."""
+    if type(content) is str:
+        return [{"type": "text", "text": content}]
+    return list(content) if type(content) is list else []
 
 
 def _smoosh(result: Json, texts: list[Any]) -> Json:
