@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from processes import running
 
 from rechain.conformance.runner import corpus_items
 from rechain.corpus.cases_io import load_cases
@@ -64,19 +65,11 @@ def _wait_for(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.05)
 
 
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 def _kill_worker(pid_file: Path) -> None:
     """The reader's worker process, if a failed run left it hanging."""
     with contextlib.suppress(OSError, ValueError):
         pid = int(pid_file.read_text())
-        if _running(pid):
+        if running(pid):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -123,7 +116,7 @@ def test_a_stopped_run_keeps_what_finished_and_resume_finishes_it(
     assert lines[0]["kind"] == "header"
     assert _ids(lines) == everything[:HANG_AT - 1]
     worker = int((tmp_path / "pid").read_text())
-    _wait_for(lambda: not _running(worker), "the hung worker end with rechain")
+    _wait_for(lambda: not running(worker), "the hung worker end with rechain")
     if sent != signal.SIGKILL:
         assert lines[-1]["kind"] == "footer" and lines[-1]["interrupted"] is True
         counted = [n for by in lines[-1]["counts"].values() for c in by.values()

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import children, running
 
 from rechain.fuzz.findings import FindingStore, load_findings
 from rechain.fuzz.registry import REFERENCE, Target
@@ -225,21 +226,6 @@ def test_a_campaign_that_executed_nothing_fails_and_says_why(tmp_path):
     assert "needs_config-read executed nothing: FileNotFoundError" in done.stderr
 
 
-def _children(pid: int) -> set[int]:
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found |= {int(p) for p in (task / "children").read_text().split()}
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state != "Z"
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_a_runner_killed_outright_takes_its_worker_with_it(tmp_path, monkeypatch):
     """A CI step's timeout SIGKILLs ``rechain fuzz``: its worker must not fuzz on, orphaned."""
@@ -252,7 +238,7 @@ def test_a_runner_killed_outright_takes_its_worker_with_it(tmp_path, monkeypatch
     try:
         workers: set[int] = set()
         for _ in range(1200):  # the worker is up once libFuzzer has written to its log
-            workers = _children(runner.pid)
+            workers = children(runner.pid)
             if workers and log.exists() and log.stat().st_size > 0:
                 break
             assert runner.poll() is None, "the runner ended before its worker started"
@@ -261,13 +247,13 @@ def test_a_runner_killed_outright_takes_its_worker_with_it(tmp_path, monkeypatch
         runner.kill()
         runner.wait()
         for _ in range(300):
-            if not any(_alive(pid) for pid in workers):
+            if not any(running(pid) for pid in workers):
                 break
             time.sleep(0.1)
-        assert not any(_alive(pid) for pid in workers), "the worker outlived its runner"
+        assert not any(running(pid) for pid in workers), "the worker outlived its runner"
     finally:
         runner.kill()
         runner.wait()
         for pid in workers:  # clean up after a failure (the fixed runner leaves none)
-            if _alive(pid):
+            if running(pid):
                 os.kill(pid, signal.SIGKILL)
