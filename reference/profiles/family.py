@@ -291,11 +291,17 @@ def _inside(version: str, ends: tuple[str, str]) -> bool:
     return low <= version_tuple(version) <= high
 
 
+def _release_named(profile: str) -> str | None:
+    """The X of a ``claude-code@X`` profile name whose X is a release number, else None."""
+    name, at, version = profile.partition("@")
+    ok = name == "claude-code" and at == "@" and VERSION_TEXT.fullmatch(version) is not None
+    return version if ok else None
+
+
 def in_seed_line(profile: str) -> bool:
     """Whether ``profile`` names a release the 2.1.88 loader answers (its switches set)."""
-    name, at, version = profile.partition("@")
-    return (name == "claude-code" and at == "@" and VERSION_TEXT.fullmatch(version) is not None
-            and _in_seed_ranges(version))
+    version = _release_named(profile)
+    return version is not None and _in_seed_ranges(version)
 
 
 def _in_seed_ranges(version: str) -> bool:
@@ -304,9 +310,8 @@ def _in_seed_ranges(version: str) -> bool:
 
 def in_cli_line(profile: str) -> bool:
     """Whether ``profile`` names a release the 2.1.332 profile answers (its switches set)."""
-    name, at, version = profile.partition("@")
-    return (name == "claude-code" and at == "@" and VERSION_TEXT.fullmatch(version) is not None
-            and _inside(version, CLI_RANGE))
+    version = _release_named(profile)
+    return version is not None and _inside(version, CLI_RANGE)
 
 
 def _verified_text() -> str:
