@@ -320,7 +320,7 @@ class ClaudeCode:
                                               env=dict(case.env))
             except OracleError as error:
                 text = str(error)
-                return (TimedOut(self.limits.timeout) if "no exit within" in text
+                return (TimedOut(self.limits.timeout) if HANG_MARK in text
                         else Crashed(text))
             self.process_seconds += resumed.seconds
             lines = [line for line in resumed.stderr.splitlines() if line.strip()]
