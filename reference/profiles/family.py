@@ -58,6 +58,20 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("preserved_messages_relinked", "2.1.141",
            "a boundary's `preservedMessages` are relinked after it (before: only a "
            "`preservedSegment`)"),
+    Switch("queued_wording_in_turn", "2.1.222",
+           "a queued command is sent as \"This is how Claude Code surfaces messages the user "
+           "sends mid-turn\" (before: \"IMPORTANT: After completing your current task, you "
+           "MUST address the user's message above.\"; 2.1.200 < first <= 2.1.222)"),
+    Switch("task_notice_no_human_input", "2.1.222",
+           "a queued task notification's notice adds \"No human input has been received\" "
+           "(before: it ends at \"any pending question.\"; 2.1.200 < first <= 2.1.222)"),
+    Switch("queued_meta_marked", "2.1.225",
+           "a meta queued command is sent as \"[MESSAGE FROM NON-USER SOURCE - NOT USER "
+           "INPUT]\" (before: worded as the user's; 2.1.223 < first <= 2.1.225)"),
+    Switch("task_notification_rows_noticed", "2.1.240",
+           "a task notification's user row is sent after the notice, in a system reminder "
+           "(before: as written; 2.1.222 and 2.1.225 send the notice unwrapped; 2.1.225 < "
+           "first <= 2.1.240)"),
     Switch("null_line_ignored", "2.1.228",
            "a JSON `null` line is skipped (before: the resume fails, \"null is not an "
            "object\")"),

@@ -26,6 +26,19 @@ class CliRelease:
     #: a ``voice_call_talk`` system row is read as the user or queued-command row it stands
     #: for; before, it is a system row the resume leaves out
     voice_call_talk_rows: bool = True
+    #: a queued command is sent as "This is how Claude Code surfaces messages the user sends
+    #: mid-turn …"; before, "IMPORTANT: After completing your current task, you MUST address
+    #: the user's message above. Do not ignore it."
+    queued_wording_in_turn: bool = True
+    #: a meta queued command is sent as "[MESSAGE FROM NON-USER SOURCE - NOT USER INPUT]";
+    #: before, worded as the user's
+    queued_meta_marked: bool = True
+    #: a queued task notification's notice adds "No human input has been received …";
+    #: before, the notice ended at "… any pending question."
+    task_notice_no_human_input: bool = True
+    #: a user row from a task notification is sent after the notice, in a
+    #: ``<system-reminder>``; before, as written
+    task_notification_rows_noticed: bool = True
     #: the request's first user message goes as written; before, the harness's
     #: ``<system-reminder>`` context block ("# currentDate") opened it, so its content went
     #: as a block list
