@@ -75,6 +75,9 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("null_line_ignored", "2.1.228",
            "a JSON `null` line is skipped (before: the resume fails, \"null is not an "
            "object\")"),
+    Switch("interrupted_turn_kept", "2.1.265",
+           "a cut-off turn's unanswered calls are kept and answered by a synthetic result "
+           "(before: dropped like any unanswered call; 2.1.263 still so)"),
     Switch("context_block_gone", "2.1.268",
            "the first user message is sent as written (before: the harness's context block "
            "opened it, so it went as a block list)"),

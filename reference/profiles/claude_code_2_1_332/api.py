@@ -177,12 +177,13 @@ def ends_interrupted(rows: list[Json]) -> bool:
 def drop_unanswered_calls(rows: list[Json], spare_interrupted: bool = True,
                           release: CliRelease = LATEST) -> list[Json]:
     """Assistant rows whose every tool_use is unanswered, unless the turn was cut off (and
-    ``spare_interrupted``: off when the interrupted turn is redone instead)."""
+    ``spare_interrupted``: off when the interrupted turn is redone instead; before
+    ``interrupted_turn_kept``, a cut-off turn's calls go like any others)."""
     answered = {i for row in rows for i in _tool_ids(row, "tool_result", "tool_use_id")}
     # whether the turn was cut off is judged without the thinking-only rows the next filter
     # drops (probed: a thinking-only row after an unanswered call still leaves it cut off)
     speaking = drop_thinking_only(rows)
-    if spare_interrupted and ends_interrupted(speaking):
+    if spare_interrupted and release.interrupted_turn_kept and ends_interrupted(speaking):
         final = next((r for r in reversed(speaking) if r.get("type") not in _AFTER_TURN), None)
         return _drop_unsandwiched(rows, answered, final, release)
     return [row for row in rows if not (
