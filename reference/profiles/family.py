@@ -58,6 +58,10 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("preserved_messages_relinked", "2.1.141",
            "a boundary's `preservedMessages` are relinked after it (before: only a "
            "`preservedSegment`)"),
+    Switch("thinking_model_checked", "2.1.200",
+           "thinking blocks written by another model than the request's are not sent "
+           "(before: every one is; 2.1.141 < first <= 2.1.200, and 2.1.200 and 2.1.222 send "
+           "none at all, 2.1.240 those of the request's model)"),
     Switch("queued_wording_in_turn", "2.1.222",
            "a queued command is sent as \"This is how Claude Code surfaces messages the user "
            "sends mid-turn\" (before: \"IMPORTANT: After completing your current task, you "

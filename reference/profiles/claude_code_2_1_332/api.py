@@ -357,7 +357,8 @@ def _as_item(row: Json, model: str, release: CliRelease) -> tuple[Json, Any] | N
         content = deep_copy(row_content(row, None))
         message = row.get("message")
         row_model = message.get("model") if type(message) is dict else None
-        if type(content) is list and not same_model(row_model, model):
+        if type(content) is list and release.thinking_model_checked \
+                and not same_model(row_model, model):
             content = [b for b in content if not (type(b) is dict and b.get("type") in THINKING)]
         if type(content) is list:  # before ``empty_assistant_text_dropped``: all sent
             content = [_renamed(b) for b in content if not (

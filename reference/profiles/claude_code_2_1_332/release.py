@@ -26,6 +26,9 @@ class CliRelease:
     #: a ``voice_call_talk`` system row is read as the user or queued-command row it stands
     #: for; before, it is a system row the resume leaves out
     voice_call_talk_rows: bool = True
+    #: an assistant's thinking blocks are sent only when it was written by the request's
+    #: model; before, every thinking block was sent
+    thinking_model_checked: bool = True
     #: a cut-off turn keeps its unanswered calls (answered by a synthetic result); before,
     #: they were dropped like any unanswered call and the prompt followed the row before
     interrupted_turn_kept: bool = True
