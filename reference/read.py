@@ -63,6 +63,10 @@ class NumberedLines:
         self.data = data
         self.first_line = first_line
 
+    def whole(self) -> bool:
+        """Whether the lines are the buffer's own, in order (a reader may take the buffer)."""
+        return True
+
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         pieces = self.data.split(b"\n")
         if pieces and pieces[-1] == b"":
@@ -102,6 +106,11 @@ class SnapshotLines(NumberedLines):
         super().__init__(data, first_line)
         self.sink = sink
 
+    def whole(self) -> bool:
+        """No line is a snapshot: nothing is dropped or moved (one scan of the buffer)."""
+        data = self.data
+        return not data.startswith(SNAPSHOT_PREFIX) and data.find(b"\n" + SNAPSHOT_PREFIX) == -1
+
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         return ((number, bytes(view)) for number, view, _ in self.views())
 
@@ -140,7 +149,7 @@ def read_sdk(data: bytes, disable_precompact_skip: bool) -> Source:
     """The TS SDK's read: whole up to 5 MiB, else the pre-compact skip."""
     if len(data) <= LARGE_FILE_BYTES or disable_precompact_skip:
         return read_whole(data)
-    return _read_after_last_boundary(data)
+    return read_from(data, last_boundary_start(data))
 
 
 SDK_KEEPING_KEYS = ("preservedSegment", "preservedMessages")
@@ -224,9 +233,10 @@ def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS
     return last
 
 
-def _read_after_last_boundary(data: bytes) -> Source:
-    """``read_after`` with the snapshots left to the split (``SnapshotLines``)."""
-    begin = last_boundary_start(data)
+def read_from(data: bytes, begin: int) -> Source:
+    """The lines from offset ``begin`` on, numbered as in the file; attribution snapshots
+    but the last dropped, the last read after every other line (left to the split,
+    ``SnapshotLines``)."""
     first_line = data.count(b"\n", 0, begin) + 1 if begin else 1
     diagnostics = [_skipped_before(first_line)] if begin else []
     return Source(None, data[begin:] if begin else data, diagnostics, first_line, snapshots=True)
@@ -240,33 +250,6 @@ def _skipped_before(first_line: int) -> Diagnostic:
         f"the last compact boundary (line {first_line})",
         first_line - 1,
     )
-
-
-def read_after(data: bytes, begin: int) -> Source:
-    """The lines from offset ``begin`` on, attribution snapshots but the last moved to the end."""
-    first_line = data.count(b"\n", 0, begin) + 1
-    diagnostics: list[Diagnostic] = [_skipped_before(first_line)] if begin else []
-    if data.find(b"\n" + SNAPSHOT_PREFIX, begin) == -1 and not data.startswith(
-        SNAPSHOT_PREFIX, begin
-    ):
-        return Source(None, data[begin:] if begin else data, tuple(diagnostics), first_line)
-    pieces = data[begin:].split(b"\n")
-    ends_with_newline = pieces[-1] == b""
-    if ends_with_newline:
-        pieces.pop()
-    kept: list[tuple[int, bytes]] = []
-    snapshot: tuple[int, bytes] | None = None
-    for offset, piece in enumerate(pieces):
-        number = first_line + offset
-        if piece.startswith(SNAPSHOT_PREFIX):
-            if snapshot is not None:
-                diagnostics.append(_dropped_snapshot(snapshot[0]))
-            snapshot = (number, piece)
-        else:
-            kept.append((number, piece))
-    if snapshot is not None:
-        kept.append(snapshot)
-    return Source(tuple(kept), data, tuple(diagnostics))
 
 
 def _dropped_snapshot(line: int) -> Diagnostic:

@@ -112,13 +112,14 @@ def test_a_boundary_line_across_a_chunk_edge_is_seen_only_through_a_short_carry(
     assert (rebuild(data).uuids == ["u9", "a9"]) is skipped
 
 
-def test_attribution_snapshots_but_the_last_are_dropped() -> None:
+@pytest.mark.parametrize("profile", ["sdk", "cli"])
+def test_attribution_snapshots_but_the_last_are_dropped(profile: str) -> None:
     head, last = padded_before(LARGE_FILE_BYTES)
     snap = b'{"type":"attribution-snapshot","messageId":"m"}\n'
     data = (
         head + boundary("cb", last) + snap + row("u9", "cb") + snap + row("a9", "u9", "assistant")
     )
-    result = rebuild(data)
+    result = rebuild(data, profile)
     assert result.uuids == ["u9", "a9"]
     dropped = [d.line for d in result.diagnostics if d.kind == "attribution-snapshot"]
     assert dropped == [data.count(b"\n", 0, data.index(snap)) + 1]
@@ -129,19 +130,35 @@ _PIECES = [_SNAPSHOT, _SNAPSHOT[:20], b" " + _SNAPSHOT, b'{"type":"user","uuid":
 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=12), st.booleans(), st.integers(0, 3))
-def test_snapshots_found_while_splitting_read_as_the_scan_of_the_buffer_does(
+def test_a_large_file_read_keeps_the_last_snapshot_after_every_other_line(
         pieces: list[bytes], final_newline: bool, skip: int) -> None:
-    """The SDK's large-file read leaves snapshots to the line split (``SnapshotLines``):
-    the same lines, order and diagnostics as ``read_after``'s scan and split, each pass."""
-    from rechain.reference.read import SnapshotLines, read_after
+    """The large-file read from an offset (``read_from``, the split's ``SnapshotLines``):
+    every line from there on numbered as in the file, snapshots but the last dropped with a
+    diagnostic each, the last read after every other line; the same on each pass, by views
+    and by copies, and in the CLI's joined buffer."""
+    from rechain.reference.js.jsonl import join_lines
+    from rechain.reference.read import SNAPSHOT_PREFIX, NumberedLines, read_from
 
     data = b"\n".join(pieces) + (b"\n" if final_newline and pieces else b"")
     begin = sum(len(p) + 1 for p in pieces[:skip]) if skip < len(pieces) else 0
-    scanned = read_after(data, begin)
-    sink = [d for d in scanned.diagnostics if d.kind != "attribution-snapshot"]
-    split = SnapshotLines(data[begin:] if begin else data, scanned.first_line
-                          if scanned.lines is None else data.count(b"\n", 0, begin) + 1, sink)
-    expected = list(scanned.numbered_lines())
-    assert [(n, bytes(v)) for n, v, _ in split.views()] == expected
-    assert list(split) == expected  # the copying pass too, diagnostics not doubled
-    assert sink == list(scanned.diagnostics)
+    every = data.split(b"\n")
+    if every[-1] == b"":
+        every.pop()  # nothing follows the last LF (or the buffer is empty): no line there
+    numbered = list(enumerate(every, 1))[skip if begin else 0:]
+    first = skip + 1 if begin else 1
+    snapshots = [(n, line) for n, line in numbered if line.startswith(SNAPSHOT_PREFIX)]
+    expected = [(n, line) for n, line in numbered if not line.startswith(SNAPSHOT_PREFIX)]
+    expected += snapshots[-1:]
+    dropped = [n for n, _ in snapshots[:-1]]
+
+    source = read_from(data, begin)
+    lines = source.numbered_lines()
+    assert isinstance(lines, NumberedLines)
+    assert [(n, bytes(v)) for n, v, _ in lines.views()] == expected
+    assert list(lines) == expected  # the copying pass too, diagnostics not doubled
+    assert [d.line for d in source.diagnostics if d.kind == "attribution-snapshot"] == dropped
+    assert [d.through for d in source.diagnostics if d.kind == "before-compact-boundary"] \
+        == ([first - 1] if begin else [])
+    joined, end, numbers = join_lines(source.numbered_lines())
+    assert joined[:end].split(b"\n") == ([line for _, line in expected] or [b""])
+    assert list(numbers)[:len(expected)] == [n for n, _ in expected]

@@ -49,10 +49,10 @@ def join_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[bytes, int, Sequence
     """The buffer the lines came from, how many of its bytes are the lines joined again,
     and the line number of each LF-separated piece.
 
-    Lines that are a whole buffer (``NumberedLines``) are that buffer: no copy of it
+    Lines that are a whole buffer (``NumberedLines.whole``) are that buffer: no copy of it
     (the lines joined again lack the file's last LF, so they end one byte early).
     """
-    if isinstance(lines, NumberedLines):
+    if isinstance(lines, NumberedLines) and lines.whole():
         data = lines.data
         count = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
         end = len(data) - 1 if data.endswith(b"\n") else len(data)

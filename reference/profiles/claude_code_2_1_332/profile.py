@@ -45,7 +45,7 @@ from rechain.reference.read import (
     LARGE_FILE_BYTES,
     SDK_KEEPING_KEYS,
     Source,
-    read_after,
+    read_from,
     read_sdk,
 )
 from rechain.reference.stages import Profile, drive, in_line_order
@@ -60,7 +60,7 @@ def read_cli(data: bytes, options: Options) -> Source:
     ``large-file-compact-skip``)."""
     if len(data) <= LARGE_FILE_BYTES or options.disable_precompact_skip:
         return read_sdk(data, True)
-    return read_after(data, _last_plain_boundary(data))
+    return read_from(data, _last_plain_boundary(data))
 
 
 def _plain_boundary(line: bytes) -> bool:

@@ -53,11 +53,11 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     if disable_skip or len(data) <= shared_read.LARGE_FILE_BYTES:
         return SeedSource(tuple(numbered_lines(data)))
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges)
-    source = shared_read.read_after(data, begin)
+    source = shared_read.read_from(data, begin)
     lines = _views(source)
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
     has_segment = _has_live_segment_marker(lines)
-    diagnostics = source.diagnostics
+    diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
         kept = excise_dead_branches(lines)
         if len(kept) != len(lines):
@@ -70,11 +70,11 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
 
 
 def _views(source: shared_read.Source) -> Lines:
-    """The source's lines, as views into the file where they are its bytes in order."""
-    if source.lines is not None:
-        return source.lines
-    return tuple((number, line) for number, line, _ in
-                 shared_read.NumberedLines(source.data, source.first_line).views())
+    """The source's lines in reading order, as views into the file."""
+    lines = source.numbered_lines()
+    if isinstance(lines, shared_read.NumberedLines):
+        return tuple((number, line) for number, line, _ in lines.views())
+    return tuple(lines)
 
 
 def _dead(number: int) -> Diagnostic:
