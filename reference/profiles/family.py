@@ -58,6 +58,10 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("preserved_messages_relinked", "2.1.141",
            "a boundary's `preservedMessages` are relinked after it (before: only a "
            "`preservedSegment`)"),
+    Switch("textless_blocks_dropped", "2.1.200",
+           "a text block whose `text` is not a string is dropped from its row (before: the "
+           "resume fails on it, \"$.text.trim is not a function\"; 2.1.141 < first <= "
+           "2.1.200)"),
     Switch("thinking_model_checked", "2.1.200",
            "thinking blocks written by another model than the request's are not sent "
            "(before: every one is; 2.1.141 < first <= 2.1.200, and 2.1.200 and 2.1.222 send "

@@ -183,6 +183,26 @@ def _todo_scan_fails(chain: list[Json], options: Options, release: CliRelease) -
     return None
 
 
+TEXT_NOT_STRING_ERROR = ("Failed to resume session: $.text.trim is not a function. (In "
+                         "'$.text.trim()', '$.text.trim' is undefined)")
+
+
+def _text_not_string(chain: list[Json], release: CliRelease) -> str | None:
+    """Before ``textless_blocks_dropped``, a text block whose ``text`` is not a string on
+    a resumed user or assistant row fails the resume (probed on 2.1.120: the blank-text
+    check trims it, or the request is refused; exit 1 either way)."""
+    if release.textless_blocks_dropped:
+        return None
+    for row in chain:
+        message = row.get("message") if row.get("type") in ("user", "assistant") else None
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is list and any(
+                type(b) is dict and b.get("type") == "text" and type(b.get("text")) is not str
+                for b in content):
+            return TEXT_NOT_STRING_ERROR
+    return None
+
+
 def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     """What the CLI's load decided, from one run of this profile's stages: every row of the
     chain counts as shown (the chain view lists them all), and a first prompt that is not a
@@ -196,7 +216,8 @@ def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     shown = [graph.line[row["uuid"]] for row in chain]
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
-    failed = state_of(graph).failure or _todo_scan_fails(chain, options, release)
+    failed = (state_of(graph).failure or _todo_scan_fails(chain, options, release)
+              or _text_not_string(chain, release))
     if failed is not None:
         diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {failed}") for n in shown]
         return Resumed(leaf, [], [], list(in_line_order(diagnostics)), recovered,

@@ -26,6 +26,9 @@ class CliRelease:
     #: a ``voice_call_talk`` system row is read as the user or queued-command row it stands
     #: for; before, it is a system row the resume leaves out
     voice_call_talk_rows: bool = True
+    #: a text block whose ``text`` is not a string is dropped from its row; before, the
+    #: resume fails on it (exit 1)
+    textless_blocks_dropped: bool = True
     #: an assistant's thinking blocks are sent only when it was written by the request's
     #: model; before, every thinking block was sent
     thinking_model_checked: bool = True
