@@ -58,6 +58,10 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("preserved_messages_relinked", "2.1.141",
            "a boundary's `preservedMessages` are relinked after it (before: only a "
            "`preservedSegment`)"),
+    Switch("trailing_reminders_join_prompt", "2.1.200",
+           "queued commands after the last assistant join the new prompt's turn (before: "
+           "sent as the last user message, then \"No response requested.\"; 2.1.141 < first "
+           "<= 2.1.200)"),
     Switch("textless_blocks_dropped", "2.1.200",
            "a text block whose `text` is not a string is dropped from its row (before: the "
            "resume fails on it, \"$.text.trim is not a function\"; 2.1.141 < first <= "

@@ -581,10 +581,15 @@ CONTINUE_ROW: Json = {"type": "user", "uuid": "\x00continue", "isMeta": True,
                       "message": {"content": [{"type": "text", "text": CONTINUE_TEXT}]}}
 
 
-def _ends_on_result(rows: list[Json]) -> bool:
+def _ends_on_result(rows: list[Json], release: CliRelease = LATEST) -> bool:
     """The last row that is not a system row is a user row opening with a tool result (a
-    trailing attachment joins the new prompt instead: probed on 2.1.280)."""
+    trailing attachment joins the new prompt instead: probed on 2.1.280; before
+    ``trailing_reminders_join_prompt`` a sent one ends the turn as a result does, probed on
+    2.1.120)."""
     last = next((r for r in reversed(rows) if r.get("type") != "system"), None)
+    if last is not None and not release.trailing_reminders_join_prompt \
+            and _sends(last, release):
+        return True
     if last is None or last.get("type") != "user" or last.get("isMeta") is True:
         return False
     blocks = as_blocks(row_content(last, None))
@@ -702,17 +707,24 @@ def _with_synthetic_rows(rows: list[Json], release: CliRelease = LATEST) -> list
         text = INTERRUPTED_CALL if release.interrupted_call_result else INTERRUPTED_BY_USER
         rows = [*rows, {"type": "user", "uuid": INTERRUPTED, "message": {"content": [
             _result_for(c, text, same=True) for c in calls]}}]
-    if not release.continue_notice_gone and _ends_on_result(rows):
+    if not release.continue_notice_gone and _ends_on_result(rows, release):
         rows = [*rows, CONTINUE_ROW]
     last = next((i for i in range(len(rows) - 1, -1, -1)
-                 if rows[i].get("type") in ("user", "assistant")), None)
-    if last is None or rows[last].get("type") != "user":
+                 if rows[i].get("type") in ("user", "assistant")
+                 or (not release.trailing_reminders_join_prompt and _sends(rows[i], release))),
+                None)
+    if last is None or rows[last].get("type") == "assistant":
         return rows
     last = sentinel_after(rows)
     sentinel = {"type": "assistant", "uuid": SENTINEL, "message": {
         "id": SENTINEL, "model": SYNTHETIC_MODEL,
         "content": [{"type": "text", "text": NO_RESPONSE}]}}
     return [*rows[:last + 1], sentinel, *rows[last + 1:]]
+
+
+def _sends(row: Json, release: CliRelease) -> bool:
+    """An attachment that is sent as a user message (a queued command, a hook's context)."""
+    return row.get("type") == "attachment" and _as_item(row, "", release) is not None
 
 
 def _pair_results(out: list[Json], context_gone: bool = True) -> list[Json]:

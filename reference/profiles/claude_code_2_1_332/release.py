@@ -26,6 +26,10 @@ class CliRelease:
     #: a ``voice_call_talk`` system row is read as the user or queued-command row it stands
     #: for; before, it is a system row the resume leaves out
     voice_call_talk_rows: bool = True
+    #: attachments sent after the last assistant (queued commands) join the new prompt's
+    #: turn; before, they were the conversation's last user message, answered by the
+    #: "No response requested." sentinel
+    trailing_reminders_join_prompt: bool = True
     #: a text block whose ``text`` is not a string is dropped from its row; before, the
     #: resume fails on it (exit 1)
     textless_blocks_dropped: bool = True
