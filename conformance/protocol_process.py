@@ -28,6 +28,7 @@ from typing import Any
 
 from rechain.conformance import outcome_text
 from rechain.conformance.jsonl_process import drain, pump
+from rechain.conformance.lifetime import dies_with_parent
 from rechain.conformance.protocol import (
     CaseInput,
     Crashed,
@@ -164,7 +165,7 @@ class OneShot:
         try:
             proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env, start_new_session=True,
+                env=env, start_new_session=True, preexec_fn=dies_with_parent(),
             )
         except OSError as error:
             return Crashed(f"cannot start {argv[0]}: {error.strerror or error}")

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from rechain.conformance.lifetime import dies_with_parent
 from rechain.fuzz import dictionary, seeds
 from rechain.fuzz.contract import Contract
 from rechain.fuzz.findings import FindingStore, load_findings
@@ -128,25 +129,6 @@ def environment(target: Target, settings: Settings) -> dict[str, str]:
         env["PYTHONPATH"] = os.pathsep.join([*map(str, settings.paths), *inherited])
     env["RECHAIN_FUZZ_TARGET"] = target.name
     return env
-
-
-def _tie_to_runner() -> Callable[[], None] | None:
-    """A ``preexec_fn`` that makes the worker die with the runner (Linux ``PR_SET_PDEATHSIG``).
-
-    A runner killed outright (a CI step's timeout, ``subprocess.run(timeout=...)``) would
-    otherwise leave its worker fuzzing on, orphaned, holding the caller's pipes open. The
-    function is looked up before the fork: the child only makes the one call.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-        import signal
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (ImportError, OSError, AttributeError):
-        return None
-    return lambda: prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
 
 
 def neutral_cwd(settings: Settings) -> Path:
@@ -323,7 +305,7 @@ def run(target: Target, settings: Settings) -> Report:
             workers = [
                 subprocess.Popen(
                     command, stdout=log, stderr=subprocess.PIPE, env=env,
-                    cwd=neutral_cwd(settings), preexec_fn=_tie_to_runner(),
+                    cwd=neutral_cwd(settings), preexec_fn=dies_with_parent(),
                 )
                 for _ in range(1)  # --jobs N is libFuzzer's -fork=N inside it
             ]

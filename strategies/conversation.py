@@ -40,8 +40,9 @@ class Undetermined:
 @dataclass(slots=True)
 class _Entry:
     obj: Json
-    position: int
+    position: int  # of the last copy: a reader's leaf order
     record: Record | None
+    first: int  # of the first copy: a reader's map order, in which boundaries relink
 
 
 def is_entry(obj: object) -> bool:
@@ -94,22 +95,25 @@ def _index(lines: Iterable[tuple[object, Record | None]]) -> dict[str, _Entry]:
     for position, (obj, record) in enumerate(lines):
         if is_entry(obj):
             assert isinstance(obj, dict)
-            entries[obj["uuid"]] = _Entry(obj, position, record)
+            earlier = entries.get(obj["uuid"])
+            first = position if earlier is None else earlier.first
+            entries[obj["uuid"]] = _Entry(obj, position, record, first)
     return entries
 
 
 def _parents(entries: dict[str, _Entry]) -> dict[str, str | None]:
     """Effective parent of every entry, after the relinks of preserving boundaries.
 
-    Boundaries apply in file order; each relinks its heads, then moves every other entry
-    hanging on its anchor to its tail.
+    Boundaries apply in the order their uuids were first written (a reader's map keeps a
+    duplicated boundary where it first met it); each relinks its heads, then moves every
+    other entry hanging on its anchor to its tail.
     """
     out: dict[str, str | None] = {}
     for uuid, entry in entries.items():
         written = entry.obj.get("parentUuid")
         out[uuid] = written if isinstance(written, str) else None
     boundaries = sorted((e for e in entries.values() if e.record and e.record.compaction),
-                        key=lambda e: e.position)
+                        key=lambda e: e.first)
     for boundary in boundaries:
         plan = boundary.record.compaction  # type: ignore[union-attr]
         assert plan is not None

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.lifetime import dies_with_parent
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.fake_api import FakeMessagesApi, Recorded
 from rechain.conformance.oracles.lifecycle import Lifecycle
@@ -401,10 +402,11 @@ class ClaudeCliOracle(Lifecycle):
         return ["--resume", transcript.stem, *fork]
 
     def _run(self, argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
-        """One CLI run with a deadline; a hang kills its whole process group."""
+        """One CLI run with a deadline; a hang kills its whole process group, and the
+        run dies with rechain (started and waited for in this one thread)."""
         proc = subprocess.Popen(
             argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, start_new_session=True,
+            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=dies_with_parent(),
         )
         try:
             _, err = proc.communicate(timeout=self.timeout)
