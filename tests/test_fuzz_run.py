@@ -10,15 +10,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
-from processes import children, running
+from processes import outlived
 
 from rechain.fuzz.findings import FindingStore, load_findings
 from rechain.fuzz.registry import REFERENCE, Target
@@ -235,25 +233,6 @@ def test_a_runner_killed_outright_takes_its_worker_with_it(tmp_path, monkeypatch
     command = [sys.executable, "-m", "rechain", "fuzz", "--target", "toy_reader:read",
                "--time", "600", "--work", str(tmp_path / "work"), "--json"]
     runner = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        workers: set[int] = set()
-        for _ in range(1200):  # the worker is up once libFuzzer has written to its log
-            workers = children(runner.pid)
-            if workers and log.exists() and log.stat().st_size > 0:
-                break
-            assert runner.poll() is None, "the runner ended before its worker started"
-            time.sleep(0.1)
-        assert workers, "no worker started within two minutes"
-        runner.kill()
-        runner.wait()
-        for _ in range(300):
-            if not any(running(pid) for pid in workers):
-                break
-            time.sleep(0.1)
-        assert not any(running(pid) for pid in workers), "the worker outlived its runner"
-    finally:
-        runner.kill()
-        runner.wait()
-        for pid in workers:  # clean up after a failure (the fixed runner leaves none)
-            if running(pid):
-                os.kill(pid, signal.SIGKILL)
+    # the worker is up once libFuzzer has written to its log
+    started = lambda _: log.exists() and log.stat().st_size > 0  # noqa: E731
+    assert not outlived(runner, started), "the worker outlived its runner"

@@ -6,17 +6,13 @@ reader it was waiting for must not run on, orphaned, holding the step's pipes.
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
-
-from tests.processes import children, running
+from processes import outlived
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="PR_SET_PDEATHSIG is Linux's")
@@ -45,28 +41,7 @@ def _is_sleep(pid: int) -> bool:
 
 def _child_outlives_a_killed_parent(script: str) -> bool:
     parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)])
-    sleepers: set[int] = set()
-    try:
-        for _ in range(600):
-            sleepers = {pid for pid in children(parent.pid) if _is_sleep(pid)}
-            if sleepers:
-                break
-            assert parent.poll() is None, "the run ended before its child started"
-            time.sleep(0.1)
-        assert sleepers, "no child started within a minute"
-        parent.kill()
-        parent.wait()
-        for _ in range(300):
-            if not any(running(pid) for pid in sleepers):
-                return False
-            time.sleep(0.1)
-        return True
-    finally:
-        parent.kill()
-        parent.wait()
-        for pid in sleepers:
-            if running(pid):
-                os.kill(pid, signal.SIGKILL)
+    return outlived(parent, lambda kids: any(_is_sleep(pid) for pid in kids), seconds=60)
 
 
 def test_a_cli_oracle_run_dies_with_rechain() -> None:
