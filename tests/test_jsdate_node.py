@@ -93,3 +93,23 @@ def test_generated_strings_parse_as_node_parses_them(
     node: subprocess.Popen[str], text: str
 ) -> None:
     assert same(date_v8.parse(text), node_parse(node, text)), text
+
+
+def _two(top: int) -> st.SearchStrategy[str]:
+    return st.integers(0, top).map("{:02d}".format)
+
+
+STAMPS = st.builds(
+    "{}-{}-{}T{}:{}:{}.{}Z".format,
+    st.integers(0, 9999).map("{:04d}".format), _two(13), _two(32), _two(25), _two(60),
+    _two(60), st.integers(0, 999).map("{:03d}".format))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(STAMPS)
+def test_stamps_of_the_written_form_parse_as_node_parses_them(
+    node: subprocess.Popen[str], text: str
+) -> None:
+    """The form rows are stamped with, read by one match; out-of-range fields (the 31st
+    of February, hour 24, month 13) included."""
+    assert same(date_v8.parse(text), node_parse(node, text)), text

@@ -53,7 +53,7 @@ def _parse_iso(text: str) -> float:
     month = int(month_s or 1)
     day = int(day_s or 1)
     hour, minute, second = int(hour_s or 0), int(minute_s or 0), int(second_s or 0)
-    if not (1 <= month <= 12) or day < 1 or day > _days_in(year, month):
+    if not (1 <= month <= 12) or day < 1 or day > days_in(year, month):
         return NAN
     millis = int((fraction or "0")[:3].ljust(3, "0"))
     if not time_of_day_ok(hour, minute, second, millis):
@@ -85,7 +85,8 @@ def compose(year: int, month: int, day: int, hour: int, minute: int, second: int
     return float(total) if abs(total) <= _LIMIT else NAN
 
 
-def _days_in(year: int, month: int) -> int:
+def days_in(year: int, month: int) -> int:
+    """The days of a month of the proleptic Gregorian calendar."""
     if month == 2:
         return 29 if (year % 4 == 0 and year % 100 != 0) or year % 400 == 0 else 28
     return 30 if month in (4, 6, 9, 11) else 31

@@ -12,13 +12,17 @@ UTC, and so does this module. Checked against ``node -e`` by
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from rechain.reference.js import v8_grammar
-from rechain.reference.js.date_iso import compose, time_of_number
+from rechain.reference.js.date_iso import compose, days_in, time_of_number
 from rechain.reference.js.values import UNDEFINED, to_string
 
 NAN = math.nan
+# the form every writer of a transcript stamps rows with: one ``re`` match, no grammar
+_STAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})"
+                    r"\.([0-9]{3})Z")
 
 
 def parse(value: Any) -> float:
@@ -44,5 +48,13 @@ def get_time(value: Any) -> float:
 
 
 def _parse_text(text: str) -> float:
+    stamp = _STAMP.fullmatch(text)
+    if stamp is not None:
+        year, month, day, hour, minute, second, millis = map(int, stamp.groups())
+        # fields in range read as they are; others (a 31st of February, 24:00) need V8's
+        # rules for running on or refusing, in the grammar below
+        if 1 <= month <= 12 and 1 <= day <= days_in(year, month) and hour < 24 \
+                and minute < 60 and second < 60:
+            return compose(year, month, day, hour, minute, second, millis, 0)
     found = v8_grammar.fields(text)
     return NAN if found is None else compose(*found)
