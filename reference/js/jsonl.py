@@ -175,11 +175,14 @@ def _read_bytes(data: bytes, end: int, numbers: Sequence[int]) -> Iterator[Value
         first = data[pos]
         if first in _VALUE_START:
             try:  # the fast path: the whole line is one value
-                yield Value(number, loads(view[pos:line_end]))
-                pos = line_end
-                continue
+                value = loads(view[pos:line_end])
             except refused:
                 pass
+            else:
+                lines.offset = line_end  # no LF before it: the next count starts there
+                yield Value(number, value)
+                pos = line_end
+                continue
         else:  # no value starts here: the exact parser fails on this character
             size = 1 if first < 0x80 else 2 if first < 0xE0 else 3 if first < 0xF0 else 4
             char = str(view[pos:pos + size], "utf-8")

@@ -170,8 +170,11 @@ def _dispatch(
             state.failure = NULL_LINE_ERROR
         parsed.diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not a row"))
         return
-    row = rewrite_voice_call(value) if release.voice_call_talk_rows else value
-    kind = row.get("type")
+    kind = value.get("type")
+    row = value
+    if kind == "system" and release.voice_call_talk_rows:  # only a system row is rewritten
+        row = rewrite_voice_call(value)
+        kind = row.get("type")
     sent_as = row.get("sentAsUuid")
     if kind == "user" and type(sent_as) is str and sent_as and sent_as not in seen:
         row = {k: v for k, v in row.items() if k != "sentAsUuid"} | {"uuid": sent_as}
@@ -203,18 +206,21 @@ def _add_row(
     row: Json,
     release: CliRelease = LATEST,
 ) -> None:
-    uuid = key_of(row.get("uuid", UNDEFINED), f"uuid@{number}")
+    # most rows have a string uuid and a string or null parent that no progress row
+    # bridged: nothing to change, no key to make
+    raw = row.get("uuid", UNDEFINED)
+    uuid = raw if type(raw) is str else key_of(raw, f"uuid@{number}")
     parent = row.get("parentUuid", UNDEFINED)
-    changes: Json = {}
-    if uuid != row.get("uuid"):
-        changes["uuid"] = uuid
-    if truthy(parent) and type(parent) is str and parent in bridge:
-        changes["parentUuid"] = bridge[parent]
-    elif truthy(parent) and type(parent) is not str:
-        changes["parentUuid"] = key_of(parent, f"parentUuid@{number}")
+    changes: Json | None = None if type(raw) is str else {"uuid": uuid}
+    if type(parent) is str:
+        if bridge and parent and parent in bridge:
+            changes = (changes or {}) | {"parentUuid": bridge[parent]}
+    elif parent is not None and parent is not UNDEFINED and truthy(parent):
+        changes = (changes or {}) | {"parentUuid": key_of(parent, f"parentUuid@{number}")}
     if changes:
         row = {**row, **changes}
-    if row["type"] in ("user", "assistant"):
+    kind = row["type"]
+    if kind == "user" or kind == "assistant":
         usable = _usable_message(row, release)
         if usable is None:
             if uuid not in seen:
@@ -228,9 +234,10 @@ def _add_row(
     parsed.entries.append(row)
     parsed.lines.append(number)
     parsed.facts.append(facts_of(row))  # type: ignore[union-attr]  # now, while it is hot
-    if is_snapshot_row(row):
+    side = row.get("isSidechain")
+    if kind == "system" and row.get("subtype") == "file_snapshot":  # ``is_snapshot_row``
         state.trailing_snapshots += 1
-    elif not truthy(row.get("isSidechain")) and not _forks(row):
+    elif (side is False or side is None or not truthy(side)) and not _forks(row):
         state.last_row = uuid
         state.trailing_snapshots = 0
         stamp = row.get("timestamp")
@@ -238,7 +245,7 @@ def _add_row(
             state.newest_row, state.newest_stamp = uuid, stamp
         state.explicit = False
         state.cleared = False
-    if is_boundary(row):
+    if kind == "system" and is_boundary(row):
         state.checkpoint = None
         state.explicit = state.ever_explicit = False
 
