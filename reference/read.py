@@ -11,7 +11,7 @@ per-line Python loop, and keeps every line's number in the original file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,14 +38,33 @@ class Source:
     found: Any = None  # what a read stage worked out beyond the lines, for its profile's views
     # the buffer's attribution snapshots are left to the split (``SnapshotLines``)
     snapshots: bool = False
+    # line number -> the value a read stage already decoded from the line's own bytes
+    decoded: Mapping[int, Any] | None = None
 
     def numbered_lines(self) -> Iterable[tuple[int, bytes]]:
         """(1-based number, bytes without the LF); no empty line after a final LF."""
         if self.lines is not None:
+            if self.decoded is not None:
+                return DecodedLines(self.lines, self.decoded)
             return iter(self.lines)
         if self.snapshots:
             return SnapshotLines(self.data, self.first_line, self.diagnostics)  # type: ignore[arg-type]
         return NumberedLines(self.data, self.first_line)
+
+
+class DecodedLines:
+    """Lines of which a read stage decoded some already (2.1.88's loader parsed every
+    line before choosing the chain): a parser takes ``decoded[number]`` (what orjson
+    gives the line's bytes, exactly what it would get itself) instead of decoding the
+    line a second time."""
+
+    __slots__ = ("decoded", "lines")
+
+    def __init__(self, lines: tuple[tuple[int, bytes], ...], decoded: Mapping[int, Any]) -> None:
+        self.lines, self.decoded = lines, decoded
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        return iter(self.lines)
 
 
 class NumberedLines:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from rechain.reference.js.jsonparse import JsonError, parse_text
 from rechain.reference.js.text import JS_SPACE
-from rechain.reference.model import Diagnostic
+from rechain.reference.model import Diagnostic, Options
 from rechain.reference.profiles.claude_code_2_1_88.parse import (
     JSON_SPACE,
     line_views,
@@ -64,3 +64,30 @@ def test_short_lines_parse_as_decoded(pieces: list[bytes], trimmed: bool) -> Non
 @pytest.mark.parametrize("data", [b"", b"\n", b"a\nb", b"a\nb\n", b"\xef\xbb\xbfa\n\nb\n\n"])
 def test_line_views_are_the_numbered_lines(data: bytes) -> None:
     assert [(n, bytes(v)) for n, v in line_views(data)] == list(numbered_lines(data))
+
+
+def test_the_chain_lines_are_decoded_once_the_loader_s_values_handed_on() -> None:
+    """The SDK parser behind 2.1.88's ``read`` takes the loader's values of the chain's
+    lines (the same objects), except where the loader read a line other than by its own
+    bytes (here a line JavaScript's ``trim()`` had to clean), which it parses itself."""
+    from rechain.reference import rebuild
+    from rechain.reference.profiles.claude_code_2_1_88.profile import read_chain
+    from rechain.reference.read import DecodedLines
+    from rechain.strategies import rows
+
+    first = rows.dumps({"type": "user", "uuid": "u1", "parentUuid": None,
+                        "timestamp": "2026-01-01T00:00:00.000Z", "sessionId": "s",
+                        "message": {"role": "user", "content": "hi"}})
+    second = rows.dumps({"type": "assistant", "uuid": "a1", "parentUuid": "u1",
+                         "timestamp": "2026-01-01T00:00:01.000Z", "sessionId": "s",
+                         "message": {"role": "assistant", "id": "m",
+                                     "content": [{"type": "text", "text": "yo"}]}})
+    data = first + b"\n" + "\u00a0".encode() + second + b"\n"
+    source = read_chain(data, Options())
+    lines = source.numbered_lines()
+    assert isinstance(lines, DecodedLines) and set(lines.decoded) == {1}
+    run = rebuild(data, "claude-code@2.1.88").run
+    assert run is not None
+    loaded = run.source.found.loaded
+    assert run.parsed.entries[0] is loaded.as_read[1]
+    assert [e["uuid"] for e in run.parsed.entries] == ["u1"]  # JSON.parse refuses the NBSP

@@ -68,6 +68,8 @@ class Loaded:
     collapse_commits: list[Json] = field(default_factory=list)
     collapse_snapshot: Json | None = None
     leaf_uuids: set[Any] = field(default_factory=set)
+    # line number -> the value orjson read from the line's own bytes (``parse_values``)
+    as_read: dict[int, Any] = field(default_factory=dict)
     #: the key of the last main-chain (not sidechain) row the loop put in ``messages``
     #: (``UNDEFINED`` when none had a truthy uuid); 2.1.101 narrows the leaves to it
     last_main: Any = UNDEFINED

@@ -50,7 +50,7 @@ def line_views(data: bytes, first: int = 1) -> Iterator[tuple[int, memoryview]]:
 
 def parse_values(
     lines: Iterable[tuple[int, bytes | memoryview]], diagnostics: list[Diagnostic],
-    trimmed: bool = True,
+    trimmed: bool = True, as_read: dict[int, Any] | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Every line that ``JSON.parse`` accepts, as (line number, value); others reported.
     ``trimmed`` off (before 2.1.39): no JS ``trim()`` first, so only JSON's own
@@ -59,6 +59,8 @@ def parse_values(
     A line orjson takes as it is gets that value without being decoded to text: a
     valid UTF-8 line whose value only JSON whitespace surrounds is the same after
     ``trim()``. A long line no value can start on is refused from its first characters.
+    Such values are also kept in ``as_read`` by line number: what orjson gives the line's
+    own bytes, which a later parse of the same line need not decode again.
     """
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     spaces = JS_SPACE if trimmed else JSON_SPACE
@@ -72,6 +74,8 @@ def parse_values(
         except (decode_error, RecursionError):
             pass
         else:
+            if as_read is not None:
+                as_read[number] = value
             yield number, value
             continue
         text = str(raw, "utf-8", "replace").strip(spaces)

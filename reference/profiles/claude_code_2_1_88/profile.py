@@ -28,7 +28,11 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     ordered = [outcome.loaded.line_of(e) for e in outcome.chain]
     by_number = _lines_at(data, {n for n in ordered if n is not None})
     lines = tuple((n, by_number[n]) for n in ordered if n is not None and n in by_number)
-    return Source(lines, data, tuple(off_chain_reasons(data, outcome)), found=outcome)
+    # the loader decoded these lines already: the SDK's parser takes those values
+    as_read = outcome.loaded.as_read
+    decoded = {n: as_read[n] for n, _ in lines if n in as_read}
+    return Source(lines, data, tuple(off_chain_reasons(data, outcome)), found=outcome,
+                  decoded=decoded)
 
 
 def _lines_at(data: bytes, wanted: set[int]) -> dict[int, memoryview]:
