@@ -58,6 +58,7 @@ from rechain.conformance.oracles.registry import (
     is_installed,
 )
 from rechain.conformance.oracles.scratch import scratch_parent
+from rechain.reference.profiles.family import seed_release
 
 MODEL = "claude-sonnet-4-6"
 PROMPT = "next"
@@ -232,9 +233,10 @@ def release_settings(version: str) -> dict[str, Any]:
 def hangs_on_cycles(version: str) -> bool:
     """Releases before 2.1.39 walk ``parentUuid`` without cycle detection: on a cycle they
     spin at 100 % CPU and never exit, so a run of theirs killed at the deadline is that
-    hang (an answer), while any other release's is only slow (a timeout)."""
-    parts = version.split(".")[:3]
-    return all(p.isdigit() for p in parts) and tuple(int(p) for p in parts) < (2, 1, 39)
+    hang (an answer), while any other release's is only slow (a timeout). The release
+    family's ``cycle_detection`` switch says which; a version that is not three numbers is
+    the caller's ``UsageError``."""
+    return not seed_release(version).cycle_detection
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
