@@ -43,6 +43,8 @@ class Rules:
     looks_further: Callable[[Facts, dict[str, Facts]], bool]
     # (row it is filed under, result uuid) -> what makes two filings the same one
     tag: Callable[[Any, str], Hashable]
+    # whether a stray result is found through the row (its uuid key) that made its call
+    finds_caller: Callable[[str], bool] = lambda uuid: True
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +118,8 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     groups, results = _scan(facts, rules, nodes, seen)
     further = [fact for fact in results if rules.looks_further(fact, facts)]
     callers = _callers(groups, {call for fact in further for call in fact[ANSWERS]})  # type: ignore[union-attr]
+    callers = {call: row if row is None or rules.finds_caller(row) else None
+               for call, row in callers.items()}
     members = {uuid for key in on_chain for uuid, _, _ in groups[key]} if results else set()
     homes = _homes(nodes, facts, results, further, callers, rules, members)
     answered_on_chain = {call for fact in chain_facts if fact[ANSWERS] for call in fact[ANSWERS]}
