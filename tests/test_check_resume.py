@@ -198,13 +198,6 @@ def test_a_missing_leaf_is_a_chain_disagreement(faux: str, tmp_path: Path) -> No
     assert fails and all(line["status"] in ("fail", "pass") for line in fails)
     assert any(line["status"] == "fail" and line["difference"]["path"] == "/leaf"
                for line in fails)
-    # unshrunk, the failing example is still kept whole, with a replay that reproduces it
-    found = [line for line in map(json.loads, path.read_text().splitlines())
-             if line["kind"] == "finding"]
-    assert found
-    for finding in found:
-        assert Path(finding["path"], "transcript.jsonl").read_bytes().count(b"\n") >= 2
-        assert main([*shlex.split(finding["replay"])[1:], "--no-progress"]) == 1
     assert check("--impl", f"{faux}:right", "--against", "reference:cli", "--no-corpus",
                  "--examples", "6", "--seed", "4", "--no-shrink") == 0
 

@@ -114,9 +114,10 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
                     lines.append(report.case_line(record, **extra))
                 writer.write_all(lines)  # one case's lines together: all on file, or none
             bar.end()
-            by_id = {item.case.id: item for item in generated}
-            for line in shrink_all(settings, plan, first, records, by_id, examples, say):
-                writer.write(line)
+            if not settings.no_shrink:
+                by_id = {item.case.id: item for item in generated}
+                for line in shrink_all(settings, plan, first, records, by_id, examples, say):
+                    writer.write(line)
         except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: the summary of what finished
             bar.end()
             interrupted = stop

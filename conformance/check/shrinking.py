@@ -33,7 +33,7 @@ def shrink_all(settings: Settings, plan: Plan, first: Connections, records: Sequ
                by_id: dict[str, Item], examples: int, say: Say) -> Iterator[dict[str, Any]]:
     """Shrink each kind of disagreement on generated input; yield one finding line per
     minimal input, with every comparison that fails on it (kinds it shows are not shrunk
-    again). With ``--no-shrink`` each kind's first example is kept as it is."""
+    again)."""
     sizes = group_sizes(examples)
     seeds = group_seeds(settings.seed)
     per_pair: dict[tuple[str, str], int] = {}
@@ -50,22 +50,16 @@ def shrink_all(settings: Settings, plan: Plan, first: Connections, records: Sequ
         implementation = next(i for i in first.implementations if label("", i.info) == impl_label)
         target = next(t for t in sorted(first.targets, key=lambda t: isinstance(t, Recorded))
                       if t.label == target_label)  # generated input: not the corpus's record
+        say(f"shrinking {impl_label} vs {target_label}: {' '.join(sorted(tokens))} "
+            f"({len(indices)} examples)…")
         start = min(indices)
         first_id = diff.generated_id(kind, start)
-        if settings.no_shrink:  # --no-shrink: the first example as it is, never lost
-            say(f"keeping {impl_label} vs {target_label}: {' '.join(sorted(tokens))} "
-                f"({len(indices)} examples) unshrunk")
-            finding = None
-        else:
-            say(f"shrinking {impl_label} vs {target_label}: {' '.join(sorted(tokens))} "
-                f"({len(indices)} examples)…")
-            finding = shrink_one(plan, implementation, target, kind, tokens, seeds[kind],
-                                 sizes[kind], start, len(indices), by_id[first_id].case.data)
-            if finding is None:
-                # flaky (a reader that is not deterministic) or generation changed: keep
-                # the original example, unshrunk, so the disagreement is not lost
-                say("  the disagreement did not reproduce; kept unshrunk")
+        finding = shrink_one(plan, implementation, target, kind, tokens, seeds[kind],
+                             sizes[kind], start, len(indices), by_id[first_id].case.data)
         if finding is None:
+            # flaky (a reader that is not deterministic) or generation changed: keep the
+            # original example, unshrunk, so the disagreement is not lost
+            say("  the disagreement did not reproduce; kept unshrunk")
             original = next(r for r in records if r.case_id == first_id
                             and r.implementation == impl_label and r.against == target_label)
             item = by_id[original.case_id]

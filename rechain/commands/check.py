@@ -87,8 +87,7 @@ def register(subparsers: Any) -> None:
     add("--save-cases", type=Path, default=None, metavar="DIR",
         help="where shrunk disagreements are written as cases (default: a directory for the "
              "run under the rechain cache, <cache>/cases/<run>)")
-    add("--no-shrink", action="store_true",
-        help="save each kind of disagreement's first generated example as it is, unshrunk")
+    add("--no-shrink", action="store_true", help="report disagreements without shrinking them")
     add("--max-shrink", type=int, default=12, metavar="K",
         help="kinds of disagreement to shrink per pair of readers (default 12)")
     add("--skips", type=Path, metavar="FILE", help="skip list (default: the one shipped)")
