@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from importlib.resources import files
+from operator import attrgetter
 
 from rechain.reference.graph import Graph
-from rechain.reference.model import Diagnostic, Json, Options
+from rechain.reference.model import Diagnostic, Json, Options, findings
 
 # kinds that remark on a line accounted for otherwise: read from the shipped schema as data
 # (rebuild.json's ``noteKind``), so that the reference imports nothing outside itself
@@ -23,25 +24,35 @@ def left_out(
     options: Options,
 ) -> list[Diagnostic]:
     """Why each entry is not among the messages shown: every type, progress and system rows
-    too, so that each line of the file is accounted for once."""
+    too, so that each line of the file is accounted for once. In line order.
+
+    The entries off the chain (most of a file with abandoned branches) are found with set
+    operations and reported without a step per entry in Python; only the chain's rows
+    are read one by one.
+    """
     on_chain = {row["uuid"]: row for row in chain}
     shown = set(shown_lines)
-    out: list[Diagnostic] = []
     lines = graph.line
-    for uuid in graph.nodes:
-        line = lines[uuid]
-        if line in shown:
-            continue
-        row = on_chain.get(uuid)
-        if row is None:
-            out.append(Diagnostic(line, "off-chain", "not on the chain from the leaf"))
+    off = set(map(lines.__getitem__, lines.keys() - on_chain.keys()))
+    off.difference_update(shown)
+    out = findings(sorted(off), "off-chain", "not on the chain from the leaf")
+    on: list[Diagnostic] = []
+    for uuid, row in on_chain.items():
+        line = lines.get(uuid)
+        if line is None or line in shown:  # a row the profile made itself is no entry
             continue
         reason = hidden_reason(row, options.include_system_messages)
         if reason is not None:
-            out.append(Diagnostic(line, "hidden", f"on the chain but not shown: {reason}"))
+            on.append(Diagnostic(line, "hidden", f"on the chain but not shown: {reason}"))
         else:
-            out.append(Diagnostic(line, "paged-out", "outside --limit/--offset"))
+            on.append(Diagnostic(line, "paged-out", "outside --limit/--offset"))
+    if on:
+        out += on
+        out.sort(key=_LINE)
     return out
+
+
+_LINE = attrgetter("line")
 
 
 def accounted_lines(diagnostics: list[Diagnostic]) -> set[int]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 Json = dict[str, Any]
@@ -35,6 +37,24 @@ class Diagnostic:
         if self.through is not None:
             out["through"] = self.through
         return out
+
+
+def findings(lines: Sequence[int], kind: str, detail: str) -> list[Diagnostic]:
+    """One ``Diagnostic(line, kind, detail)`` per line, built without the frozen class's
+    ``__init__`` (one ``object.__setattr__`` call per field and instance): a large file's
+    off-chain lines are tens of thousands of findings, and ``__init__`` was most of
+    their cost."""
+    count = len(lines)
+    made = list(map(object.__new__, repeat(Diagnostic, count)))  # type: ignore[call-overload]
+    deque(map(_SET_LINE, made, lines), 0)
+    deque(map(_SET_KIND, made, repeat(kind, count)), 0)
+    deque(map(_SET_DETAIL, made, repeat(detail, count)), 0)
+    deque(map(_SET_THROUGH, made, repeat(None, count)), 0)
+    return made
+
+
+_SET_LINE, _SET_KIND, _SET_DETAIL, _SET_THROUGH = (
+    getattr(Diagnostic, name).__set__ for name in ("line", "kind", "detail", "through"))
 
 
 @dataclass(frozen=True, slots=True)
