@@ -596,6 +596,13 @@ def _ends_on_result(rows: list[Json], release: CliRelease = LATEST) -> bool:
     return bool(blocks) and _is_result(blocks[0])
 
 
+def continued(rows: list[Json], release: CliRelease = LATEST) -> bool:
+    """Before ``continue_notice_gone``, a conversation ending on a tool result gets the meta
+    "Continue from where you left off." after its last row, system rows included (so the
+    prompt follows that last row: probed on 2.1.280)."""
+    return not release.continue_notice_gone and _ends_on_result(rows, release)
+
+
 def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
            release: CliRelease = LATEST) -> list[Json]:
     """The ``messages`` of the first request after resume, without its last turn (the new
@@ -707,7 +714,7 @@ def _with_synthetic_rows(rows: list[Json], release: CliRelease = LATEST) -> list
         text = INTERRUPTED_CALL if release.interrupted_call_result else INTERRUPTED_BY_USER
         rows = [*rows, {"type": "user", "uuid": INTERRUPTED, "message": {"content": [
             _result_for(c, text, same=True) for c in calls]}}]
-    if not release.continue_notice_gone and _ends_on_result(rows, release):
+    if continued(rows, release):
         rows = [*rows, CONTINUE_ROW]
     last = next((i for i in range(len(rows) - 1, -1, -1)
                  if rows[i].get("type") in ("user", "assistant")

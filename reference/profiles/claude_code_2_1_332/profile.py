@@ -24,6 +24,7 @@ from rechain.reference.js.values import truthy
 from rechain.reference.model import Diagnostic, Json, Options, Rebuild
 from rechain.reference.parse import Parsed
 from rechain.reference.profiles.claude_code_2_1_332.api import (
+    continued,
     deserialise,
     empty_blocks,
     ends_interrupted,
@@ -144,7 +145,7 @@ class Resumed:
                 and raw_uuid(interrupted["uuid"]) is not None:
             return interrupted["uuid"]
         last = next((r for r in reversed(kept) if r.get("type") in ("user", "assistant")), None)
-        if last is not None and last.get("type") == "user":
+        if last is not None and last.get("type") == "user" and not continued(kept, self.release):
             kept = kept[:sentinel_after(kept) + 1]  # the sentinel follows this row; the prompt,
             # the sentinel
         kept = [row for row in kept if not empty_blocks(row)]  # never a parent: probed
