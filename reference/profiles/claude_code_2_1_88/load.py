@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
-from rechain.reference.rows import is_boundary
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 SESSION_MAPS = {
@@ -149,7 +149,7 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
     2.1.39 a ``null`` line is passed over.
     """
     bridge: dict[str, Any] = {}
-    messages = loaded.messages
+    messages, line = loaded.messages, loaded.line
     kinds = MESSAGE_TYPES if release.progress_bridged or not release.progress_loaded \
         else MESSAGE_TYPES | {"progress"}
     for number, value in values:
@@ -174,14 +174,17 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
             bridge[uuid] = (_null(bridge[parent])) if bridged else parent
             continue
         if kind in kinds:
-            parent = value.get("parentUuid", UNDEFINED)
-            if type(parent) is str and parent in bridge:
-                value = {**value, "parentUuid": _null(bridge[parent])}
-            messages[mkey(uuid)] = value
-            loaded.line[id(value)] = number
-            if not truthy(value.get("isSidechain")):
-                loaded.last_main = mkey(uuid) if truthy(uuid) else UNDEFINED
-            if is_boundary(value):
+            if bridge:
+                parent = value.get("parentUuid", UNDEFINED)
+                if type(parent) is str and parent in bridge:
+                    value = {**value, "parentUuid": _null(bridge[parent])}
+            slot = uuid if type(uuid) is str else mkey(uuid)
+            messages[slot] = value
+            line[id(value)] = number
+            side = value.get("isSidechain")
+            if side is None or side is False or not truthy(side):
+                loaded.last_main = slot if truthy(uuid) else UNDEFINED
+            if kind == "system" and value.get("subtype") == "compact_boundary":  # is_boundary
                 loaded.collapse_commits.clear()
                 loaded.collapse_snapshot = None
             continue
@@ -200,12 +203,11 @@ def _null(value: Any) -> Any:
 def apply_preserved_segment(loaded: Loaded) -> None:
     """``applyPreservedSegmentRelinks``: splice the live segment back, prune before the boundary."""
     messages = loaded.messages
-    index: dict[Any, int] = {}
     last_segment: Any = None
     segment_at = absolute_at = -1
-    for at, (slot, entry) in enumerate(messages.items()):
-        index[slot] = at
-        if is_boundary(entry):
+    for at, entry in enumerate(messages.values()):
+        # ``is_boundary`` (every entry is an object)
+        if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
             absolute_at = at
             segment = prop(prop(entry, "compactMetadata"), "preservedSegment")
             if truthy(segment):
@@ -236,7 +238,9 @@ def apply_preserved_segment(loaded: Loaded) -> None:
             )
             return
         _relink_segment(loaded, head_uuid, tail_uuid, anchor_uuid, preserved)
-    for slot in [s for s in messages if index.get(s, absolute_at) < absolute_at]:
+    # the relinks above replace entries in their places: the first ``absolute_at`` slots
+    # are still the ones written before the boundary
+    for slot in list(islice(messages, max(absolute_at, 0))):
         if slot not in preserved:
             entry = messages.pop(slot)
             loaded.diagnostics.append(
@@ -258,10 +262,13 @@ def _relink_segment(
     head = messages.get(head_slot)
     if head is not None:
         messages[head_slot] = _copy(loaded, head, parentUuid=anchor_uuid)
+    # ``===`` of a string is ``==`` of strings: most parents are, no call for those
+    anchor_str = type(anchor_uuid) is str
     for slot, entry in list(messages.items()):
-        if strict_equal(entry.get("parentUuid", UNDEFINED), anchor_uuid) and not strict_equal(
-            _slot_value(slot, entry), head_uuid
-        ):
+        parent = entry.get("parentUuid", UNDEFINED)
+        same = (anchor_str and parent == anchor_uuid) if type(parent) is str \
+            else strict_equal(parent, anchor_uuid)
+        if same and not strict_equal(_slot_value(slot, entry), head_uuid):
             messages[slot] = _copy(loaded, entry, parentUuid=tail_uuid)
     for slot in preserved:
         entry = messages.get(slot)

@@ -54,9 +54,10 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         return SeedSource(tuple(numbered_lines(data)))
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges)
     source = shared_read.read_from(data, begin)
-    lines = _views(source)
+    views = tuple(source.numbered_lines().views())  # type: ignore[attr-defined]
+    lines: Lines = tuple((number, line) for number, line, _ in views)
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
-    has_segment = _has_live_segment_marker(lines)
+    has_segment = _has_live_segment_marker(source.data, views)
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
         kept = excise_dead_branches(lines)
@@ -69,27 +70,40 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     return SeedSource(lines, metadata, diagnostics)
 
 
-def _views(source: shared_read.Source) -> Lines:
-    """The source's lines in reading order, as views into the file."""
-    lines = source.numbered_lines()
-    if isinstance(lines, shared_read.NumberedLines):
-        return tuple((number, line) for number, line, _ in lines.views())
-    return tuple(lines)
-
-
 def _dead(number: int) -> Diagnostic:
     return Diagnostic(number, "dead-branch", "off the chain of a large, mostly dead buffer: "
                       "removed before parsing")
 
 
-def _has_live_segment_marker(lines: Lines) -> bool:
-    """Whether a boundary with ``preservedSegment`` was seen after the last truncation."""
-    for _, line in lines:
-        if contains(line, b"compact_boundary") and contains(line, b"preservedSegment"):
-            found = shared_read.boundary_keeps(bytes(line), ("preservedSegment",))
-            if found:
-                return True
+def _has_live_segment_marker(buffer: bytes,
+                             views: tuple[tuple[int, memoryview, int], ...]) -> bool:
+    """Whether a boundary with ``preservedSegment`` was seen after the last truncation.
+
+    Only the lines the buffer's ``compact_boundary`` occurrences fall in are looked at
+    (``views``: each read line and its offset in ``buffer``), found by searching the
+    buffer once rather than each line.
+    """
+    marked = _lines_holding(buffer, b"compact_boundary")
+    if not marked:
+        return False
+    for _, line, start in views:
+        if start in marked and contains(line, b"preservedSegment") \
+                and shared_read.boundary_keeps(bytes(line), ("preservedSegment",)):
+            return True
     return False
+
+
+def _lines_holding(buffer: bytes, marker: bytes) -> set[int]:
+    """The start offsets of the lines of ``buffer`` that hold ``marker``."""
+    starts: set[int] = set()
+    at = buffer.find(marker)
+    while at != -1:
+        starts.add(buffer.rfind(b"\n", 0, at) + 1)
+        end = buffer.find(b"\n", at)
+        if end == -1:
+            break
+        at = buffer.find(marker, end)
+    return starts
 
 
 def _metadata_lines(data: bytes, end: int) -> Iterator[tuple[int, bytes]]:
