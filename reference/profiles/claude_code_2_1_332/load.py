@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -237,7 +238,8 @@ def _add_row(
     side = row.get("isSidechain")
     if kind == "system" and row.get("subtype") == "file_snapshot":  # ``is_snapshot_row``
         state.trailing_snapshots += 1
-    elif (side is False or side is None or not truthy(side)) and not _forks(row):
+    elif (side is False or side is None or not truthy(side)) \
+            and not (kind == "attachment" and _forks(row)):
         state.last_row = uuid
         state.trailing_snapshots = 0
         stamp = row.get("timestamp")
@@ -329,7 +331,6 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
                 meta, meta_at = candidate, at
     if meta is None:
         return None
-    order = {uuid: i for i, uuid in enumerate(nodes)}
     live = meta_at == last_at
     listed_meta = meta.get("preservedMessages")
     if live and not release.preserved_messages_checked and truthy(listed_meta) and not (
@@ -354,7 +355,9 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
             for uuid, fact in list(graph.facts().items()):
                 if fact[PARENT] == anchor and uuid != uuids[0]:
                     _set_parent(graph, uuid, uuids[-1])
-    pruned = [u for u in nodes if order.get(u, 1 << 60) < last_at and u not in keep]
+    # relinks replace rows in their places: the first ``last_at`` are those before the
+    # last boundary
+    pruned = [u for u in islice(nodes, max(last_at, 0)) if u not in keep]
     facts = graph.facts()
     for uuid in pruned:
         graph.diagnostics.append(Diagnostic(
