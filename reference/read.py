@@ -217,38 +217,42 @@ def _straddles(start: int, newline: int) -> bool:
     return not (last == first + 1 and carry < len(SNAPSHOT_PREFIX))
 
 
-def _line_bounds(data: bytes, at: int) -> tuple[int, int]:
-    """(start, index of the LF or len(data)) of the line holding byte ``at``."""
-    start = data.rfind(b"\n", 0, at) + 1
-    newline = data.find(b"\n", at)
-    return start, (len(data) if newline == -1 else newline)
+def lines_holding(data: bytes, marker: bytes) -> list[int]:
+    """The start offsets of the lines of ``data`` that hold ``marker``, in order (one
+    search of the buffer, the rest of a line skipped once it is found there)."""
+    starts: list[int] = []
+    at = data.find(marker)
+    while at != -1:
+        starts.append(data.rfind(b"\n", 0, at) + 1)
+        newline = data.find(b"\n", at)
+        if newline == -1:
+            break
+        at = data.find(marker, newline)
+    return starts
 
 
 def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS,
-                        chunk_edges: bool = True) -> int:
+                        chunk_edges: bool = True, marked: list[int] | None = None) -> int:
     """Start offset of the line after which the reader keeps bytes (0 when none).
 
     ``keeping`` names the compactMetadata keys that make a boundary keep what
     precedes it (2.1.88 knows only ``preservedSegment``); without ``chunk_edges``
     a line across a chunk edge is judged like any other (Claude Code 2.1.91 on).
+    ``marked``: the lines holding ``BOUNDARY_MARKER`` (``lines_holding``), when the
+    caller searched for them already.
     """
     last = 0
-    checked: set[int] = set()
-    at = data.find(BOUNDARY_MARKER)
-    while at != -1:
-        start, newline = _line_bounds(data, at)
-        if start not in checked:
-            checked.add(start)
-            if newline < len(data) and not data.startswith(SNAPSHOT_PREFIX, start):
-                line = data[start:newline]
-                if chunk_edges and _straddles(start, newline):
-                    found = line.startswith(SYSTEM_PREFIX) and _is_plain_boundary(line, keeping)
-                else:
-                    first = data.find(BOUNDARY_MARKER, start, newline)
-                    found = first - start < MARKER_WINDOW and _is_plain_boundary(line, keeping)
-                if found:
-                    last = start
-        at = data.find(BOUNDARY_MARKER, at + 1)
+    for start in lines_holding(data, BOUNDARY_MARKER) if marked is None else marked:
+        newline = data.find(b"\n", start)
+        if newline != -1 and not data.startswith(SNAPSHOT_PREFIX, start):
+            line = data[start:newline]
+            if chunk_edges and _straddles(start, newline):
+                found = line.startswith(SYSTEM_PREFIX) and _is_plain_boundary(line, keeping)
+            else:
+                first = data.find(BOUNDARY_MARKER, start, newline)
+                found = first - start < MARKER_WINDOW and _is_plain_boundary(line, keeping)
+            if found:
+                last = start
     return last
 
 

@@ -52,12 +52,18 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     (``chunk_edges``: off with ``SeedRelease.boundary_across_chunks``)."""
     if disable_skip or len(data) <= shared_read.LARGE_FILE_BYTES:
         return SeedSource(tuple(numbered_lines(data)))
-    begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges)
+    # one search of the buffer serves both the boundary and the live-segment check (a
+    # line holding the quoted marker holds the bare one)
+    marked = shared_read.lines_holding(data, b"compact_boundary")
+    quoted = [start for start in marked if data.find(
+        shared_read.BOUNDARY_MARKER, start, _line_end(data, start)) != -1]
+    begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, quoted)
     source = shared_read.read_from(data, begin)
     views = tuple(source.numbered_lines().views())  # type: ignore[attr-defined]
     lines: Lines = tuple((number, line) for number, line, _ in views)
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
-    has_segment = _has_live_segment_marker(source.data, views)
+    has_segment = _has_live_segment_marker({start - begin for start in marked
+                                            if start >= begin}, views)
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
         kept = excise_dead_branches(lines)
@@ -75,15 +81,13 @@ def _dead(number: int) -> Diagnostic:
                       "removed before parsing")
 
 
-def _has_live_segment_marker(buffer: bytes,
+def _has_live_segment_marker(marked: set[int],
                              views: tuple[tuple[int, memoryview, int], ...]) -> bool:
     """Whether a boundary with ``preservedSegment`` was seen after the last truncation.
 
-    Only the lines the buffer's ``compact_boundary`` occurrences fall in are looked at
-    (``views``: each read line and its offset in ``buffer``), found by searching the
-    buffer once rather than each line.
+    Only the lines that hold ``compact_boundary`` are looked at (``marked``: their
+    offsets in the buffer read, which ``views`` give with each line read).
     """
-    marked = _lines_holding(buffer, b"compact_boundary")
     if not marked:
         return False
     for _, line, start in views:
@@ -93,17 +97,9 @@ def _has_live_segment_marker(buffer: bytes,
     return False
 
 
-def _lines_holding(buffer: bytes, marker: bytes) -> set[int]:
-    """The start offsets of the lines of ``buffer`` that hold ``marker``."""
-    starts: set[int] = set()
-    at = buffer.find(marker)
-    while at != -1:
-        starts.add(buffer.rfind(b"\n", 0, at) + 1)
-        end = buffer.find(b"\n", at)
-        if end == -1:
-            break
-        at = buffer.find(marker, end)
-    return starts
+def _line_end(data: bytes, start: int) -> int:
+    newline = data.find(b"\n", start)
+    return len(data) if newline == -1 else newline
 
 
 def _metadata_lines(data: bytes, end: int) -> Iterator[tuple[int, bytes]]:
