@@ -115,12 +115,16 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     """The file's messages and results, each result filed under the rows it may belong to
     (only those that may be filed under a row of a message on the chain)."""
     facts, nodes = graph.facts(), graph.nodes
-    groups, results = _scan(facts, rules, nodes, seen)
+    groups, makers, results = _scan(facts, rules, nodes, seen, on_chain)
     further = [fact for fact in results if rules.looks_further(fact, facts)]
-    callers = _callers(groups, {call for fact in further for call in fact[ANSWERS]})  # type: ignore[union-attr]
+    members = {uuid for group in groups.values() for uuid, _, _ in group} if results else set()
+    # a call's row is looked up only to be compared with ``members``: the calls a member
+    # made are the only ones whose row can be one (a call rows of two messages made is
+    # nobody's, so every row that made such a call is still looked at)
+    made = {call for group in groups.values() for _, _, calls in group for call in calls}
+    callers = _callers(makers, made & {call for fact in further for call in fact[ANSWERS]})  # type: ignore[union-attr]
     callers = {call: row if row is None or rules.finds_caller(row) else None
                for call, row in callers.items()}
-    members = {uuid for key in on_chain for uuid, _, _ in groups[key]} if results else set()
     homes = _homes(nodes, facts, results, further, callers, rules, members)
     answered_on_chain = {call for fact in chain_facts if fact[ANSWERS] for call in fact[ANSWERS]}
     return _Index(facts, groups, homes, callers, answered_on_chain, {}, nodes)
@@ -171,38 +175,50 @@ def _messages_on_chain(
 
 
 def _scan(
-    facts: dict[str, Facts], rules: Rules, nodes: dict[str, Json], seen: set[str]
-) -> tuple[dict[Any, Group], list[Facts]]:
-    """One pass over the file: the assistant rows by message, and the results to file."""
-    groups: dict[Any, Group] = {}
-    results: list[Facts] = []
-    for fact in facts.values():
-        kind = fact[KIND]
-        if kind == "assistant":
-            message = rules.message(fact, nodes)
-            if message is not None:
-                key = message if type(message) is str else any_key(message)
-                groups.setdefault(key, []).append((fact[UUID], message, fact[CALLS]))
-        elif kind == "user" and fact[ANSWERS] is not None and rules.is_result(fact, seen):
-            results.append(fact)
-    return groups, results
+    facts: dict[str, Facts], rules: Rules, nodes: dict[str, Json], seen: set[str],
+    on_chain: dict[Any, list[Any]],
+) -> tuple[dict[Any, Group], Group, list[Facts]]:
+    """The file's assistant rows and results, in file order: the rows of each message on
+    the chain, every row with a message that made calls, and the results to file.
+
+    Each kind is picked out by a comprehension first (most entries are of neither
+    kind a step reads)."""
+    values = facts.values()
+    assistants = [fact for fact in values if fact[KIND] == "assistant"]
+    answering = [fact for fact in values if fact[ANSWERS] is not None and fact[KIND] == "user"]
+    groups: dict[Any, Group] = {key: [] for key in on_chain}
+    makers: Group = []
+    message_of = rules.message
+    for fact in assistants:
+        message = message_of(fact, nodes)
+        if message is not None:
+            row = (fact[UUID], message, fact[CALLS])
+            group = groups.get(message if type(message) is str else any_key(message))
+            if group is not None:
+                group.append(row)
+            if row[2]:
+                makers.append(row)
+    is_result = rules.is_result
+    return groups, makers, [fact for fact in answering if is_result(fact, seen)]
 
 
-def _callers(groups: dict[Any, Group], wanted: set[str]) -> dict[str, str | None]:
+def _callers(makers: Group, wanted: set[str]) -> dict[str, str | None]:
     """tool_use id -> the row that made the call; None when rows of two messages made it
-    (rows of one message: the last). Only the ``wanted`` calls are looked up."""
+    (rows of one message: the last). Only the ``wanted`` calls are looked up; ``makers``
+    are the rows that made calls, in file order."""
     callers: dict[str, str | None] = {}
     messages: dict[str, Any] = {}  # call -> the message id of its caller
     if wanted:
-        for group in groups.values():
-            for uuid, message, calls in group:
-                for call in calls:
-                    if call in wanted:
-                        known = callers.get(call, UNDEFINED)
-                        claimed = known is UNDEFINED or (known is not None
-                                                         and messages[call] == message)
-                        callers[call] = uuid if claimed else None
-                        messages[call] = message
+        for uuid, message, calls in makers:
+            if wanted.isdisjoint(calls):
+                continue
+            for call in calls:
+                if call in wanted:
+                    known = callers.get(call, UNDEFINED)
+                    claimed = known is UNDEFINED or (known is not None
+                                                     and messages[call] == message)
+                    callers[call] = uuid if claimed else None
+                    messages[call] = message
     return callers
 
 
@@ -224,12 +240,13 @@ def _homes(
     homes: dict[str, list[str]] = {}
     tags: set[Hashable] = set()
     looking = {fact[UUID] for fact in further}
+    # the calls whose row is a member: a result answering one may be filed under it
+    reaching = {call for call, row in callers.items() if row in members}
     for fact in results:
         uuid, parent = fact[UUID], fact[PARENT]
         further_too = uuid in looking
         if not (type(parent) is str and parent in members) and not (further_too and (
-                fact[SOURCE] in members
-                or any(callers.get(call) in members for call in fact[ANSWERS]))):  # type: ignore[union-attr]
+                fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS]))):  # type: ignore[arg-type]
             continue
         places = [parent] if truthy(parent) else []
         if further_too:

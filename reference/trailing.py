@@ -7,6 +7,8 @@ non-message rows below the leaf, depth first in timestamp order, and keeps the
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from rechain.reference.facts import KIND, Facts
 from rechain.reference.graph import Graph
 from rechain.reference.js.collate import code_unit_key
@@ -30,6 +32,8 @@ def trailing_queued_commands(
     if leaf is None:
         return []
     if facts is not None:
+        if "attachment" not in map(_KIND_OF, facts):  # most files: settled in C
+            return []
         attachments = (entries[at] for at, f in enumerate(facts) if f[KIND] == "attachment")
     else:
         attachments = (e for e in entries if e.get("type") == "attachment")
@@ -80,3 +84,6 @@ def trailing_queued_commands(
             if child["uuid"] not in visited:
                 stack.append(child)
     return found
+
+
+_KIND_OF = itemgetter(KIND)

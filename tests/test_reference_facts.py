@@ -128,7 +128,7 @@ def _homes_both_ways(data: bytes) -> list[tuple[object, object]]:
     """Each profile's results filed under the rows of the chain's messages: with the
     filings restricted to those rows, and with every result filed everywhere."""
     from rechain.reference import PROFILES
-    from rechain.reference.orphans import _callers, _homes, _scan
+    from rechain.reference.orphans import _callers, _homes, _messages_on_chain, _scan
     from rechain.reference.profiles.claude_code_2_1_332.recover import CLI
     from rechain.reference.recover import SDK
 
@@ -139,14 +139,19 @@ def _homes_both_ways(data: bytes) -> list[tuple[object, object]]:
             continue
         graph = run.graph
         facts, nodes = graph.facts(), graph.nodes
-        groups, results = _scan(facts, rules, nodes, {row["uuid"] for row in run.chain})
+        on_chain = {row["uuid"] for row in run.chain}
+        messages = _messages_on_chain([facts[u] for u in on_chain], rules, nodes)
+        groups, makers, results = _scan(facts, rules, nodes, on_chain, messages)
         further = [f for f in results if rules.looks_further(f, facts)]
-        callers = _callers(groups, {c for f in further for c in f[ANSWERS]})
-        on_chain = {uuid for row in run.chain for uuid in [row["uuid"]]}
-        members = {u for group in groups.values() for u, _, _ in group
-                   if any(v in on_chain for v, _, _ in group)}
-        everywhere = _homes(nodes, facts, results, further, callers, rules, set(nodes))
-        restricted = _homes(nodes, facts, results, further, callers, rules, members)
+        answered = {c for f in further for c in f[ANSWERS]}
+        members = {u for group in groups.values() for u, _, _ in group}
+        # everywhere: every result filed under every row, every call's row looked up;
+        # restricted: only the calls the chain's messages made (as ``_index`` does)
+        made = {c for group in groups.values() for _, _, calls in group for c in calls}
+        everywhere = _homes(nodes, facts, results, further, _callers(makers, answered),
+                            rules, set(nodes))
+        restricted = _homes(nodes, facts, results, further,
+                            _callers(makers, made & answered), rules, members)
         pairs.append(({m: everywhere.get(m) for m in members},
                       {m: restricted.get(m) for m in members}))
     return pairs
