@@ -28,7 +28,7 @@ def left_out(
 
     The entries off the chain (most of a file with abandoned branches) are found with set
     operations and reported without a step per entry in Python; only the chain's rows
-    are read one by one.
+    that are not shown are read one by one.
     """
     on_chain = {row["uuid"]: row for row in chain}
     shown = set(shown_lines)
@@ -37,10 +37,12 @@ def left_out(
     off.difference_update(shown)
     out = findings(sorted(off), "off-chain", "not on the chain from the leaf")
     on: list[Diagnostic] = []
-    for uuid, row in on_chain.items():
-        line = lines.get(uuid)
-        if line is None or line in shown:  # a row the profile made itself is no entry
+    # line -> uuid of the chain's rows not shown (None: a row the profile made itself)
+    chain_lines = dict(zip(map(lines.get, on_chain), on_chain, strict=True))
+    for line in chain_lines.keys() - shown:
+        if line is None:
             continue
+        row = on_chain[chain_lines[line]]
         reason = hidden_reason(row, options.include_system_messages)
         if reason is not None:
             on.append(Diagnostic(line, "hidden", f"on the chain but not shown: {reason}"))

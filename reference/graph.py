@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import compress, filterfalse
 from operator import itemgetter
 from typing import Any
 
@@ -225,9 +226,10 @@ def choose_leaf_sdk(graph: Graph) -> Json | None:
     progress, not a ``fork_briefing`` attachment.
     """
     facts, position = graph.facts(), graph.position
-    eligible = [f for f in facts.values() if f[ELIGIBLE]]
-    has_eligible_child = {p for f in eligible if type(p := f[PARENT]) is str and p}
-    candidates = [f for f in eligible if f[UUID] not in has_eligible_child]
+    values = facts.values()
+    eligible = list(compress(values, map(_ELIGIBLE, values)))  # one C-level pass each
+    candidates = list(map(facts.__getitem__, filterfalse(
+        _eligible_parents(eligible).__contains__, map(_UUID, eligible))))
     candidates.sort(key=lambda f: position[f[UUID]], reverse=True)
     dead: set[str] = set()
     for candidate in candidates:
@@ -240,6 +242,20 @@ def choose_leaf_sdk(graph: Graph) -> Json | None:
             current = _parent_facts(facts, current)
         dead |= path
     return _fallback_leaf(graph)
+
+
+_ELIGIBLE, _UUID, _PARENT = itemgetter(ELIGIBLE), itemgetter(UUID), itemgetter(PARENT)
+
+
+def _eligible_parents(eligible: list[Facts]) -> set[Any]:
+    """The non-empty string parents of ``eligible`` (a set that may hold other hashable
+    parents too: no uuid, a string, equals one of those)."""
+    try:
+        parents = set(map(_PARENT, eligible))
+    except TypeError:  # an array or object parent: only strings can name a row
+        return {p for f in eligible if type(p := f[PARENT]) is str and p}
+    parents.discard("")
+    return parents
 
 
 def _fallback_leaf(graph: Graph) -> Json | None:
