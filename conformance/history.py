@@ -8,6 +8,7 @@ from 2.1.101 the last-written one" instead of a row per release.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,7 +59,8 @@ def resume_of(profile_name: str, data: bytes, entry: str | None) -> Resumed:
     uuids = tuple(str(row.get("uuid") if isinstance(row, dict) else row) for row in chain)
     tip = view.get("tip", view.get("leaf"))
     api = result.view("api") if "api" in profile.views else {}
-    sent = tuple(orjson.dumps(m, option=orjson.OPT_SORT_KEYS).decode()
+    # json, not orjson: a release that sends a lone surrogate as it is (2.1.120) has one here
+    sent = tuple(json.dumps(m, sort_keys=True, separators=(",", ":"))
                  for m in api.get("messages") or ())
     error = view.get("error") or api.get("error")  # the CLI's chain view has no error
     return Resumed(uuids, tip if isinstance(tip, str) else None,

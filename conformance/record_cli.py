@@ -70,6 +70,7 @@ def record_cli_cases(
     ``claude-code@release``, the data of that release's profile and of ``rechain history``).
     """
     from rechain.conformance.oracles.claude_cli import ClaudeCliOracle, CliCase
+    from rechain.conformance.oracles.cli_context import without_context
     from rechain.conformance.oracles.registry import CLAUDE_CODE
     from rechain.conformance.oracles.registry import get as get_oracle
 
@@ -98,7 +99,8 @@ def record_cli_cases(
         data = case.input_bytes()
         tip = ({"type": row_type(data, result.resumed_leaf), "uuid": result.resumed_leaf}
                if result.ok and result.resumed_leaf is not None else None)
-        messages = result.messages if result.ok else []
+        # the harness's own context block of a release before 2.1.268 is not the transcript's
+        messages = without_context(result.messages) if result.ok else []
         updated[case.id] = record_cli_case(
             updated[case.id], data, lambda *_, answer=(messages, tip): answer,
             oracle="claude-code",

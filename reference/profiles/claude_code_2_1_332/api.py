@@ -627,17 +627,25 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
             continue
         out.append(message)
         ids.append(mid)
-    out = [_calls_last(_filled(message)) for message in out]
+    out = [_filled(message) for message in out]
+    if release.calls_sent_last:
+        out = [_calls_last(message) for message in out]
     if SENTINEL in ids:
         out = out[:ids.index(SENTINEL) + 1]  # what follows joins the new prompt's turn
-        return well_formed(_after_context(_drop_blank_user_text(
-            _pair_results(out, release.context_block_gone)), release))
+        return _sendable(_after_context(_drop_blank_user_text(
+            _pair_results(out, release.context_block_gone)), release), release)
     # user messages after the last assistant join the new prompt's turn; they still answer
     # its calls (probed: no missing-result error is added for them)
     out = _drop_blank_user_text(_pair_results(out, release.context_block_gone))
     while out and out[-1]["role"] == "user":
         out.pop()
-    return well_formed(_after_context(out, release))
+    return _sendable(_after_context(out, release), release)
+
+
+def _sendable(messages: list[Json], release: CliRelease) -> list[Json]:
+    """The messages as the request body carries them: before ``lone_surrogates_replaced``
+    a lone surrogate goes as it is (JSON-escaped), after it as U+FFFD."""
+    return well_formed(messages) if release.lone_surrogates_replaced else messages
 
 
 def _after_context(out: list[Json], release: CliRelease) -> list[Json]:

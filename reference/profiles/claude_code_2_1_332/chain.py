@@ -95,7 +95,7 @@ def _newest_below(graph: Graph, tip: str) -> str:
     return best
 
 
-def choose_leaf_cli(graph: Graph) -> Json | None:
+def choose_leaf_cli(graph: Graph, release: CliRelease = LATEST) -> Json | None:
     """The tip the CLI resumes from, as its nearest user or assistant row."""
     state = state_of(graph)
     nodes = graph.nodes
@@ -106,8 +106,8 @@ def choose_leaf_cli(graph: Graph) -> Json | None:
     # stamped later wins over such a row; a uuid of 5 is still the tip)
     last = state.last_row if _truthy_key(state.last_row) else None
     tip: str | None = last
-    if not state.saw_checkpoint and last and state.newest_row and state.newest_row != last \
-            and last in nodes:
+    if release.newest_below_last and not state.saw_checkpoint and last and state.newest_row \
+            and state.newest_row != last and last in nodes:
         tip = _newest_below(graph, last)
     checkpoint = state.checkpoint if state.checkpoint in nodes else None
     on_main = checkpoint is not None and not truthy(nodes[checkpoint].get("isSidechain"))

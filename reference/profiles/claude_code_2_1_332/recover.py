@@ -13,11 +13,13 @@ system and attachment rows below the tip are appended, oldest timestamp first.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.graph import Graph
+from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.orphans import Rules, Turn, find_orphans
@@ -114,7 +116,8 @@ CLI_DIRECT = Rules(message=_any_id, is_result=_every_result, looks_further=_neve
 def recover_cli(graph: Graph, chain: list[Json], release: CliRelease = LATEST) -> list[Json]:
     """The chain with recovered rows, then the tip's system and attachment descendants."""
     seen: set[str] = graph.extras.get("claude-code:seen") or {r["uuid"] for r in chain}
-    out = _recover_orphans(graph, chain, seen, CLI if release.strays_recovered else CLI_DIRECT)
+    out = _recover_orphans(graph, chain, seen, CLI if release.strays_recovered else CLI_DIRECT,
+                           release.recovered_interleaved)
     if chain and not graph.extras.get(BY_CHECKPOINT):
         out = out + _below_tip(graph, chain[-1], seen)
     return out
@@ -148,8 +151,9 @@ class _Timeline:
 
 
 def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
-                     rules: Rules = CLI) -> list[Json]:
-    """Each turn's recovered rows, sorted into the chain rows of the turn."""
+                     rules: Rules = CLI, interleave: bool = True) -> list[Json]:
+    """Each turn's recovered rows, sorted into the chain rows of the turn (``interleave``;
+    else all put right after the message's last chain row, by timestamp)."""
     nodes = graph.nodes
     timeline = _Timeline({u: i for i, u in enumerate(nodes)}, {})
     at_chain = {r["uuid"]: i for i, r in enumerate(chain)}
@@ -157,7 +161,8 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
     spans: list[_Span] = []
     for turn in find_orphans(graph, chain, rules, seen):
         _mark_late(timeline, turn)
-        start = at_chain[turn.first]
+        # without ``interleave`` the rows go after the message's last row on the chain
+        start = at_chain[turn.first if interleave else turn.last]
         end = _turn_end(chain, at_chain[turn.last] + 1, turn.message)
         recovered = [nodes[u] for u in turn.siblings + turn.results]
         anchored: dict[str, list[Json]] = {}
@@ -167,7 +172,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
             anchored = _asides_of_chain(chain[start + 1:end], children, seen)
         if not recovered and not anchored:
             continue
-        recovered.sort(key=timeline.key)
+        recovered.sort(key=timeline.key if interleave else _stamp)
         spans.append(_Span(start, end, recovered, anchored))
         graph.extras.setdefault(RECOVERED, set()).update(r["uuid"] for r in recovered)
         for r in recovered:
@@ -176,7 +181,14 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
                 f"off the walked path; put back in the turn of {turn.first} by orphan recovery"))
     if not spans:
         return chain
-    return _interleaved(chain, _merged(spans, timeline), timeline)
+    return _interleaved(chain, _merged(spans, timeline), timeline, interleave)
+
+
+def _stamp(row: Json) -> float:
+    """``Date.parse`` of the row's timestamp; none or an invalid one sorts last."""
+    stamp = row.get("timestamp")
+    moment = time_of(stamp) if type(stamp) is str else math.nan
+    return math.inf if math.isnan(moment) else moment
 
 
 def _mark_late(timeline: _Timeline, turn: Turn) -> None:
@@ -232,14 +244,17 @@ def _merged(spans: list[_Span], timeline: _Timeline) -> list[_Span]:
     return merged
 
 
-def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> list[Json]:
+def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline,
+                 interleave: bool = True) -> list[Json]:
     """The chain with each span's recovered rows put before the first chain row of the
-    span that comes after them, and each chain aside's own asides right after it."""
+    span that comes after them (without ``interleave``, right after the span's first
+    row), and each chain aside's own asides right after it."""
     out: list[Json] = []
     done_to = 0
     for span in spans:
         out.extend(chain[done_to:span.start + 1])
-        taken = 0
+        taken = 0 if interleave else len(span.recovered)
+        out.extend(span.recovered[:taken] if not interleave else ())
         for on_chain in chain[span.start + 1:span.end]:
             here = timeline.position.get(on_chain["uuid"], 1 << 53)
             while taken < len(span.recovered) and timeline.at(span.recovered[taken]) < here:

@@ -33,6 +33,18 @@ class CliRelease:
     #: a text block whose ``text`` is not a string is dropped from its row; before, the
     #: resume fails on it (exit 1)
     textless_blocks_dropped: bool = True
+    #: without a checkpoint, a last row older than the newest row gives way to the newest
+    #: row below it; before, the last row written is the tip
+    newest_below_last: bool = True
+    #: an assistant message's tool_use blocks are sent after its other blocks; before, in
+    #: the order its rows hold them
+    calls_sent_last: bool = True
+    #: rows put back by orphan recovery go among the turn's chain rows in file order;
+    #: before, all of them right after the message's last chain row, by timestamp
+    recovered_interleaved: bool = True
+    #: a lone surrogate in the request's text is sent as U+FFFD; before, as it is
+    #: (JSON-escaped)
+    lone_surrogates_replaced: bool = True
     #: an assistant's thinking blocks are sent only when it was written by the request's
     #: model; before, every thinking block was sent
     thinking_model_checked: bool = True
