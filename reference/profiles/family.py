@@ -109,7 +109,8 @@ SWITCHES: tuple[Switch, ...] = (
            "opened it, so it went as a block list)"),
     Switch("tip_counts_recovered", "2.1.269",
            "the prompt follows the last row sent, a recovered result included (before: the "
-           "last row of the walked chain)"),
+           "last row of the walked chain, from recovered_interleaved on: 2.1.260 and older "
+           "follow a recovered row too)"),
     Switch("empty_assistant_text_dropped", "2.1.277",
            "an assistant's empty text blocks are not sent (before: they were)"),
     Switch("assistant_text_content_read", "2.1.277",
@@ -279,10 +280,9 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (198/210 option sets; the 12 misses, listed in "
-                "docs/changes.md, are rules not yet switches), its answers on the 48 cases "
-                "its switches show on recorded; 200 generated (189/200, seed 120; the 11 "
-                "misses corrupted, the tip)"),
+    ("2.1.120", "the whole corpus (203/214 option sets; the 11 misses, listed in "
+                "docs/changes.md, are rules not yet switches), its answers on the 50 cases "
+                "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.269", "the whole corpus (209/209 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),
     ("2.1.277", "the cases the 2.1.277 switches show on (4/4)"),

@@ -149,7 +149,9 @@ class Resumed:
             kept = kept[:sentinel_after(kept) + 1]  # the sentinel follows this row; the prompt,
             # the sentinel
         kept = [row for row in kept if not empty_blocks(row)]  # never a parent: probed
-        if not self.release.tip_counts_recovered:  # the walked chain's last row
+        # the walked chain's last row, from ``recovered_interleaved`` (2.1.261, probed: 2.1.260
+        # and 2.1.120 follow a recovered row too) until ``tip_counts_recovered``
+        if not self.release.tip_counts_recovered and self.release.recovered_interleaved:
             kept = [row for row in kept if row["uuid"] not in self.recovered]
         return kept[-1]["uuid"] if kept else None  # recovered rows count: probed (D4 case)
 

@@ -14,7 +14,7 @@ system and attachment rows below the tip are appended, oldest timestamp first.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
@@ -132,6 +132,7 @@ class _Span:
     end: int
     recovered: list[Json]
     anchored: dict[str, list[Json]]
+    early: list[Json] = field(default_factory=list)  # before ``recovered_interleaved``
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +153,9 @@ class _Timeline:
 
 def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
                      rules: Rules = CLI, interleave: bool = True) -> list[Json]:
-    """Each turn's recovered rows, sorted into the chain rows of the turn (``interleave``;
-    else all put right after the message's last chain row, by timestamp)."""
+    """Each turn's recovered rows, sorted into the chain rows of the turn (without
+    ``interleave``, the message's fragments and results go right after its last chain row,
+    by timestamp, and only the asides are sorted in)."""
     nodes = graph.nodes
     timeline = _Timeline({u: i for i, u in enumerate(nodes)}, {})
     at_chain = {r["uuid"]: i for i, r in enumerate(chain)}
@@ -164,24 +166,26 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         # without ``interleave`` the rows go after the message's last row on the chain
         start = at_chain[turn.first if interleave else turn.last]
         end = _turn_end(chain, at_chain[turn.last] + 1, turn.message)
-        recovered = [nodes[u] for u in turn.siblings + turn.results]
+        own = [nodes[u] for u in turn.siblings + turn.results]
+        early = [] if interleave else sorted(own, key=_stamp)
+        recovered = own if interleave else []
         anchored: dict[str, list[Json]] = {}
         if any(_has_block(nodes[u], "tool_use") for u in turn.rows):
             children = _children(graph) if children is None else children
             recovered += _asides_of_turn(nodes, turn, children, seen)
             anchored = _asides_of_chain(chain[start + 1:end], children, seen)
-        if not recovered and not anchored:
+        if not recovered and not early and not anchored:
             continue
-        recovered.sort(key=timeline.key if interleave else _stamp)
-        spans.append(_Span(start, end, recovered, anchored))
-        graph.extras.setdefault(RECOVERED, set()).update(r["uuid"] for r in recovered)
-        for r in recovered:
+        recovered.sort(key=timeline.key)
+        spans.append(_Span(start, end, recovered, anchored, early))
+        graph.extras.setdefault(RECOVERED, set()).update(r["uuid"] for r in early + recovered)
+        for r in early + recovered:
             graph.diagnostics.append(Diagnostic(
                 graph.line[r["uuid"]], "recovered",
                 f"off the walked path; put back in the turn of {turn.first} by orphan recovery"))
     if not spans:
         return chain
-    return _interleaved(chain, _merged(spans, timeline), timeline, interleave)
+    return _interleaved(chain, _merged(spans, timeline), timeline)
 
 
 def _stamp(row: Json) -> float:
@@ -238,23 +242,23 @@ def _merged(spans: list[_Span], timeline: _Timeline) -> list[_Span]:
             for uuid, rows in span.anchored.items():
                 anchored[uuid] = anchored.get(uuid, []) + rows
             merged[-1] = _Span(last.start, max(last.end, span.end),
-                               sorted(last.recovered + span.recovered, key=timeline.key), anchored)
+                               sorted(last.recovered + span.recovered, key=timeline.key), anchored,
+                               last.early + span.early)
         else:
             merged.append(span)
     return merged
 
 
-def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline,
-                 interleave: bool = True) -> list[Json]:
-    """The chain with each span's recovered rows put before the first chain row of the
-    span that comes after them (without ``interleave``, right after the span's first
-    row), and each chain aside's own asides right after it."""
+def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> list[Json]:
+    """The chain with each span's ``early`` rows right after its first row, its recovered
+    rows put before the first chain row of the span that comes after them, and each chain
+    aside's own asides right after it."""
     out: list[Json] = []
     done_to = 0
     for span in spans:
         out.extend(chain[done_to:span.start + 1])
-        taken = 0 if interleave else len(span.recovered)
-        out.extend(span.recovered[:taken] if not interleave else ())
+        out.extend(span.early)
+        taken = 0
         for on_chain in chain[span.start + 1:span.end]:
             here = timeline.position.get(on_chain["uuid"], 1 << 53)
             while taken < len(span.recovered) and timeline.at(span.recovered[taken]) < here:
