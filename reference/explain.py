@@ -8,6 +8,7 @@ from importlib.resources import files
 from operator import attrgetter
 
 from rechain.reference.graph import Graph
+from rechain.reference.lazyrows import chain_uuids, row_of, stored_rows
 from rechain.reference.model import Diagnostic, Json, Options, findings
 
 # kinds that remark on a line accounted for otherwise: read from the shipped schema as data
@@ -30,7 +31,7 @@ def left_out(
     operations and reported without a step per entry in Python; only the chain's rows
     that are not shown are read one by one.
     """
-    on_chain = {row["uuid"]: row for row in chain}
+    on_chain = dict(zip(chain_uuids(chain), stored_rows(chain), strict=True))
     shown = set(shown_lines)
     lines = graph.line
     off = set(map(lines.__getitem__, lines.keys() - on_chain.keys()))
@@ -43,7 +44,7 @@ def left_out(
         if line is None:
             continue
         row = on_chain[chain_lines[line]]
-        reason = hidden_reason(row, options.include_system_messages)
+        reason = hidden_reason(row_of(row), options.include_system_messages)
         if reason is not None:
             on.append(Diagnostic(line, "hidden", f"on the chain but not shown: {reason}"))
         else:

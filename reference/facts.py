@@ -33,6 +33,7 @@ Facts = tuple[str, Any, Any, bool, "str | None", tuple[str, ...], "tuple[str, ..
 UUID, KIND, PARENT, ELIGIBLE, MESSAGE_ID, CALLS, ANSWERS, SOURCE, WRITER = range(9)
 # the writer of a row with neither isSidechain nor agentId, by far the most common
 _MAIN_WRITER = (False, UNDEFINED)
+_KINDS = {kind: kind for kind in ("user", "assistant", "progress", "system", "attachment")}
 
 
 def writer(side: Any, agent: Any) -> Any:
@@ -51,10 +52,20 @@ def writer(side: Any, agent: Any) -> Any:
     return None
 
 
-def facts_of(entry: Json) -> Facts:
-    """The facts of one indexed entry (a dict with a string ``uuid``)."""
+def facts_of(entry: Json, previous: str | None = None) -> Facts:
+    """The facts of one indexed entry (a dict with a string ``uuid``).
+
+    Facts outlive the rows of a glancing parser (a million of them on a long chain), so
+    they share strings where they can: the row types are the module's own, and a parent
+    equal to ``previous`` (the uuid of the row before, usually the parent) is that string.
+    """
     get = entry.get
     kind = get("type")
+    if type(kind) is str:
+        kind = _KINDS.get(kind, kind)
+    parent = get("parentUuid", UNDEFINED)
+    if parent == previous:
+        parent = previous
     side, team = get("isSidechain"), get("teamName")
     eligible = (side is None or side is False or not truthy(side)) and (
         team is None or not truthy(team)
@@ -92,7 +103,7 @@ def facts_of(entry: Json) -> Facts:
     return (
         entry["uuid"],
         kind,
-        get("parentUuid", UNDEFINED),
+        parent,
         eligible,
         message_id,
         calls,

@@ -24,8 +24,8 @@ the last one wins in the glance as in ``JSON.parse``.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator
-from typing import Any, TypedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypedDict, overload
 
 import msgspec
 import orjson
@@ -89,27 +89,51 @@ def valid_utf8(data: bytes) -> bool:
 
 
 class Pending:
-    """A row not decoded yet: its buffer and span; decoded once, on first read."""
+    """A row not decoded yet: its buffer and where its line starts (after the bytes the
+    reader skips; it ends at the next LF, found again when the row is read: a million
+    rows kept undecoded are a million fewer ints); decoded once, on first read."""
 
-    __slots__ = ("data", "start", "stop", "value")
+    __slots__ = ("data", "start", "value")
 
-    def __init__(self, data: bytes, start: int, stop: int) -> None:
+    def __init__(self, data: bytes, start: int) -> None:
         self.data = data
         self.start = start
-        self.stop = stop
         self.value: Json | None = None
+
+    def raw(self) -> bytes:
+        """The row's bytes."""
+        data, start = self.data, self.start
+        stop = data.find(b"\n", start)
+        return data[start : stop if stop >= 0 else len(data)]
 
     def decoded(self) -> Json:
         """The row as ``JSON.parse`` gives it (the glance established that it parses)."""
         value = self.value
         if value is None:
-            raw = self.data[self.start : self.stop]
+            raw = self.raw()
             try:
                 value = orjson.loads(raw)
             except (orjson.JSONDecodeError, RecursionError):
                 value, _ = parse_line(raw)
             self.value = value
         return value  # type: ignore[return-value]
+
+    def fresh(self) -> Json:
+        """The row decoded for one reader, not kept: a chain row is read once to present it
+        and once more when its message is written out, never held decoded in between."""
+        value = self.value
+        if value is not None:
+            return value
+        raw = self.raw()
+        try:
+            return orjson.loads(raw)  # type: ignore[no-any-return]
+        except (orjson.JSONDecodeError, RecursionError):
+            return parse_line(raw)[0]  # type: ignore[no-any-return]
+
+
+def row_of(item: Json | Pending) -> Json:
+    """A stored row as a reader sees it (a ``Pending`` decoded, not kept)."""
+    return item.fresh() if type(item) is Pending else item  # type: ignore[union-attr,return-value]
 
 
 class LazyEntries(list):  # type: ignore[type-arg]
@@ -173,5 +197,112 @@ class LazyNodes(dict):  # type: ignore[type-arg]
 
     def __repr__(self) -> str:
         return repr(self.copy())
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class LazyChain(list):  # type: ignore[type-arg]
+    """A walked chain whose rows may be undecoded: read, a row is decoded and not kept.
+
+    ``uuids`` runs parallel to the rows, so that a stage can key the chain without
+    decoding it; ``stored()`` gives the rows as kept.
+    """
+
+    __slots__ = ("uuids",)
+
+    def __init__(self, rows: Iterable[Json | Pending] = (), uuids: Iterable[str] = ()) -> None:
+        super().__init__(rows)
+        self.uuids: list[str] = list(uuids)
+
+    def __getitem__(self, at: Any) -> Any:
+        found = list.__getitem__(self, at)
+        if type(at) is slice:
+            return [row_of(item) for item in found]
+        return row_of(found)
+
+    def __iter__(self) -> Iterator[Json]:
+        return map(row_of, list.__iter__(self))
+
+    def __eq__(self, other: object) -> bool:
+        return [*self] == (other if type(other) is list else [*other])  # type: ignore[misc]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __repr__(self) -> str:
+        return repr([*self])
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def stored(self) -> Iterator[Json | Pending]:
+        """The rows as kept (decoded or not)."""
+        return list.__iter__(self)
+
+
+def chain_uuids(chain: list[Json]) -> list[str]:
+    """The uuids of a chain's rows, in order, without decoding a row kept undecoded."""
+    if type(chain) is LazyChain:
+        return chain.uuids
+    return [row["uuid"] for row in chain]
+
+
+def stored_rows(chain: list[Json]) -> Iterable[Json | Pending]:
+    """A chain's rows as kept: ``Pending`` for those not decoded (``row_of`` reads one)."""
+    return chain.stored() if type(chain) is LazyChain else chain
+
+
+class Messages(Sequence[Json]):
+    """A rebuild's messages in order, each with its ``line``.
+
+    A message of a row kept undecoded (a ``Pending`` among ``items``) is built from the
+    row's bytes by ``build`` each time it is read, given its line from ``lines``, and not
+    kept: a rebuild of a million-row chain holds the rows' bytes and facts rather than
+    a million message objects. Every other item is the message, built by the stage that
+    presented it. Equal to a tuple or list of the same messages.
+    """
+
+    __slots__ = ("_build", "_items", "_lines")
+
+    def __init__(self, items: Sequence[Json | Pending] = (), lines: Sequence[int] = (),
+                 build: Callable[[Json], Json] | None = None) -> None:
+        self._items = items
+        self._lines = lines
+        self._build = build
+
+    def _made(self, item: Json | Pending, line: int) -> Json:
+        if type(item) is not Pending:
+            return item  # type: ignore[return-value]
+        message = self._build(item.fresh())  # type: ignore[misc]
+        message["line"] = line
+        return message
+
+    @overload
+    def __getitem__(self, at: int) -> Json: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> tuple[Json, ...]: ...
+
+    def __getitem__(self, at: int | slice) -> Json | tuple[Json, ...]:
+        if type(at) is slice:
+            return tuple(map(self._made, self._items[at], self._lines[at]))
+        return self._made(self._items[at], self._lines[at])  # type: ignore[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Json]:
+        return map(self._made, self._items, self._lines)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Messages | tuple | list):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            a == b for a, b in zip(self, other, strict=True))
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
 
     __hash__ = None  # type: ignore[assignment]

@@ -95,12 +95,17 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Rebuild:
-    """The conversation a profile rebuilds from one transcript, plus what it left out."""
+    """The conversation a profile rebuilds from one transcript, plus what it left out.
+
+    ``messages`` is a sequence (``lazyrows.Messages``): a message whose row the stages
+    kept undecoded is built each time it is read, so a caller that keeps messages keeps
+    what it read, and one that writes them out one at a time never holds them all.
+    """
 
     profile: str
     session_id: str | None
     leaf: str | None
-    messages: tuple[Json, ...]
+    messages: Sequence[Json]
     diagnostics: tuple[Diagnostic, ...] = field(default=())
     error: str | None = None
     # the stages' own results, for the views (never part of the JSON output)
@@ -120,7 +125,8 @@ class Rebuild:
         return [m["uuid"] for m in self.messages]
 
     def to_json(self) -> Json:
-        """The ``rechain rebuild --format json`` object (schema: ``rebuild.json``)."""
+        """The ``rechain rebuild --format json`` object (schema: ``rebuild.json``); every
+        message built at once (the command writes them one at a time instead)."""
         return {
             "profile": self.profile,
             "session_id": self.session_id,

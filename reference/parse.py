@@ -29,10 +29,6 @@ MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachmen
 _LEADING = bytes(range(0x21))
 _UNREAD = object()  # no value decoded yet
 _FIRST_CHUNK = 256
-# lines shorter than this are parsed at once: a glance saves time in proportion to the
-# line's size but costs a decode later and facts apart from the entry (a few hundred
-# bytes a row), so it pays only on the long rows (tool output, long turns)
-GLANCE_BYTES = 400
 _LEADING_CHUNK = 1 << 16
 # types a glance can keep undecoded: attachments and queue operations feed the delivery
 # tally and host rows are kept whole, so those are parsed at once
@@ -89,9 +85,11 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     """The TS SDK's line parser, reporting each skipped line.
 
     Lines of a whole buffer (``NumberedLines``) are read in place, never copied, and
-    when the buffer is UTF-8 each line of ``GLANCE_BYTES`` or more is first glanced at
-    (``lazyrows.py``): a conversation row is kept undecoded with its facts, a line of
-    another type only reported; the rest, and every line of other inputs, is parsed at once.
+    when the buffer is UTF-8 each line is first glanced at (``lazyrows.py``): a
+    conversation row is kept undecoded with its facts (short rows too: what a decoded
+    row costs in memory, several times its line, is what a long chain cannot afford),
+    a line of another type only reported; the rest, and every line of other inputs, is
+    parsed at once.
     """
     facts: list[Facts] = []
     parsed = Parsed(facts=facts)
@@ -112,7 +110,8 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     # the glanced path is the hot loop of a large file: its lookups bound once
     peek, refused = _GLANCE.decode, (msgspec.DecodeError, RecursionError)
     keep, number_of, fact_of = list.append, numbers.append, facts.append
-    shortest = GLANCE_BYTES if buffer is not None else 1 << 62
+    glancing = buffer is not None
+    previous = None  # the last glanced row's uuid: most rows' parent
     for number, raw, start in numbered:
         data = raw
         if raw and raw[0] <= 0x20:
@@ -122,8 +121,7 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
         if not data:
             diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
             continue
-        size = len(data)
-        if size >= shortest:
+        if glancing:
             try:
                 seen = peek(data)
             except refused:
@@ -132,9 +130,10 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
                 kind = seen.get("type")
                 if type(kind) is str and kind in _GLANCED and type(seen.get("uuid")) is str and (
                         kind != "system" or seen.get("subtype") != "voice_call_talk"):
-                    keep(entries, Pending(buffer, start, start + size))  # type: ignore[arg-type]
+                    keep(entries, Pending(buffer, start))  # type: ignore[arg-type]
                     number_of(number)
-                    fact_of(facts_of(seen))
+                    fact_of(facts_of(seen, previous))
+                    previous = seen["uuid"]
                     continue
                 if _glanced(parsed, number, seen):
                     continue

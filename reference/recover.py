@@ -16,6 +16,7 @@ from rechain.reference.facts import MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.graph import Graph, ReaderError, walked_facts
 from rechain.reference.js.collate import locale_key
 from rechain.reference.js.values import nullish, to_string, truthy
+from rechain.reference.lazyrows import LazyChain, stored_rows
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.orphans import Rules, find_orphans
 
@@ -63,6 +64,8 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     nodes = graph.nodes
     chain_facts = walked_facts(graph, chain)
     uuids = [fact[UUID] for fact in chain_facts]
+    if len(uuids) == len(nodes):  # every row is on the chain: none is off it to put back
+        return chain
     inserts: dict[str, list[Json]] = {}
     for turn in find_orphans(graph, chain, SDK, set(uuids), empty=False,
                              chain_facts=chain_facts):
@@ -79,11 +82,14 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     if not inserts:
         return chain
     out: list[Json] = []
-    for row, uuid in zip(chain, uuids, strict=True):
+    out_uuids: list[str] = []
+    for row, uuid in zip(stored_rows(chain), uuids, strict=True):
         out.append(row)
+        out_uuids.append(uuid)
         if uuid in inserts:
             out.extend(inserts[uuid])
-    return out
+            out_uuids.extend(row["uuid"] for row in inserts[uuid])
+    return LazyChain(out, out_uuids) if type(chain) is LazyChain else out
 
 
 __all__ = ["SDK", "recover_orphans", "sorted_by_timestamp"]

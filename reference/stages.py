@@ -17,6 +17,7 @@ from operator import attrgetter
 from rechain.reference import graph, parse, read, view
 from rechain.reference.explain import left_out, unshown_on_error
 from rechain.reference.graph import ReaderError, index
+from rechain.reference.lazyrows import Messages, Pending
 from rechain.reference.model import Diagnostic, Json, Options, Rebuild, Run
 
 
@@ -74,18 +75,19 @@ def _drive(data: bytes, profile: Profile, options: Options, session_id: str | No
         diagnostics.extend(graph.diagnostics)
         diagnostics.extend(unshown_on_error(graph, str(error)))
         diagnostics.append(Diagnostic(None, "reader-error", str(error)))
-        return Rebuild(profile.name, session_id, None, (), in_line_order(diagnostics),
+        return Rebuild(profile.name, session_id, None, Messages(), in_line_order(diagnostics),
                        error=str(error),
                        run=Run(source, parsed, graph, *walked, options, profile.views))
     diagnostics.extend(graph.diagnostics)
     diagnostics.extend(left_out(graph, chain, shown.lines, profile.hidden_reason, options))
     for message, line in zip(shown.messages, shown.lines, strict=True):
-        message["line"] = line
+        if type(message) is not Pending:  # a message built when read gets its line then
+            message["line"] = line
     return Rebuild(
         profile.name,
         session_id,
         leaf["uuid"] if leaf is not None else None,
-        tuple(shown.messages),
+        Messages(shown.messages, shown.lines, shown.build),
         in_line_order(diagnostics),
         run=Run(source, parsed, graph, leaf, chain, options, profile.views),
     )

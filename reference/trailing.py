@@ -13,6 +13,7 @@ from rechain.reference.facts import KIND, Facts
 from rechain.reference.graph import Graph
 from rechain.reference.js.collate import code_unit_key
 from rechain.reference.js.values import truthy
+from rechain.reference.lazyrows import chain_uuids
 from rechain.reference.model import Json
 from rechain.reference.rows import queued_attachment
 
@@ -49,7 +50,7 @@ def trailing_queued_commands(
         for parent in (original, current) if current != original else (original,):
             if type(parent) is str and parent:  # only a string can match a uuid
                 below.setdefault(parent, []).append(entry)
-    visited = {row["uuid"] for row in chain}
+    visited = set(chain_uuids(chain))
     latest = {e["uuid"]: e for e in entries}
     leads_on: set[str] = set()
     for entry in entries:

@@ -8,12 +8,14 @@ team or a quiet-turn closer; each becomes a ``SessionMessage``; then paging.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from rechain.reference import hostrows, queued
 from rechain.reference.graph import Graph
 from rechain.reference.js.values import UNDEFINED, prop, truthy
+from rechain.reference.lazyrows import Pending, stored_rows
 from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed
 from rechain.reference.trailing import trailing_queued_commands
@@ -34,10 +36,15 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Presented:
-    """What a view shows: messages in order and the file line of each."""
+    """What a view shows: messages in order and the file line of each.
 
-    messages: list[Json]
+    A message may be a row kept undecoded (``Pending``): ``build`` makes the message
+    from it when it is read (``lazyrows.Messages``).
+    """
+
+    messages: list[Json | Pending]
     lines: list[int]
+    build: Callable[[Json], Json] | None = None
 
 
 QUIET_TURN_TEXTS = ("", "No response requested.")
@@ -230,11 +237,35 @@ def present_sdk(
     """Stage 8 for the SDK view: host rows, trailing queue, queued/local marks, filter, shape.
 
     One pass over the chain first learns whether any row is a host assistant or may
-    be a queued command or local-command mark; the steps that only act on such
-    rows are skipped when there is none (on a large file every pass costs).
+    be a queued command or local-command mark, and when none is (nor a trailing queued
+    command or a host row) it is the whole stage: each row is read once to filter it,
+    and a row kept undecoded stays so in the messages, its message built when read. Otherwise
+    the steps that act on such rows run over the decoded chain.
     """
     trailing = trailing_queued_commands(parsed.entries, graph, chain, leaf, parsed.facts)
     line = graph.line
+    include_system = options.include_system_messages
+    # the common case, decided one row at a time: rows kept undecoded are read and let go
+    # (their messages are built when read), the others presented at once
+    kept: list[tuple[Json | Pending, int]] = []
+    host = marks = False
+    for item in stored_rows(chain):
+        row = item.fresh() if type(item) is Pending else item
+        if not host and ("hostHiddenToolUseIds" in row or "ranByToolUseId" in row):
+            host = hostrows.is_host_assistant(row)
+        if not marks and (row.get("type") == "attachment" or row.get("isMeta")):
+            marks = True
+        if host or marks:
+            break
+        if hidden_reason(row, include_system) is None:
+            kept.append((item, line[row["uuid"]]))
+    if not (host or marks or trailing or parsed.host_rows):
+        kept = page(kept, options)
+        return Presented(
+            [item if type(item) is Pending else session_message(item)  # type: ignore[arg-type]
+             for item, _ in kept],
+            [n for _, n in kept], session_message)
+    del kept
     rows: list[tuple[Json, int]] = []
     host = marks = False
     for row in chain:
@@ -258,7 +289,6 @@ def present_sdk(
             keep_meta=False,
         )
         rows = [(row, n) for row, (_, n) in zip(marked, rows, strict=True)]
-    include_system = options.include_system_messages
     rows = [(row, n) for row, n in rows if hidden_reason(row, include_system) is None]
     if host or (len(rows) and parsed.host_rows):
         rows = hostrows.hide_host_calls(rows)

@@ -7,15 +7,13 @@ never glances: every rebuild, view and diagnostic must be the same either way.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rechain.reference import PROFILES, Options, parse
+from rechain.reference import PROFILES, Options
 from rechain.reference.facts import facts_of
 from rechain.reference.lazyrows import LazyEntries, LazyNodes, Pending, glance, valid_utf8
 from rechain.reference.parse import parse_sdk
@@ -33,21 +31,8 @@ def _eager(profile: Profile) -> Profile:
     return dataclasses.replace(profile, parse=lambda lines: parse(list(lines)))
 
 
-@contextmanager
-def _glancing_every_line() -> Iterator[None]:
-    """The glance taken on lines of any length (it is skipped on short ones by default),
-    so that generated transcripts' short lines exercise it."""
-    kept = parse.GLANCE_BYTES
-    parse.GLANCE_BYTES = 0
-    try:
-        yield
-    finally:
-        parse.GLANCE_BYTES = kept
-
-
 def _both(data: bytes, profile: Profile = SDK) -> tuple[dict[str, object], dict[str, object]]:
-    with _glancing_every_line():
-        lazy = drive(data, profile, Options(), None)
+    lazy = drive(data, profile, Options(), None)
     eager = drive(data, _eager(profile), Options(), None)
     return lazy.to_json(), eager.to_json()
 
@@ -118,8 +103,7 @@ TRICKY = [
 @pytest.mark.parametrize("at", range(len(TRICKY)))
 def test_lazy_and_eager_parse_agree_on_lines_a_fast_decoder_may_misread(at: int) -> None:
     data = b"\n".join([*TRICKY[at:], *TRICKY[:at]]) + b"\n"
-    with _glancing_every_line():
-        stored = parse_sdk(NumberedLines(data)).entries.stored()  # type: ignore[attr-defined]
+    stored = parse_sdk(NumberedLines(data)).entries.stored()  # type: ignore[attr-defined]
     assert any(type(row) is Pending for row in stored)  # the glance did keep rows undecoded
     for profile in PROFILES.values():
         lazy, eager = _both(data, profile)
@@ -145,8 +129,7 @@ def test_glanced_rows_stay_undecoded_until_read() -> None:
         b'{"type":"user","uuid":"a","parentUuid":null,"message":{"role":"user","content":"q"}}\n'
         b'{"type":"progress","uuid":"b","parentUuid":"a","data":{"big":[1,2,3]}}\n'
     )
-    with _glancing_every_line():
-        parsed = parse_sdk(NumberedLines(data))
+    parsed = parse_sdk(NumberedLines(data))
     assert isinstance(parsed.entries, LazyEntries)
     stored = list(parsed.entries.stored())
     assert all(type(row) is Pending for row in stored)
@@ -157,7 +140,7 @@ def test_glanced_rows_stay_undecoded_until_read() -> None:
 
 def test_lazy_nodes_decode_on_read_and_keep_identity() -> None:
     data = b'{"type":"user","uuid":"a"}'
-    row = Pending(data, 0, len(data))
+    row = Pending(data, 0)
     nodes = LazyNodes({"a": row})
     first = nodes["a"]
     assert first == {"type": "user", "uuid": "a"}
@@ -165,11 +148,12 @@ def test_lazy_nodes_decode_on_read_and_keep_identity() -> None:
     assert list(nodes.values()) == [first] and nodes.get("z") is None
 
 
-def test_short_lines_are_parsed_at_once_and_long_ones_glanced() -> None:
+def test_short_and_long_lines_are_both_kept_undecoded() -> None:
     short = b'{"type":"user","uuid":"a","parentUuid":null}'
     long = b'{"type":"user","uuid":"b","parentUuid":"a","pad":"' + b"x" * 400 + b'"}'
     stored = list(parse_sdk(NumberedLines(short + b"\n" + long)).entries.stored())  # type: ignore[attr-defined]
-    assert type(stored[0]) is dict and type(stored[1]) is Pending
+    assert type(stored[0]) is Pending and type(stored[1]) is Pending
+    assert [row.raw() for row in stored] == [short, long]
 
 
 def test_glance_names_only_the_graph_fields() -> None:

@@ -17,7 +17,7 @@ from rechain.commands._session_options import (
     searched,
 )
 from rechain.errors import UsageError
-from rechain.reference import DEFAULT_PROFILE, Options, Profile, get_profile, rebuild
+from rechain.reference import DEFAULT_PROFILE, Options, Profile, Rebuild, get_profile, rebuild
 from rechain.reference.js.values import as_stringified
 from rechain.reference.profiles.claude_code_2_1_332.options import switches_from_env
 from rechain.reference.sessions import find_session, is_session_id, subagent_transcripts
@@ -116,8 +116,7 @@ def run(args: argparse.Namespace) -> int:
         return _print_view(profile, args.view, data, options, stem, args.format)
     result = rebuild(data, profile, options, session_id=stem if is_session_id(stem) else None)
     if args.format == "json":
-        # numbers as JSON.stringify writes them, so the output equals the SDK's JSON
-        sys.stdout.buffer.write(jsonio.dumps(as_stringified(result.to_json())) + b"\n")
+        _write_json(result)
     else:
         _write_bytes(textview.render_bytes(result))
     sys.stdout.flush()
@@ -181,11 +180,41 @@ def _run_agent(args: argparse.Namespace) -> int:
             meta_text = None
         result = sdk_subagent_messages(data, meta_text, options)
     if args.format == "json":
-        sys.stdout.buffer.write(jsonio.dumps(as_stringified(result.to_json())) + b"\n")
+        _write_json(result)
     else:
         _write_bytes(textview.render_bytes(result))
     sys.stdout.flush()
     return 0
+
+
+_CHUNK = 1 << 20
+
+
+def _write_json(result: Rebuild) -> None:
+    """``result.to_json()`` as one line of JSON, written a message at a time: messages may be
+    built only as they are read (``Rebuild.messages``), so a long conversation is never
+    held whole, neither as objects nor as its output. Numbers are written as
+    ``JSON.stringify`` writes them, so the output equals the SDK's JSON."""
+    out = sys.stdout.buffer
+    whole = result.to_json()
+    del whole["messages"]
+
+    def part(value: Any) -> bytes:
+        return jsonio.dumps(as_stringified(value))
+
+    pending = [b'{"profile":', part(whole["profile"]), b',"session_id":',
+               part(whole["session_id"]), b',"leaf":', part(whole["leaf"]), b',"messages":[']
+    size = 0
+    for at, message in enumerate(result.messages):
+        written = part(message)
+        pending.append(b"," + written if at else written)
+        size += len(written)
+        if size >= _CHUNK:
+            out.write(b"".join(pending))
+            pending, size = [], 0
+    pending += [b'],"diagnostics":', part(whole["diagnostics"]), b',"error":',
+                part(whole["error"]), b"}\n"]
+    out.write(b"".join(pending))
 
 
 def _write_bytes(data: bytes) -> None:
