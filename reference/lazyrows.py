@@ -254,11 +254,11 @@ def stored_rows(chain: list[Json]) -> Iterable[Json | Pending]:
 class Messages(Sequence[Json]):
     """A rebuild's messages in order, each with its ``line``.
 
-    A message of a row kept undecoded (a ``Pending`` among ``items``) is built from the
-    row's bytes by ``build`` each time it is read, given its line from ``lines``, and not
-    kept: a rebuild of a million-row chain holds the rows' bytes and facts rather than
-    a million message objects. Every other item is the message, built by the stage that
-    presented it. Equal to a tuple or list of the same messages.
+    With ``build``, ``items`` are the rows the messages show (decoded or ``Pending``) and
+    each message is built from its row (``build``, then its line from ``lines``) each
+    time it is read, and not kept: a rebuild of a million-row chain holds the rows (for
+    the SDK profile, their bytes and facts) rather than a million message objects too.
+    Without, ``items`` are the messages. Equal to a tuple or list of the same messages.
     """
 
     __slots__ = ("_build", "_items", "_lines")
@@ -270,9 +270,10 @@ class Messages(Sequence[Json]):
         self._build = build
 
     def _made(self, item: Json | Pending, line: int) -> Json:
-        if type(item) is not Pending:
+        build = self._build
+        if build is None:
             return item  # type: ignore[return-value]
-        message = self._build(item.fresh())  # type: ignore[misc]
+        message = build(item.fresh() if type(item) is Pending else item)  # type: ignore[union-attr,arg-type]
         message["line"] = line
         return message
 

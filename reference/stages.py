@@ -17,7 +17,7 @@ from operator import attrgetter
 from rechain.reference import graph, parse, read, view
 from rechain.reference.explain import left_out, unshown_on_error
 from rechain.reference.graph import ReaderError, index
-from rechain.reference.lazyrows import Messages, Pending
+from rechain.reference.lazyrows import Messages
 from rechain.reference.model import Diagnostic, Json, Options, Rebuild, Run
 
 
@@ -80,8 +80,8 @@ def _drive(data: bytes, profile: Profile, options: Options, session_id: str | No
                        run=Run(source, parsed, graph, *walked, options, profile.views))
     diagnostics.extend(graph.diagnostics)
     diagnostics.extend(left_out(graph, chain, shown.lines, profile.hidden_reason, options))
-    for message, line in zip(shown.messages, shown.lines, strict=True):
-        if type(message) is not Pending:  # a message built when read gets its line then
+    if shown.build is None:  # else each message is built, with its line, when read
+        for message, line in zip(shown.messages, shown.lines, strict=True):
             message["line"] = line
     return Rebuild(
         profile.name,

@@ -38,8 +38,8 @@ T = TypeVar("T")
 class Presented:
     """What a view shows: messages in order and the file line of each.
 
-    A message may be a row kept undecoded (``Pending``): ``build`` makes the message
-    from it when it is read (``lazyrows.Messages``).
+    With ``build``, ``messages`` are the rows shown (decoded or ``Pending``), each
+    message built from its row when it is read (``lazyrows.Messages``).
     """
 
     messages: list[Json | Pending]
@@ -239,7 +239,8 @@ def present_sdk(
     One pass over the chain first learns whether any row is a host assistant or may
     be a queued command or local-command mark, and when none is (nor a trailing queued
     command or a host row) it is the whole stage: each row is read once to filter it,
-    and a row kept undecoded stays so in the messages, its message built when read. Otherwise
+    and a row kept undecoded stays so in the messages. Each message is built from its
+    row when it is read. Otherwise
     the steps that act on such rows run over the decoded chain.
     """
     trailing = trailing_queued_commands(parsed.entries, graph, chain, leaf, parsed.facts)
@@ -261,10 +262,7 @@ def present_sdk(
             kept.append((item, line[row["uuid"]]))
     if not (host or marks or trailing or parsed.host_rows):
         kept = page(kept, options)
-        return Presented(
-            [item if type(item) is Pending else session_message(item)  # type: ignore[arg-type]
-             for item, _ in kept],
-            [n for _, n in kept], session_message)
+        return Presented([item for item, _ in kept], [n for _, n in kept], session_message)  # type: ignore[misc]
     del kept
     rows: list[tuple[Json, int]] = []
     host = marks = False
@@ -293,4 +291,4 @@ def present_sdk(
     if host or (len(rows) and parsed.host_rows):
         rows = hostrows.hide_host_calls(rows)
     rows = page(rows, options)
-    return Presented([session_message(row) for row, _ in rows], [n for _, n in rows])
+    return Presented([row for row, _ in rows], [n for _, n in rows], session_message)

@@ -107,7 +107,7 @@ def present_cli(
     if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         raise ReaderError(FIRST_PROMPT_ERROR)
     rows = [row for row in chain if hidden_reason_cli(row, False) is None]
-    return Presented([session_message(row) for row in rows], [graph.line[r["uuid"]] for r in rows])
+    return Presented(rows, [graph.line[r["uuid"]] for r in rows], session_message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,7 +85,7 @@ def present(
     rows = [(row, graph.line[row["uuid"]]) for row in chain
             if hidden_reason(row, options.include_system_messages) is None]
     rows = view.page(rows, options)
-    return view.Presented([view.session_message(r) for r, _ in rows], [n for _, n in rows])
+    return view.Presented([r for r, _ in rows], [n for _, n in rows], view.session_message)
 
 
 SEED = Profile(
