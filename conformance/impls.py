@@ -145,7 +145,9 @@ class Reference:
         if result.error is not None:
             kind = re.search(r"\((\w+Error)\)\s*$", result.error)
             return Raised(kind.group(1) if kind else "Error", result.error)
-        return Answered(result.messages, result.leaf)
+        # built once here: an answer is compared and reported several times, and keeps
+        # no reference to the rebuild's rows
+        return Answered(tuple(result.messages), result.leaf)
 
     def _resumed(self, case: CaseInput, options: Any) -> Outcome:
         """Views ``api`` and ``chain`` in one answer: the messages, and the tip as ``leaf``."""
