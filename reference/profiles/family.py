@@ -283,11 +283,10 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.120", "the whole corpus (203/214 option sets; the 11 misses, listed in "
                 "docs/changes.md, are rules not yet switches), its answers on the 50 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
-    ("2.1.269", "the whole corpus (209/209 option sets), 200 generated (200/200, seed 269)"),
+    ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),
     ("2.1.277", "the cases the 2.1.277 switches show on (4/4)"),
-    ("2.1.280", "the whole corpus (205/205 option sets), 200 generated (195/200; the 5 "
-                "misses one corrupted transcript: the real release resumes a lone system row)"),
+    ("2.1.280", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 280)"),
     ("2.1.281", "the cases the 2.1.281 and 2.1.285 switches show on (15/15 option sets)"),
     ("2.1.284", "the cases the 2.1.281 and 2.1.285 switches show on (3/3)"),
     ("2.1.285", "the whole corpus (202/202 option sets), 200 generated (200/200, seed 285); "

@@ -587,13 +587,21 @@ def _ends_on_result(rows: list[Json], release: CliRelease = LATEST) -> bool:
     ``trailing_reminders_join_prompt`` a sent one ends the turn as a result does, probed on
     2.1.120)."""
     last = next((r for r in reversed(rows) if r.get("type") != "system"), None)
-    if last is not None and not release.trailing_reminders_join_prompt \
-            and _sends(last, release):
+    if last is not None and _sends(last, release) and (
+            not release.trailing_reminders_join_prompt or _no_answer_before(rows)):
         return True
     if last is None or last.get("type") != "user" or last.get("isMeta") is True:
         return False
     blocks = as_blocks(row_content(last, None))
     return bool(blocks) and _is_result(blocks[0])
+
+
+def _no_answer_before(rows: list[Json]) -> bool:
+    """The last user or assistant row is not an assistant (or there is none): a sent reminder
+    after it ends the conversation as a result does (probed on 2.1.280: a prompt or nothing,
+    then a hook's context, gets "Continue from where you left off.")."""
+    last = next((r for r in reversed(rows) if r.get("type") in ("user", "assistant")), None)
+    return last is None or last.get("type") != "assistant"
 
 
 def continued(rows: list[Json], release: CliRelease = LATEST) -> bool:
@@ -728,7 +736,9 @@ def _with_synthetic_rows(rows: list[Json], release: CliRelease = LATEST) -> list
                  if rows[i].get("type") in ("user", "assistant")
                  or (not release.trailing_reminders_join_prompt and _sends(rows[i], release))),
                 None)
-    if last is None or rows[last].get("type") == "assistant":
+    if last is None and not any(_sends(row, release) for row in rows):
+        return rows  # nothing sent (a lone attachment is sent, then the sentinel: probed)
+    if last is not None and rows[last].get("type") == "assistant":
         return rows
     last = sentinel_after(rows)
     sentinel = {"type": "assistant", "uuid": SENTINEL, "message": {

@@ -123,7 +123,10 @@ def choose_leaf_cli(graph: Graph, release: CliRelease = LATEST) -> Json | None:
             if found is not None:
                 graph.extras[BY_CHECKPOINT] = chosen == checkpoint
                 return found
-    return _fallback(graph, state.checkpoint, state.explicit, last, state.trailing_snapshots)
+    found = _fallback(graph, state.checkpoint, state.explicit, last, state.trailing_snapshots)
+    if found is None and last and last in nodes:
+        return nodes[last]  # no user or assistant row at all: the last row is resumed as it is
+    return found
 
 
 def _truthy_key(key: str) -> bool:

@@ -145,7 +145,8 @@ class Resumed:
                 and raw_uuid(interrupted["uuid"]) is not None:
             return interrupted["uuid"]
         last = next((r for r in reversed(kept) if r.get("type") in ("user", "assistant")), None)
-        if last is not None and last.get("type") == "user" and not continued(kept, self.release):
+        ends_on_user = last is None or last.get("type") == "user"  # None: no message at all
+        if ends_on_user and not continued(kept, self.release) and sentinel_after(kept) >= 0:
             kept = kept[:sentinel_after(kept) + 1]  # the sentinel follows this row; the prompt,
             # the sentinel
         kept = [row for row in kept if not empty_blocks(row)]  # never a parent: probed
