@@ -57,13 +57,17 @@ def _is_virtual_call(row: Json) -> bool:
     return _has_block(row, "tool_use" if kind == "assistant" else "tool_result")
 
 
-def _in_turn(row: Json, turn_id: Any) -> bool:
-    """A row that belongs to the turn of ``turn_id`` when it follows it."""
-    kind = row.get("type")
+def _in_turn(row: Json, turn_id: Any, fact: Facts) -> bool:
+    """A row that belongs to the turn of ``turn_id`` when it follows it (its facts say
+    its type, a string message id and whether it holds a tool result)."""
+    kind = fact[KIND]
     if kind == "assistant":
-        return turn_id is not None and message_id(row) == turn_id
+        if turn_id is None:
+            return False
+        found = fact[MESSAGE_ID]
+        return (found if found is not None else message_id(row)) == turn_id
     if kind == "user":
-        return row.get("isMeta") is True or _has_block(row, "tool_result")
+        return fact[ANSWERS] is not None or row.get("isMeta") is True
     if kind == "attachment":
         return True
     if kind == "system":
@@ -156,7 +160,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
     """Each turn's recovered rows, sorted into the chain rows of the turn (without
     ``interleave``, the message's fragments and results go right after its last chain row,
     by timestamp, and only the asides are sorted in)."""
-    nodes = graph.nodes
+    nodes, facts = graph.nodes, graph.facts()
     timeline = _Timeline({u: i for i, u in enumerate(nodes)}, {})
     at_chain = {r["uuid"]: i for i, r in enumerate(chain)}
     children: dict[Any, list[Json]] | None = None
@@ -165,12 +169,13 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         _mark_late(timeline, turn)
         # without ``interleave`` the rows go after the message's last row on the chain
         start = at_chain[turn.first if interleave else turn.last]
-        end = _turn_end(chain, at_chain[turn.last] + 1, turn.message)
+        end = _turn_end(chain, at_chain[turn.last] + 1, turn.message, facts)
         own = [nodes[u] for u in turn.siblings + turn.results]
         early = [] if interleave else sorted(own, key=_stamp)
         recovered = own if interleave else []
         anchored: dict[str, list[Json]] = {}
-        if any(_has_block(nodes[u], "tool_use") for u in turn.rows):
+        # a row with a call's id made a call; only the others are read
+        if any(facts[u][CALLS] or _has_block(nodes[u], "tool_use") for u in turn.rows):
             children = _children(graph) if children is None else children
             recovered += _asides_of_turn(nodes, turn, children, seen)
             anchored = _asides_of_chain(chain[start + 1:end], children, seen)
@@ -203,9 +208,9 @@ def _mark_late(timeline: _Timeline, turn: Turn) -> None:
             timeline.late[uuid] = max(timeline.position.get(uuid, 1 << 53), last_row + 0.5)
 
 
-def _turn_end(chain: list[Json], end: int, message: Any) -> int:
+def _turn_end(chain: list[Json], end: int, message: Any, facts: dict[str, Facts]) -> int:
     """Past the message's last row on the chain, and the rows of its turn that follow."""
-    while end < len(chain) and _in_turn(chain[end], message):
+    while end < len(chain) and _in_turn(chain[end], message, facts[chain[end]["uuid"]]):
         end += 1
     return end
 

@@ -295,13 +295,18 @@ def filter_unresolved_tool_uses(messages: list[Json]) -> list[Json]:
     """Drop an assistant only when every tool_use in it is never answered."""
     uses: set[Any] = set()
     answered: set[Any] = set()
-    for entry in messages:
+    for entry in messages:  # one pass over each row's blocks for both kinds
         if entry.get("type") not in ("user", "assistant"):
             continue
-        for block in _blocks(entry, "tool_use"):
-            uses.add(mkey(prop(block, "id")))
-        for block in _blocks(entry, "tool_result"):
-            answered.add(mkey(prop(block, "tool_use_id")))
+        content = content_of(entry)
+        if type(content) is not list:
+            continue
+        for block in content:
+            kind = block.get("type") if type(block) is dict else UNDEFINED  # ``prop``
+            if kind == "tool_use":
+                uses.add(mkey(block.get("id", UNDEFINED)))
+            elif kind == "tool_result":
+                answered.add(mkey(block.get("tool_use_id", UNDEFINED)))
     unresolved = uses - answered
     if not unresolved:
         return messages
