@@ -44,6 +44,7 @@ class Rules:
     # (row it is filed under, result uuid) -> what makes two filings the same one
     tag: Callable[[Any, str], Hashable]
     # whether a stray result is found through the row (its uuid key) that made its call
+    # (the CLI: not when that uuid is falsy, as a lookup by it finds nothing)
     finds_caller: Callable[[str], bool] = lambda uuid: True
 
 

@@ -104,7 +104,7 @@ def choose_leaf_cli(graph: Graph, release: CliRelease = LATEST) -> Json | None:
     # the last row is the tip only by a truthy uuid: one missing, null, "", 0 or false leaves
     # the tip to the checkpoint or the newest leaf (probed: a branch written earlier but
     # stamped later wins over such a row; a uuid of 5 is still the tip)
-    last = state.last_row if _truthy_key(state.last_row) else None
+    last = state.last_row if truthy_key(state.last_row) else None
     tip: str | None = last
     if release.newest_below_last and not state.saw_checkpoint and last and state.newest_row \
             and state.newest_row != last and last in nodes:
@@ -129,7 +129,7 @@ def choose_leaf_cli(graph: Graph, release: CliRelease = LATEST) -> Json | None:
     return found
 
 
-def _truthy_key(key: str) -> bool:
+def truthy_key(key: str) -> bool:
     """Whether the uuid a row is keyed by is truthy in JavaScript (an object or array is)."""
     return key.startswith("\x00object:") or truthy(raw_uuid(key))
 

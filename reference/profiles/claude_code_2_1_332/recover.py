@@ -23,8 +23,11 @@ from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.orphans import Rules, Turn, find_orphans
-from rechain.reference.profiles.claude_code_2_1_332.chain import BY_CHECKPOINT, sidechain_key
-from rechain.reference.profiles.claude_code_2_1_332.load import raw_uuid
+from rechain.reference.profiles.claude_code_2_1_332.chain import (
+    BY_CHECKPOINT,
+    sidechain_key,
+    truthy_key,
+)
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.rows import any_key, message_id
 
@@ -105,14 +108,8 @@ def _never(fact: Facts, facts: dict[str, Facts]) -> bool:
     return False
 
 
-def _truthy_uuid(key: str) -> bool:
-    """A row with a falsy uuid (missing, null, "") made the call: the stray result is not
-    found through it (the lookup by its uuid finds nothing)."""
-    return key.startswith("\x00object:") or truthy(raw_uuid(key))
-
-
 CLI = Rules(message=_any_id, is_result=_every_result, looks_further=_not_its_parents,
-            tag=_keyed, finds_caller=_truthy_uuid)
+            tag=_keyed, finds_caller=truthy_key)
 #: before ``strays_recovered``: only the results below a message's own rows come back
 CLI_DIRECT = Rules(message=_any_id, is_result=_every_result, looks_further=_never, tag=_keyed)
 
