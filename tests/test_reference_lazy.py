@@ -184,3 +184,21 @@ def test_leading_bytes_agree_with_lstrip_on_any_bytes(raw: bytes) -> None:
     from rechain.reference.parse import _leading
 
     assert _leading(raw) == len(raw) - len(raw.lstrip(bytes(range(0x21))))
+
+
+def test_a_chain_rebuild_holds_its_rows_as_bytes_and_builds_each_message_when_read() -> None:
+    """Every row of a long chain is returned; none is held decoded, before or after its
+    message is read, and the messages are those of the eager parse."""
+    from rechain.conformance.bench.synthetic import synthetic_transcript
+
+    data = synthetic_transcript(200_000, 0, "chain")
+    result = drive(data, SDK, Options(), None)
+    assert result.run is not None
+    stored = list(dict.values(result.run.graph.nodes))
+    undecoded = [r for r in stored if type(r) is Pending and r.value is None]
+    assert len(stored) > 400 and len(undecoded) == len(stored) - 1  # the leaf was read
+    messages = list(result.messages)
+    assert len(messages) == len(stored)
+    assert all(r.value is None for r in undecoded)  # read, and still not kept decoded
+    assert messages == list(drive(data, _eager(SDK), Options(), None).messages)
+    assert messages[0] is not result.messages[0]  # built afresh each time it is read
