@@ -61,6 +61,9 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("preserved_messages_relinked", "2.1.141",
            "a boundary's `preservedMessages` are relinked after it (before: only a "
            "`preservedSegment`)"),
+    Switch("blank_user_text_dropped", "2.1.200",
+           "a user text block that is empty or whitespace is not sent (before: sent; 2.1.141 < "
+           "first <= 2.1.200)"),
     Switch("trailing_reminders_join_prompt", "2.1.200",
            "queued commands after the last assistant join the new prompt's turn (before: "
            "sent as the last user message, then \"No response requested.\"; 2.1.141 < first "
@@ -93,6 +96,9 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("calls_sent_last", "2.1.139",
            "an assistant message's tool_use blocks are sent after its other blocks (before: "
            "in the order its rows hold them; 2.1.122 < first <= 2.1.139)"),
+    Switch("empty_user_rows_dropped", "2.1.260",
+           "a user row whose content is an empty list sends nothing (before: sent as `[]`; "
+           "2.1.250 < first <= 2.1.260)"),
     Switch("newest_below_last", "2.1.260",
            "without a checkpoint, a last row older than the newest row gives way to the newest "
            "row below it (before: the last row written is the tip, children or not; 2.1.250 < "
@@ -280,8 +286,8 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (203/214 option sets; the 11 misses, listed in "
-                "docs/changes.md, are rules not yet switches), its answers on the 50 cases "
+    ("2.1.120", "the whole corpus (206/214 option sets; the 8 misses, listed in "
+                "docs/changes.md, are rules not yet switches), its answers on the 53 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),

@@ -346,7 +346,7 @@ def _as_item(row: Json, model: str, release: CliRelease) -> tuple[Json, Any] | N
     """One chain row as (API message, assistant message id) or None when it sends nothing."""
     kind = row.get("type")
     if kind == "user":
-        if _empty_user(row):
+        if _empty_user(row) and release.empty_user_rows_dropped:
             return None  # probed: a user row with no blocks sends nothing
         content = deep_copy(row_content(row, None))
         if (_origin_kind(row) == "task-notification" and type(content) is str
@@ -641,10 +641,10 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
     if SENTINEL in ids:
         out = out[:ids.index(SENTINEL) + 1]  # what follows joins the new prompt's turn
         return _sendable(_after_context(_drop_blank_user_text(
-            _pair_results(out, release.context_block_gone)), release), release)
+            _pair_results(out, release.context_block_gone), release), release), release)
     # user messages after the last assistant join the new prompt's turn; they still answer
     # its calls (probed: no missing-result error is added for them)
-    out = _drop_blank_user_text(_pair_results(out, release.context_block_gone))
+    out = _drop_blank_user_text(_pair_results(out, release.context_block_gone), release)
     while out and out[-1]["role"] == "user":
         out.pop()
     return _sendable(_after_context(out, release), release)
@@ -668,10 +668,12 @@ def _after_context(out: list[Json], release: CliRelease) -> list[Json]:
     return [first, *out[1:]]
 
 
-def _drop_blank_user_text(out: list[Json]) -> list[Json]:
+def _drop_blank_user_text(out: list[Json], release: CliRelease = LATEST) -> list[Json]:
     """User text blocks that are empty or whitespace once merged are left out; a message
     that loses every block says "(no content)" (probed: ``[{"text": ""}]`` alone, or first;
-    a string content is sent as it is)."""
+    a string content is sent as it is). Before ``blank_user_text_dropped``, all sent."""
+    if not release.blank_user_text_dropped:
+        return out
     fixed: list[Json] = []
     for message in out:
         content = message["content"]
@@ -740,7 +742,7 @@ def _with_synthetic_rows(rows: list[Json], release: CliRelease = LATEST) -> list
         return rows  # nothing sent (a lone attachment is sent, then the sentinel: probed)
     if last is not None and rows[last].get("type") == "assistant":
         return rows
-    last = sentinel_after(rows)
+    last = sentinel_after(rows, release)
     sentinel = {"type": "assistant", "uuid": SENTINEL, "message": {
         "id": SENTINEL, "model": SYNTHETIC_MODEL,
         "content": [{"type": "text", "text": NO_RESPONSE}]}}
@@ -865,12 +867,13 @@ def _result_for(call: Any, text: str, same: bool = False) -> Json:
     return result
 
 
-def sentinel_after(rows: list[Json]) -> int:
+def sentinel_after(rows: list[Json], release: CliRelease = LATEST) -> int:
     """Where the sentinel goes (and what the prompt follows): after the last row that is
     neither a system row nor a user row with an empty block list (probed: such a row asks
     for the sentinel but sends nothing, and the sentinel follows the row before it)."""
     return max((i for i in range(len(rows)) if rows[i].get("type") != "system"
-                and not _empty_user(rows[i])), default=-1)
+                and not (release.empty_user_rows_dropped and _empty_user(rows[i]))),
+               default=-1)
 
 
 def _empty_user(row: Json) -> bool:

@@ -146,9 +146,9 @@ class Resumed:
             return interrupted["uuid"]
         last = next((r for r in reversed(kept) if r.get("type") in ("user", "assistant")), None)
         ends_on_user = last is None or last.get("type") == "user"  # None: no message at all
-        if ends_on_user and not continued(kept, self.release) and sentinel_after(kept) >= 0:
-            kept = kept[:sentinel_after(kept) + 1]  # the sentinel follows this row; the prompt,
-            # the sentinel
+        after = sentinel_after(kept, self.release)
+        if ends_on_user and not continued(kept, self.release) and after >= 0:
+            kept = kept[:after + 1]  # the sentinel follows this row; the prompt, the sentinel
         kept = [row for row in kept if not empty_blocks(row)]  # never a parent: probed
         # the walked chain's last row, from ``recovered_interleaved`` (2.1.261, probed: 2.1.260
         # and 2.1.120 follow a recovered row too) until ``tip_counts_recovered``

@@ -26,6 +26,11 @@ class CliRelease:
     #: a ``voice_call_talk`` system row is read as the user or queued-command row it stands
     #: for; before, it is a system row the resume leaves out
     voice_call_talk_rows: bool = True
+    #: a user text block that is empty or whitespace is not sent; before, it was
+    blank_user_text_dropped: bool = True
+    #: a user row whose content is an empty list sends nothing (the sentinel and the prompt
+    #: follow the row before it); before, it was sent as ``[]``
+    empty_user_rows_dropped: bool = True
     #: attachments sent after the last assistant (queued commands) join the new prompt's
     #: turn; before, they were the conversation's last user message, answered by the
     #: "No response requested." sentinel
