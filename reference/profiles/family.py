@@ -61,6 +61,9 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("preserved_messages_relinked", "2.1.141",
            "a boundary's `preservedMessages` are relinked after it (before: only a "
            "`preservedSegment`)"),
+    Switch("lone_row_resumed", "2.1.200",
+           "a file whose main-chain rows hold no user or assistant row resumes its last row "
+           "(before: \"No conversation found\"; 2.1.141 < first <= 2.1.200)"),
     Switch("blank_user_text_dropped", "2.1.200",
            "a user text block that is empty or whitespace is not sent (before: sent; 2.1.141 < "
            "first <= 2.1.200)"),
@@ -286,8 +289,8 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (206/214 option sets; the 8 misses, listed in "
-                "docs/changes.md, are rules not yet switches), its answers on the 53 cases "
+    ("2.1.120", "the whole corpus (208/216 option sets; the 8 misses, listed in "
+                "docs/changes.md, are rules not yet switches), its answers on the 55 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),

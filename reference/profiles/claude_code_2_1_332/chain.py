@@ -124,7 +124,7 @@ def choose_leaf_cli(graph: Graph, release: CliRelease = LATEST) -> Json | None:
                 graph.extras[BY_CHECKPOINT] = chosen == checkpoint
                 return found
     found = _fallback(graph, state.checkpoint, state.explicit, last, state.trailing_snapshots)
-    if found is None and last and last in nodes:
+    if found is None and last and last in nodes and release.lone_row_resumed:
         return nodes[last]  # no user or assistant row at all: the last row is resumed as it is
     return found
 

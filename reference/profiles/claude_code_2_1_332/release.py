@@ -26,6 +26,9 @@ class CliRelease:
     #: a ``voice_call_talk`` system row is read as the user or queued-command row it stands
     #: for; before, it is a system row the resume leaves out
     voice_call_talk_rows: bool = True
+    #: a file whose main-chain rows hold no user or assistant row resumes its last row as
+    #: it is; before, "No conversation found"
+    lone_row_resumed: bool = True
     #: a user text block that is empty or whitespace is not sent; before, it was
     blank_user_text_dropped: bool = True
     #: a user row whose content is an empty list sends nothing (the sentinel and the prompt
