@@ -19,10 +19,13 @@ compaction relinks, and the stage that relinks updates it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Json
+
+if TYPE_CHECKING:
+    from rechain.reference.lazyrows import Glance
 
 # uuid, type, parentUuid (UNDEFINED when absent; relinks update it), may end the conversation
 # (the SDK's leaf filter), message.id of an assistant row (a string, else None), the tool_use
@@ -111,4 +114,60 @@ def facts_of(entry: Json, previous: str | None = None) -> Facts:
         source if type(source) is str else None,
         _MAIN_WRITER if (side is None or side is False) and "agentId" not in entry
         else writer(side, get("agentId", UNDEFINED)),
+    )
+
+
+def glance_facts(seen: Glance, previous: str | None = None) -> Facts:
+    """``facts_of`` of a row the parser only glanced at (``lazyrows.Glance``), read from
+    its fields: the same facts as from the decoded row (``tests/test_reference_lazy.py``),
+    sharing strings as ``facts_of`` does."""
+    kind = seen.type
+    if type(kind) is str:
+        kind = _KINDS.get(kind, kind)
+    parent = seen.parent_uuid
+    if parent == previous:
+        parent = previous
+    side, team = seen.is_sidechain, seen.team_name
+    eligible = (side is None or side is False or not truthy(side)) and (
+        team is None or not truthy(team)
+    )
+    if kind == "progress":
+        eligible = False
+    elif kind == "attachment" and eligible:
+        attachment = seen.attachment
+        eligible = not (attachment is not None and attachment.type == "fork_briefing")
+    message_id: str | None = None
+    calls: tuple[str, ...] = ()
+    answers: list[str] | None = None
+    message = seen.message
+    if message is not None:
+        if kind == "assistant":
+            found = message.id
+            message_id = found if type(found) is str else None
+        content = message.content
+        if type(content) is list:
+            for block in content:
+                block_type = block.type
+                if block_type == "tool_result":
+                    if answers is None:
+                        answers = []
+                    value = block.tool_use_id
+                    if type(value) is str:
+                        answers.append(value)
+                elif block_type == "tool_use" and kind == "assistant":
+                    value = block.id
+                    if type(value) is str:
+                        calls += (value,)
+    source, agent = seen.source, seen.agent_id
+    return (
+        seen.uuid,
+        kind,
+        parent,
+        eligible,
+        message_id,
+        calls,
+        None if answers is None else tuple(answers),
+        source if type(source) is str else None,
+        _MAIN_WRITER if (side is None or side is False) and agent is UNDEFINED
+        else writer(side, agent),
     )

@@ -3,7 +3,7 @@
 Most of a long transcript's lines are never shown (abandoned branches, history
 before a compaction, progress rows): building their dicts is the largest cost
 of a load. So the SDK parser first *glances* at a line: ``msgspec`` decodes it
-into a ``TypedDict`` naming only the fields the graph needs (uuid, type,
+into a ``Struct`` naming only the fields the graph needs (uuid, type,
 parent, the leaf filter's flags, ``message.id``, the content blocks' ids, the
 tool result's source row and the writer's ``agentId``),
 validating the rest of the line without building it. A row then stays a
@@ -25,48 +25,68 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, TypedDict, overload
+from typing import Any, overload
 
 import msgspec
 import orjson
 
 from rechain.reference.js.jsonparse import parse_line
+from rechain.reference.js.values import UNDEFINED
 from rechain.reference.model import Json
 
 
-class _Block(TypedDict, total=False):
-    type: Any
-    id: Any
-    tool_use_id: Any
+class Block(msgspec.Struct, gc=False):
+    """A content block's graph fields (None when absent)."""
+
+    type: Any = None
+    id: Any = None
+    tool_use_id: Any = None
 
 
-class _Message(TypedDict, total=False):
-    id: Any
-    content: list[_Block] | str | None
+class GlancedMessage(msgspec.Struct, gc=False):
+    """``message``'s graph fields (None when absent)."""
+
+    id: Any = None
+    content: list[Block] | str | None = None
 
 
-class _Attachment(TypedDict, total=False):
-    type: Any
+_JSON_NAMES = {"parent_uuid": "parentUuid", "is_sidechain": "isSidechain", "team_name": "teamName",
+               "source": "sourceToolAssistantUUID", "agent_id": "agentId"}
 
 
-class _Glance(TypedDict, total=False):
-    uuid: Any
-    type: Any
-    parentUuid: Any
-    subtype: Any
-    isSidechain: Any
-    teamName: Any
-    message: _Message | None
-    attachment: _Attachment | None
-    sourceToolAssistantUUID: Any
-    agentId: Any
+class GlancedAttachment(msgspec.Struct, gc=False):
+    """``attachment.type`` (None when absent)."""
 
-GLANCE = msgspec.json.Decoder(_Glance)  # ``glance`` without the call, for the parser's loop
+    type: Any = None
+
+
+class Glance(msgspec.Struct, gc=False, rename=_JSON_NAMES):
+    """The graph's fields of one line: None when absent, but for the two whose absence
+    the stages tell from ``null`` (``UNDEFINED``).
+
+    A ``Struct``, not a dict: decoding one builds no key and reading a field is an
+    attribute read (about a third less time per line than a ``TypedDict``). msgspec
+    keeps the last of duplicate keys and matches escaped key names, as ``JSON.parse``.
+    """
+
+    uuid: Any = None
+    type: Any = None
+    parent_uuid: Any = UNDEFINED
+    subtype: Any = None
+    is_sidechain: Any = None
+    team_name: Any = None
+    message: GlancedMessage | None = None
+    attachment: GlancedAttachment | None = None
+    source: Any = None
+    agent_id: Any = UNDEFINED
+
+
+GLANCE = msgspec.json.Decoder(Glance)  # ``glance`` without the call, for the parser's loop
 _UTF8_CHUNK = 1 << 20
 
 
-def glance(raw: bytes | memoryview) -> Json | None:
-    """The graph's fields of one line (absent keys absent), or None: parse it eagerly."""
+def glance(raw: bytes | memoryview) -> Glance | None:
+    """The graph's fields of one line, or None: parse it eagerly."""
     try:
         return GLANCE.decode(raw)
     except (msgspec.DecodeError, RecursionError):

@@ -17,11 +17,11 @@ import msgspec
 import orjson
 
 from rechain.reference import queued
-from rechain.reference.facts import Facts, facts_of
+from rechain.reference.facts import Facts, facts_of, glance_facts
 from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.js.values import prop, truthy
 from rechain.reference.lazyrows import GLANCE as _GLANCE
-from rechain.reference.lazyrows import LazyEntries, Pending, valid_utf8
+from rechain.reference.lazyrows import Glance, LazyEntries, Pending, valid_utf8
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.read import DecodedLines, NumberedLines
 
@@ -127,13 +127,13 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
             except refused:
                 seen = None
             if seen is not None:
-                kind = seen.get("type")
-                if type(kind) is str and kind in _GLANCED and type(seen.get("uuid")) is str and (
-                        kind != "system" or seen.get("subtype") != "voice_call_talk"):
+                kind = seen.type
+                if type(kind) is str and kind in _GLANCED and type(seen.uuid) is str and (
+                        kind != "system" or seen.subtype != "voice_call_talk"):
                     keep(entries, Pending(buffer, start))  # type: ignore[arg-type]
                     number_of(number)
-                    fact_of(facts_of(seen, previous))
-                    previous = seen["uuid"]
+                    fact_of(glance_facts(seen, previous))
+                    previous = seen.uuid
                     continue
                 if _glanced(parsed, number, seen):
                     continue
@@ -183,16 +183,16 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     return parsed
 
 
-def _glanced(parsed: Parsed, number: int, seen: Json) -> bool:
+def _glanced(parsed: Parsed, number: int, seen: Glance) -> bool:
     """Account for a glanced line that is not a row kept undecoded (the loop keeps those);
     False: it needs parsing now.
 
     ``seen`` holds the line's graph fields (``lazyrows.glance``).
     """
-    kind = seen.get("type")
+    kind = seen.type
     if type(kind) is not str:
         kind = None
-    if kind in _PARSED_AT_ONCE or (kind == "system" and seen.get("subtype") == "voice_call_talk"):
+    if kind in _PARSED_AT_ONCE or (kind == "system" and seen.subtype == "voice_call_talk"):
         return False
     if kind not in _GLANCED:
         parsed.diagnostics.append(_ignored(number, kind))

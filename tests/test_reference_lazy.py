@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import msgspec
 import orjson
 import pytest
 from hypothesis import given, settings
@@ -15,7 +16,16 @@ from hypothesis import strategies as st
 
 from rechain.reference import PROFILES, Options
 from rechain.reference.facts import facts_of
-from rechain.reference.lazyrows import LazyEntries, LazyNodes, Pending, glance, valid_utf8
+from rechain.reference.js.values import UNDEFINED
+from rechain.reference.lazyrows import (
+    Block,
+    GlancedMessage,
+    LazyEntries,
+    LazyNodes,
+    Pending,
+    glance,
+    valid_utf8,
+)
 from rechain.reference.parse import parse_sdk
 from rechain.reference.profiles import get_profile
 from rechain.reference.read import NumberedLines
@@ -159,8 +169,17 @@ def test_short_and_long_lines_are_both_kept_undecoded() -> None:
 def test_glance_names_only_the_graph_fields() -> None:
     seen = glance(b'{"type":"user","uuid":"a","cwd":"/x","message":{"role":"user","id":"m",'
                   b'"content":[{"type":"text","text":"long"}]}}')
-    assert seen == {"type": "user", "uuid": "a",
-                    "message": {"id": "m", "content": [{"type": "text"}]}}
+    assert seen is not None and (seen.type, seen.uuid, seen.message) == (
+        "user", "a", GlancedMessage(id="m", content=[Block(type="text")]))
+    assert seen.parent_uuid is UNDEFINED and seen.agent_id is UNDEFINED  # absent, not null
+    assert msgspec.structs.asdict(seen).keys() == {
+        "uuid", "type", "parent_uuid", "subtype", "is_sidechain", "team_name", "message",
+        "attachment", "source", "agent_id"}
+    renamed = glance(b'{"type":"user","uuid":"a","parentUuid":null,"agentId":"x","isSidechain":1,'
+                     b'"teamName":"t","sourceToolAssistantUUID":"s","\\u0075uid":"b"}')
+    assert renamed is not None and (renamed.uuid, renamed.parent_uuid, renamed.agent_id,
+                                    renamed.is_sidechain, renamed.team_name,
+                                    renamed.source) == ("b", None, "x", 1, "t", "s")
     assert glance(b"[1]") is None and glance(b'{"a":"\\ud800"}') is None
 
 
@@ -202,3 +221,14 @@ def test_a_chain_rebuild_holds_its_rows_as_bytes_and_builds_each_message_when_re
     assert all(r.value is None for r in undecoded)  # read, and still not kept decoded
     assert messages == list(drive(data, _eager(SDK), Options(), None).messages)
     assert messages[0] is not result.messages[0]  # built afresh each time it is read
+
+
+@settings(max_examples=60, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_glanced_facts_are_the_decoded_rows_facts(c: object) -> None:
+    """The facts read from a glance (``facts.glance_facts``) are ``facts_of`` the row."""
+    data: bytes = c.data  # type: ignore[attr-defined]
+    lazy = parse_sdk(NumberedLines(data))
+    eager = parse_sdk(list(NumberedLines(data)))
+    assert lazy.facts == eager.facts
+    assert lazy.facts == [facts_of(row) for row in eager.entries]
