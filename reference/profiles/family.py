@@ -79,6 +79,9 @@ SWITCHES: tuple[Switch, ...] = (
            "thinking blocks written by another model than the request's are not sent "
            "(before: every one is; 2.1.141 < first <= 2.1.200, and 2.1.200 and 2.1.222 send "
            "none at all, 2.1.240 those of the request's model)"),
+    Switch("hook_context_checked", "2.1.222",
+           "a hook's additional context whose content is not a list sends nothing (before: the "
+           "request fails, exit 1; 2.1.200 < first <= 2.1.222)"),
     Switch("queued_wording_in_turn", "2.1.222",
            "a queued command is sent as \"This is how Claude Code surfaces messages the user "
            "sends mid-turn\" (before: \"IMPORTANT: After completing your current task, you "
@@ -289,8 +292,8 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (208/216 option sets; the 8 misses, listed in "
-                "docs/changes.md, are rules not yet switches), its answers on the 55 cases "
+    ("2.1.120", "the whole corpus (209/216 option sets; the 7 misses, listed in "
+                "docs/changes.md, are rules not yet switches), its answers on the 56 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),

@@ -207,6 +207,22 @@ def _text_not_string(chain: list[Json], release: CliRelease) -> str | None:
     return None
 
 
+HOOK_CONTENT_ERROR = "the request is not built: a hook's additional context is not a list (exit 1)"
+
+
+def _hook_content_fails(chain: list[Json], release: CliRelease) -> str | None:
+    """Before ``hook_context_checked``, a resumed hook_additional_context attachment whose
+    content is not a list fails the request (probed on 2.1.120 and 2.1.200: exit 1)."""
+    if release.hook_context_checked:
+        return None
+    for row in chain:
+        attachment = row.get("attachment") if row.get("type") == "attachment" else None
+        if type(attachment) is dict and attachment.get("type") == "hook_additional_context" \
+                and type(attachment.get("content")) is not list:
+            return HOOK_CONTENT_ERROR
+    return None
+
+
 def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     """What the CLI's load decided, from one run of this profile's stages: every row of the
     chain counts as shown (the chain view lists them all), and a first prompt that is not a
@@ -221,7 +237,7 @@ def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
     recovered = frozenset(graph.extras.get(RECOVERED, ()))
     failed = (state_of(graph).failure or _todo_scan_fails(chain, options, release)
-              or _text_not_string(chain, release))
+              or _text_not_string(chain, release) or _hook_content_fails(chain, release))
     if failed is not None:
         diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {failed}") for n in shown]
         return Resumed(leaf, [], [], list(in_line_order(diagnostics)), recovered,
