@@ -70,9 +70,14 @@ def leaf_for_continue(loaded: Loaded) -> Json | None:
 
 
 def leaf_for_continue_main(loaded: Loaded) -> Json | None:
-    """2.0.76's ``--continue``: the newest leaf of type user/assistant that is not a
-    sidechain."""
-    pool = [e for e in continue_pool(loaded) if not truthy(e.get("isSidechain"))]
+    """2.0.76's ``--continue``: the newest row nothing points to that is not a sidechain, of
+    any type, not walked up to a message (a system row below the last message is resumed
+    with it: probed)."""
+    entries = list(loaded.messages.values())
+    pointed = {mkey(e.get("parentUuid", UNDEFINED)) for e in entries
+               if e.get("parentUuid", UNDEFINED) is not None}
+    pool = [e for e in entries if mkey(e.get("uuid", UNDEFINED)) not in pointed
+            and not truthy(e.get("isSidechain"))]
     return latest(pool, date_v8.parse, float("-inf"))
 
 
