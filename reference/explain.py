@@ -34,12 +34,14 @@ def left_out(
     on_chain = dict(zip(chain_uuids(chain), stored_rows(chain), strict=True))
     shown = set(shown_lines)
     lines = graph.line
-    off = set(map(lines.__getitem__, lines.keys() - on_chain.keys()))
+    nodes = graph.nodes  # the entries: a line the profile pruned has a number, no node
+    off = set(map(lines.__getitem__, nodes.keys() - on_chain.keys()))
     off.difference_update(shown)
     out = findings(sorted(off), "off-chain", "not on the chain from the leaf")
     on: list[Diagnostic] = []
-    # line -> uuid of the chain's rows not shown (None: a row the profile made itself)
-    chain_lines = dict(zip(map(lines.get, on_chain), on_chain, strict=True))
+    # line -> uuid of the chain's entries (a row the profile made itself is none)
+    kept = [uuid for uuid in on_chain if uuid in nodes]
+    chain_lines = dict(zip(map(lines.get, kept), kept, strict=True))
     for line in chain_lines.keys() - shown:
         if line is None:
             continue
