@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from importlib.resources import files
-from operator import attrgetter
+from itertools import compress, filterfalse
+from operator import attrgetter, not_
 
 from rechain.reference.graph import Graph
 from rechain.reference.lazyrows import chain_uuids, row_of, stored_rows
@@ -35,18 +36,21 @@ def left_out(
     shown = set(shown_lines)
     lines = graph.line
     nodes = graph.nodes  # the entries: a line the profile pruned has a number, no node
-    off = set(map(lines.__getitem__, nodes.keys() - on_chain.keys()))
+    # filtered in C, without a set or map of every entry beside the index (a million-row
+    # chain would hold several at once)
+    off = set(map(lines.__getitem__, filterfalse(on_chain.__contains__, nodes)))
     off.difference_update(shown)
     out = findings(sorted(off), "off-chain", "not on the chain from the leaf")
     on: list[Diagnostic] = []
-    # line -> uuid of the chain's entries (a row the profile made itself is none)
-    kept = [uuid for uuid in on_chain if uuid in nodes]
-    chain_lines = dict(zip(map(lines.get, kept), kept, strict=True))
-    for line in chain_lines.keys() - shown:
+    # line -> uuid of the chain's entries not shown, the last of a line's (a row the
+    # profile made itself is none)
+    unshown = [uuid for uuid in compress(on_chain, map(not_, map(shown.__contains__, map(
+        lines.get, on_chain)))) if uuid in nodes]
+    chain_lines = dict(zip(map(lines.get, unshown), unshown, strict=True))
+    for line, uuid in chain_lines.items():
         if line is None:
             continue
-        row = on_chain[chain_lines[line]]
-        reason = hidden_reason(row_of(row), options.include_system_messages)
+        reason = hidden_reason(row_of(on_chain[uuid]), options.include_system_messages)
         if reason is not None:
             on.append(Diagnostic(line, "hidden", f"on the chain but not shown: {reason}"))
         else:
