@@ -28,9 +28,9 @@ def left_out(
     """Why each entry is not among the messages shown: every type, progress and system rows
     too, so that each line of the file is accounted for once. In line order.
 
-    The entries off the chain (most of a file with abandoned branches) are found with set
-    operations and reported without a step per entry in Python; only the chain's rows
-    that are not shown are read one by one.
+    The entries off the chain (most of a file with abandoned branches) are found and
+    reported without a step per entry in Python (C-level filters, no second index beside
+    the graph's); only the chain's rows that are not shown are read one by one.
     """
     on_chain = dict(zip(chain_uuids(chain), stored_rows(chain), strict=True))
     shown = set(shown_lines)
