@@ -156,18 +156,10 @@ def row_of(item: Json | Pending) -> Json:
     return item.fresh() if type(item) is Pending else item  # type: ignore[union-attr,return-value]
 
 
-class LazyEntries(list):  # type: ignore[type-arg]
-    """The parsed entries in file order; a ``Pending`` one is decoded when read."""
+class _LazyList(list):  # type: ignore[type-arg]
+    """A list whose items may be kept undecoded: compared and shown as they are read."""
 
-    def __getitem__(self, at: Any) -> Any:
-        found = list.__getitem__(self, at)
-        if type(at) is slice:
-            return [item.decoded() if type(item) is Pending else item for item in found]
-        return found.decoded() if type(found) is Pending else found
-
-    def __iter__(self) -> Iterator[Json]:
-        for item in list.__iter__(self):
-            yield item.decoded() if type(item) is Pending else item
+    __slots__ = ()
 
     def __eq__(self, other: object) -> bool:
         return [*self] == (other if type(other) is list else [*other])  # type: ignore[misc]
@@ -181,8 +173,22 @@ class LazyEntries(list):  # type: ignore[type-arg]
     __hash__ = None  # type: ignore[assignment]
 
     def stored(self) -> Iterator[Json | Pending]:
-        """The entries as kept (decoded or not), for an index that must not decode them."""
+        """The items as kept (decoded or not), for an index that must not decode them."""
         return list.__iter__(self)
+
+
+class LazyEntries(_LazyList):
+    """The parsed entries in file order; a ``Pending`` one is decoded when read."""
+
+    def __getitem__(self, at: Any) -> Any:
+        found = list.__getitem__(self, at)
+        if type(at) is slice:
+            return [item.decoded() if type(item) is Pending else item for item in found]
+        return found.decoded() if type(found) is Pending else found
+
+    def __iter__(self) -> Iterator[Json]:
+        for item in list.__iter__(self):
+            yield item.decoded() if type(item) is Pending else item
 
 
 class LazyNodes(dict):  # type: ignore[type-arg]
@@ -221,11 +227,11 @@ class LazyNodes(dict):  # type: ignore[type-arg]
     __hash__ = None  # type: ignore[assignment]
 
 
-class LazyChain(list):  # type: ignore[type-arg]
+class LazyChain(_LazyList):
     """A walked chain whose rows may be undecoded: read, a row is decoded and not kept.
 
     ``uuids`` runs parallel to the rows, so that a stage can key the chain without
-    decoding it; ``stored()`` gives the rows as kept.
+    decoding it.
     """
 
     __slots__ = ("uuids",)
@@ -243,20 +249,7 @@ class LazyChain(list):  # type: ignore[type-arg]
     def __iter__(self) -> Iterator[Json]:
         return map(row_of, list.__iter__(self))
 
-    def __eq__(self, other: object) -> bool:
-        return [*self] == (other if type(other) is list else [*other])  # type: ignore[misc]
 
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __repr__(self) -> str:
-        return repr([*self])
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def stored(self) -> Iterator[Json | Pending]:
-        """The rows as kept (decoded or not)."""
-        return list.__iter__(self)
 
 
 def chain_uuids(chain: list[Json]) -> list[str]:

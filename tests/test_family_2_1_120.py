@@ -11,9 +11,9 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from recorded_answers import answer, recorded
 
 from rechain.corpus import Case, Expectation, load_cases
-from rechain.reference import Options, rebuild
 from rechain.reference.profiles import family
 from rechain.reference.profiles.family import (
     CLI_RANGE,
@@ -35,17 +35,7 @@ BETWEEN = [s for s in SWITCHES if s.field != "tip_counts_recovered"
 
 
 def _answer(case: Case, expectation: Expectation) -> Any:
-    result = rebuild(case.input_bytes(), family.profile_for(RELEASE), Options(),
-                     session_id=case.session_id)
-    if expectation.view == "api":
-        return result.view("api")["messages"]
-    return result.view("chain")["tip"]
-
-
-def _recorded(expectation: Expectation) -> Any:
-    if expectation.view == "api":
-        return list(expectation.messages)
-    return expectation.messages[0]["uuid"] if expectation.messages else None
+    return answer(case, expectation, family.profile_for(RELEASE))  # read at each call
 
 
 def test_2_1_120_is_answered_alone() -> None:
@@ -61,8 +51,8 @@ def test_2_1_120_answers_are_recorded_for_every_switch_between() -> None:
 @pytest.mark.parametrize("switch", BETWEEN, ids=lambda s: s.field)
 def test_each_switch_between_is_needed_for_what_2_1_120_recorded(
         switch: family.Switch, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert all(_answer(case, e) == _recorded(e) for case, e in RECORDED)
+    assert all(_answer(case, e) == recorded(e) for case, e in RECORDED)
     turned = replace(cli_release(RELEASE), **{switch.field: True})
     monkeypatch.setattr(family, "cli_release", lambda _version: turned)
-    missed = [case.id for case, e in RECORDED if _answer(case, e) != _recorded(e)]
+    missed = [case.id for case, e in RECORDED if _answer(case, e) != recorded(e)]
     assert missed, switch.field

@@ -12,10 +12,10 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
+from recorded_answers import answer, recorded
 
 from rechain.corpus import Case, Expectation, load_cases
 from rechain.corpus.record import CLI_PROFILE
-from rechain.reference import Options, rebuild
 from rechain.reference.profiles.family import CLI_RANGE, SWITCHES, in_cli_line, version_tuple
 
 CASES = load_cases()
@@ -31,27 +31,10 @@ def _release(profile: str) -> str:
     return profile.partition("@")[2]
 
 
-def _answer(case: Case, expectation: Expectation) -> Any:
-    """What the release's profile gives in the expectation's view, as the corpus stores it."""
-    options = Options(resume_interrupted_turn=bool(
-        expectation.options.get("resume_interrupted_turn")))
-    result = rebuild(case.input_bytes(), expectation.profile, options,
-                     session_id=case.session_id)
-    if expectation.view == "api":
-        return result.view("api")["messages"]
-    return result.view("chain")["tip"]
-
-
-def _recorded(expectation: Expectation) -> Any:
-    if expectation.view == "api":
-        return list(expectation.messages)
-    return expectation.messages[0]["uuid"] if expectation.messages else None
-
-
 @pytest.mark.parametrize(("case", "expectation"), RECORDED)
 def test_the_release_profile_gives_what_the_release_recorded(case: Case,
                                                              expectation: Expectation) -> None:
-    assert _answer(case, expectation) == _recorded(expectation)
+    assert answer(case, expectation) == recorded(expectation)
 
 
 def _sent(release: str) -> dict[str, list[Any]]:
@@ -111,7 +94,7 @@ def test_history_parts_where_the_recorded_releases_part(case: Case) -> None:
     answers = {}
     for e in case.expectations:
         if in_cli_line(e.profile) and not e.options.get("resume_interrupted_turn"):
-            answers.setdefault(_release(e.profile), {})[e.view] = _recorded(e)
+            answers.setdefault(_release(e.profile), {})[e.view] = recorded(e)
     releases = sorted(answers, key=version_tuple)
     for release in releases:
         assert ranges[_span_of(ranges, release)]["tip"] == answers[release]["chain"], release
