@@ -418,6 +418,10 @@ class ClaudeCliOracle(Lifecycle):
         except BaseException:
             _stop(proc)
             raise
+        # what it left running (``npm root --global``, a config write) would write into
+        # the scratch directory after it is removed: end it with its leader
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
         return proc.returncode, err.decode("utf-8", "replace")[-STDERR_CHARS:]
 
     def _result(self, before: bytes, after: bytes, requests: list[Recorded], returncode: int,
