@@ -286,7 +286,7 @@ class Messages(Sequence[Json]):
         build = self._build
         if build is None:
             return item  # type: ignore[return-value]
-        message = build(item.fresh() if type(item) is Pending else item)  # type: ignore[union-attr,arg-type]
+        message = build(row_of(item))
         message["line"] = line
         return message
 
