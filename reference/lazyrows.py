@@ -51,7 +51,9 @@ class GlancedMessage(msgspec.Struct, gc=False):
 
 
 _JSON_NAMES = {"parent_uuid": "parentUuid", "is_sidechain": "isSidechain", "team_name": "teamName",
-               "source": "sourceToolAssistantUUID", "agent_id": "agentId"}
+               "source": "sourceToolAssistantUUID", "agent_id": "agentId", "is_meta": "isMeta",
+               "quiet": "closesQuietTurn", "host_hidden": "hostHiddenToolUseIds",
+               "ran_by": "ranByToolUseId"}
 
 
 class GlancedAttachment(msgspec.Struct, gc=False):
@@ -79,6 +81,11 @@ class Glance(msgspec.Struct, gc=False, rename=_JSON_NAMES):
     attachment: GlancedAttachment | None = None
     source: Any = None
     agent_id: Any = UNDEFINED
+    # what the SDK view filters on besides the type (``Pending.plain``)
+    is_meta: Any = None
+    quiet: Any = None
+    host_hidden: Any = None
+    ran_by: Any = None
 
 
 GLANCE = msgspec.json.Decoder(Glance)  # ``glance`` without the call, for the parser's loop
@@ -113,12 +120,17 @@ class Pending:
     reader skips; it ends at the next LF, found again when the row is read: a million
     rows kept undecoded are a million fewer ints); decoded once, on first read."""
 
-    __slots__ = ("data", "start", "value")
+    __slots__ = ("data", "plain", "start", "value")
 
-    def __init__(self, data: bytes, start: int) -> None:
+    def __init__(self, data: bytes, start: int, plain: bool = False) -> None:
         self.data = data
         self.start = start
         self.value: Json | None = None
+        # the SDK view may decide the row from its type alone: no ``isMeta``, quiet-turn
+        # close, host field, sidechain or team (each absent, null or false; anything else
+        # is left to the decoded row), so it is no queued command, local-command mark or
+        # host assistant, and it is shown when a user or assistant row
+        self.plain = plain
 
     def raw(self) -> bytes:
         """The row's bytes."""

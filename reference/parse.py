@@ -130,7 +130,11 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
                 kind = seen.type
                 if type(kind) is str and kind in _GLANCED and type(seen.uuid) is str and (
                         kind != "system" or seen.subtype != "voice_call_talk"):
-                    keep(entries, Pending(buffer, start))  # type: ignore[arg-type]
+                    meta, side = seen.is_meta, seen.is_sidechain
+                    keep(entries, Pending(buffer, start, (  # type: ignore[arg-type]
+                        (meta is None or meta is False) and (side is None or side is False)
+                        and seen.quiet is None and seen.host_hidden is None
+                        and seen.ran_by is None and seen.team_name is None)))
                     number_of(number)
                     fact_of(glance_facts(seen, previous))
                     previous = seen.uuid

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from rechain.reference import hostrows, queued
+from rechain.reference.facts import KIND
 from rechain.reference.graph import Graph
 from rechain.reference.js.values import UNDEFINED, prop, truthy
-from rechain.reference.lazyrows import Pending, stored_rows
+from rechain.reference.lazyrows import Pending, chain_uuids, stored_rows
 from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed
 from rechain.reference.trailing import trailing_queued_commands
@@ -238,10 +239,11 @@ def present_sdk(
 
     One pass over the chain first learns whether any row is a host assistant or may
     be a queued command or local-command mark, and when none is (nor a trailing queued
-    command or a host row) it is the whole stage: each row is read once to filter it,
-    and a row kept undecoded stays so in the messages. Each message is built from its
-    row when it is read. Otherwise
-    the steps that act on such rows run over the decoded chain.
+    command or a host row) it is the whole stage: a row the parser found plain
+    (``Pending.plain``) is filtered by its type without being decoded, any other is read
+    once to filter it, and a row kept undecoded stays so in the messages. Each message is
+    built from its row when it is read. Otherwise the steps that act on such rows run over
+    the decoded chain.
     """
     trailing = trailing_queued_commands(parsed.entries, graph, chain, leaf, parsed.facts)
     line = graph.line
@@ -250,7 +252,13 @@ def present_sdk(
     # (their messages are built when read), the others presented at once
     kept: list[tuple[Json | Pending, int]] = []
     host = marks = False
-    for item in stored_rows(chain):
+    facts = graph.facts()
+    for item, uuid in zip(stored_rows(chain), chain_uuids(chain), strict=True):
+        if type(item) is Pending and item.plain:  # decided from its type: not decoded here
+            kind = facts[uuid][KIND]
+            if kind == "user" or kind == "assistant" or (kind == "system" and include_system):
+                kept.append((item, line[uuid]))
+            continue
         row = item.fresh() if type(item) is Pending else item
         if not host and ("hostHiddenToolUseIds" in row or "ranByToolUseId" in row):
             host = hostrows.is_host_assistant(row)

@@ -174,13 +174,17 @@ def test_glance_names_only_the_graph_fields() -> None:
     assert seen.parent_uuid is UNDEFINED and seen.agent_id is UNDEFINED  # absent, not null
     assert msgspec.structs.asdict(seen).keys() == {
         "uuid", "type", "parent_uuid", "subtype", "is_sidechain", "team_name", "message",
-        "attachment", "source", "agent_id"}
+        "attachment", "source", "agent_id", "is_meta", "quiet", "host_hidden", "ran_by"}
     renamed = glance(b'{"type":"user","uuid":"a","parentUuid":null,"agentId":"x","isSidechain":1,'
                      b'"teamName":"t","sourceToolAssistantUUID":"s","\\u0075uid":"b"}')
     assert renamed is not None and (renamed.uuid, renamed.parent_uuid, renamed.agent_id,
                                     renamed.is_sidechain, renamed.team_name,
                                     renamed.source) == ("b", None, "x", 1, "t", "s")
     assert glance(b"[1]") is None and glance(b'{"a":"\\ud800"}') is None
+    flags = glance(b'{"isMeta":true,"closesQuietTurn":true,"hostHiddenToolUseIds":[],'
+                   b'"ranByToolUseId":"t","isMeta":false}')
+    assert flags is not None and (flags.is_meta, flags.quiet, flags.host_hidden,
+                                  flags.ran_by) == (False, True, [], "t")
 
 
 @given(st.binary(max_size=200))
@@ -232,3 +236,42 @@ def test_glanced_facts_are_the_decoded_rows_facts(c: object) -> None:
     eager = parse_sdk(list(NumberedLines(data)))
     assert lazy.facts == eager.facts
     assert lazy.facts == [facts_of(row) for row in eager.entries]
+
+
+@settings(max_examples=60, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)), st.booleans())
+def test_a_plain_row_is_filtered_by_its_type_as_the_decoded_row_is(c: object,
+                                                                   system: bool) -> None:
+    """A row the parser marks plain (``Pending.plain``: the SDK view filters it without
+    decoding it) is, decoded, no host assistant, queued command or local-command mark,
+    and hidden exactly when it is neither a user nor an assistant row (nor a system row
+    the options show)."""
+    from rechain.reference.hostrows import is_host_assistant
+    from rechain.reference.view import hidden_reason
+
+    stored = parse_sdk(NumberedLines(c.data)).entries  # type: ignore[attr-defined]
+    for item in getattr(stored, "stored", lambda: [])():
+        if type(item) is not Pending or not item.plain:
+            continue
+        row = item.fresh()
+        kind = row["type"]
+        assert not is_host_assistant(row) and kind != "attachment" and not row.get("isMeta")
+        shown = kind in ("user", "assistant") or (kind == "system" and system)
+        assert (hidden_reason(row, system) is None) == shown
+
+
+@pytest.mark.parametrize("line", [
+    b'{"type":"user","uuid":"a","isMeta":true}', b'{"type":"user","uuid":"a","isMeta":1}',
+    b'{"type":"assistant","uuid":"a","closesQuietTurn":true,"message":{"content":'
+    b'[{"type":"text","text":""}]}}',
+    b'{"type":"assistant","uuid":"a","hostHiddenToolUseIds":[]}',
+    b'{"type":"assistant","uuid":"a","ranByToolUseId":"t"}',
+    b'{"type":"user","uuid":"a","isSidechain":"yes"}', b'{"type":"user","uuid":"a","teamName":""}',
+    b'{"type":"user","uuid":"a","isMeta":true,"isMeta":null}',
+])
+def test_a_row_with_a_view_flag_is_not_plain(line: bytes) -> None:
+    """Any flag the SDK view reads, whatever its value but absent, null or false, leaves
+    the row to be decoded (the last of duplicate keys counting, as in ``JSON.parse``)."""
+    (item,) = parse_sdk(NumberedLines(line)).entries.stored()  # type: ignore[attr-defined]
+    assert type(item) is Pending
+    assert item.plain is line.endswith(b'"isMeta":null}')
