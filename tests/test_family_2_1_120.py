@@ -27,11 +27,9 @@ RELEASE = "2.1.120"
 PROFILE = f"claude-code@{RELEASE}"
 RECORDED = [(case, e) for case in load_cases() for e in case.expectations
             if e.profile == PROFILE and not e.options.get("resume_interrupted_turn")]
-#: the switches whose first release lies after 2.1.120 and at or before 2.1.269's range;
-#: ``tip_counts_recovered`` shows on ``cli-tip-recovered-result``, where 2.1.120 picks
-#: another leaf (a rule not yet a switch, docs/changes.md), so nothing of it is recorded
-BETWEEN = [s for s in SWITCHES if s.field != "tip_counts_recovered"
-           and version_tuple(RELEASE) < version_tuple(s.first) <= version_tuple(CLI_RANGE[0])]
+#: the switches whose first release lies after 2.1.120 and at or before 2.1.269's range
+BETWEEN = [s for s in SWITCHES
+           if version_tuple(RELEASE) < version_tuple(s.first) <= version_tuple(CLI_RANGE[0])]
 
 
 def _answer(case: Case, expectation: Expectation) -> Any:

@@ -119,10 +119,13 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("context_block_gone", "2.1.268",
            "the first user message is sent as written (before: the harness's context block "
            "opened it, so it went as a block list)"),
-    Switch("tip_counts_recovered", "2.1.269",
-           "the prompt follows the last row sent, a recovered result included (before: the "
-           "last row of the walked chain, from recovered_interleaved on: 2.1.260 and older "
-           "follow a recovered row too)"),
+    Switch("fork_briefing_passed_over", "2.1.260",
+           "a `fork_briefing` attachment is never the tip (before: written last, it is the "
+           "tip and ends the turn as an attachment does; 2.1.250 < first <= 2.1.260)"),
+    Switch("users_kept_apart", "2.1.269",
+           "adjacent user rows stay apart when a blank assistant is dropped (before: every "
+           "two adjacent user rows merged into the first, and the prompt followed it; "
+           "2.1.268 still so)"),
     Switch("empty_assistant_text_dropped", "2.1.277",
            "an assistant's empty text blocks are not sent (before: they were)"),
     Switch("assistant_text_content_read", "2.1.277",
@@ -292,8 +295,8 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (209/216 option sets; the 7 misses, listed in "
-                "docs/changes.md, are rules not yet switches), its answers on the 56 cases "
+    ("2.1.120", "the whole corpus (214/217 option sets; the misses, listed in "
+                "docs/changes.md, are rules not yet switches), its answers on the 60 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),

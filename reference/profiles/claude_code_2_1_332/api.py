@@ -243,10 +243,34 @@ def _says_without_call(row: Json) -> bool:
 def deserialise(rows: list[Json], resume_interrupted: bool = False,
                 release: CliRelease = LATEST) -> list[Json]:
     """The CLI's filters, in its order: text without a string, blank, unanswered calls,
-    then thinking-only."""
+    then thinking-only (before ``users_kept_apart``, a blank assistant's going then merges
+    every two adjacent user rows)."""
     rows = drop_textless_blocks(rows)
-    return drop_thinking_only(drop_unanswered_calls(drop_blank(rows), not resume_interrupted,
-                                                    release))
+    kept = drop_blank(rows)
+    blank_seen = len(kept) != len(rows)
+    kept = drop_thinking_only(drop_unanswered_calls(kept, not resume_interrupted, release))
+    return kept if release.users_kept_apart or not blank_seen else merge_adjacent_users(kept)
+
+
+def merge_adjacent_users(rows: list[Json]) -> list[Json]:
+    """Every run of adjacent user rows as one row under the first one's uuid (the later's
+    when the first is meta), blocks joined as the request joins them: the prompt follows
+    the merged row (probed on 2.1.120 to 2.1.268: ``u3 u4`` after a dropped blank
+    assistant resume from ``u3``; a fork writes ``u3`` alone)."""
+    out: list[Json] = []
+    for row in rows:
+        earlier = out[-1] if out else None
+        if earlier is None or row.get("type") != "user" or earlier.get("type") != "user":
+            out.append(row)
+            continue
+        message = earlier.get("message")
+        joined = {"content": row_content(earlier, None)}
+        _merge_users(joined, {"content": row_content(row, None)})
+        uuid = row["uuid"] if earlier.get("isMeta") is True else earlier["uuid"]
+        out[-1] = {**earlier, "uuid": uuid,
+                   "message": {**(message if type(message) is dict else {}),
+                               "content": joined["content"]}}
+    return out
 
 
 def _textless(block: Any) -> bool:
@@ -584,11 +608,13 @@ CONTINUE_ROW: Json = {"type": "user", "uuid": "\x00continue", "isMeta": True,
 def _ends_on_result(rows: list[Json], release: CliRelease = LATEST) -> bool:
     """The last row that is not a system row is a user row opening with a tool result (a
     trailing attachment joins the new prompt instead: probed on 2.1.280; before
-    ``trailing_reminders_join_prompt`` a sent one ends the turn as a result does, probed on
+    ``trailing_reminders_join_prompt`` any one ends the turn as a result does, probed on
     2.1.120)."""
     last = next((r for r in reversed(rows) if r.get("type") != "system"), None)
-    if last is not None and _sends(last, release) and (
-            not release.trailing_reminders_join_prompt or _no_answer_before(rows)):
+    if last is not None and last.get("type") == "attachment" \
+            and not release.trailing_reminders_join_prompt:
+        return True  # sent or not (probed on 2.1.120 and 2.1.141: an unknown type, a fork)
+    if last is not None and _sends(last, release) and _no_answer_before(rows):
         return True
     if last is None or last.get("type") != "user" or last.get("isMeta") is True:
         return False

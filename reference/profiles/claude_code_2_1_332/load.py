@@ -239,7 +239,8 @@ def _add_row(
     if kind == "system" and row.get("subtype") == "file_snapshot":  # ``is_snapshot_row``
         state.trailing_snapshots += 1
     elif (side is False or side is None or not truthy(side)) \
-            and not (kind == "attachment" and _forks(row)):
+            and not (kind == "attachment" and release.fork_briefing_passed_over
+                     and _forks(row)):
         state.last_row = uuid
         state.trailing_snapshots = 0
         stamp = row.get("timestamp")

@@ -150,10 +150,6 @@ class Resumed:
         if ends_on_user and not continued(kept, self.release) and after >= 0:
             kept = kept[:after + 1]  # the sentinel follows this row; the prompt, the sentinel
         kept = [row for row in kept if not empty_blocks(row)]  # never a parent: probed
-        # the walked chain's last row, from ``recovered_interleaved`` (2.1.261, probed: 2.1.260
-        # and 2.1.120 follow a recovered row too) until ``tip_counts_recovered``
-        if not self.release.tip_counts_recovered and self.release.recovered_interleaved:
-            kept = [row for row in kept if row["uuid"] not in self.recovered]
         return kept[-1]["uuid"] if kept else None  # recovered rows count: probed (D4 case)
 
 

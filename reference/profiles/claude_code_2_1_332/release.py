@@ -79,9 +79,12 @@ class CliRelease:
     #: ``<system-reminder>`` context block ("# currentDate") opened it, so its content went
     #: as a block list
     context_block_gone: bool = True
-    #: the prompt follows the last row sent, a recovered one included; before, the last
-    #: row of the walked chain
-    tip_counts_recovered: bool = True
+    #: a ``fork_briefing`` attachment is never the last row written (the tip); before, one
+    #: written last was the tip, resumed as an attachment that ends the turn
+    fork_briefing_passed_over: bool = True
+    #: adjacent user rows stay apart when a blank assistant is dropped; before, every two
+    #: adjacent user rows then merged into the first, so the prompt followed that one
+    users_kept_apart: bool = True
     #: an assistant's empty text blocks are not sent; before, they were
     empty_assistant_text_dropped: bool = True
     #: an assistant row whose ``content`` is a string is read as one text block; before, the
