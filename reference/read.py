@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import count, islice, repeat
+from operator import sub
 from typing import Any
 
 from rechain.reference.js.jsonparse import JsonError, parse_line
@@ -40,6 +42,8 @@ class Source:
     snapshots: bool = False
     # line number -> the value a read stage already decoded from the line's own bytes
     decoded: Mapping[int, Any] | None = None
+    # where each line of ``data`` starts, when the read stage split it already
+    starts: list[int] | None = None
 
     def numbered_lines(self) -> Iterable[tuple[int, bytes]]:
         """(1-based number, bytes without the LF); no empty line after a final LF."""
@@ -48,7 +52,8 @@ class Source:
                 return DecodedLines(self.lines, self.decoded)
             return iter(self.lines)
         if self.snapshots:
-            return SnapshotLines(self.data, self.first_line, self.diagnostics)  # type: ignore[arg-type]
+            return SnapshotLines(self.data, self.first_line, self.diagnostics,  # type: ignore[arg-type]
+                                 self.starts)
         return NumberedLines(self.data, self.first_line)
 
 
@@ -119,11 +124,13 @@ class SnapshotLines(NumberedLines):
     in ``sink`` (the ``Source``'s list), replacing those of an earlier pass.
     """
 
-    __slots__ = ("sink",)
+    __slots__ = ("sink", "starts")
 
-    def __init__(self, data: bytes, first_line: int, sink: list[Diagnostic]) -> None:
+    def __init__(self, data: bytes, first_line: int, sink: list[Diagnostic],
+                 starts: list[int] | None = None) -> None:
         super().__init__(data, first_line)
         self.sink = sink
+        self.starts = starts  # where the lines start, when the read stage found them
 
     def whole(self) -> bool:
         """No line is a snapshot: nothing is dropped or moved (one scan of the buffer)."""
@@ -136,27 +143,44 @@ class SnapshotLines(NumberedLines):
     def views(self) -> Iterator[tuple[int, memoryview, int]]:
         data = self.data
         view = memoryview(data)
-        find, starts = data.find, data.startswith
-        end = len(data)
-        start = 0
-        number = self.first_line
+        prefixed = data.startswith
         held: tuple[int, memoryview, int] | None = None
         dropped: list[Diagnostic] = []
-        while start < end:
-            newline = find(b"\n", start)
-            if newline == -1:
-                newline = end
-            if starts(SNAPSHOT_PREFIX, start, newline):
+        for number, start, newline in self._spans():
+            if prefixed(SNAPSHOT_PREFIX, start, newline):
                 if held is not None:
                     dropped.append(_dropped_snapshot(held[0]))
                 held = (number, view[start:newline], start)
             else:
                 yield number, view[start:newline], start
-            number += 1
-            start = newline + 1
         self.sink[:] = [d for d in self.sink if d.kind != "attribution-snapshot"] + dropped
         if held is not None:
             yield held
+
+    def _spans(self) -> Iterator[tuple[int, int, int]]:
+        """(number, start, end) of every line: from the starts the read stage found, else
+        split here."""
+        data, starts = self.data, self.starts
+        if starts is not None:
+            ends = [*map(sub, islice(starts, 1, None), repeat(1))]
+            if starts:
+                stop = data.find(b"\n", starts[-1])
+                ends.append(len(data) if stop == -1 else stop)
+            return zip(count(self.first_line), starts, ends)
+        return self._split()
+
+    def _split(self) -> Iterator[tuple[int, int, int]]:
+        find = self.data.find
+        end = len(self.data)
+        start = 0
+        number = self.first_line
+        while start < end:
+            newline = find(b"\n", start)
+            if newline == -1:
+                newline = end
+            yield number, start, newline
+            number += 1
+            start = newline + 1
 
 
 def read_whole(data: bytes) -> Source:
@@ -164,14 +188,58 @@ def read_whole(data: bytes) -> Source:
     return Source(None, data)
 
 
+SDK_KEEPING_KEYS = ("preservedSegment", "preservedMessages")
+
+
 def read_sdk(data: bytes, disable_precompact_skip: bool) -> Source:
     """The TS SDK's read: whole up to 5 MiB, else the pre-compact skip."""
     if len(data) <= LARGE_FILE_BYTES or disable_precompact_skip:
         return read_whole(data)
-    return read_from(data, last_boundary_start(data))
+    return read_from(data, *tail_lines(data))
 
 
-SDK_KEEPING_KEYS = ("preservedSegment", "preservedMessages")
+def tail_lines(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS) -> tuple[int, list[int]]:
+    """``last_boundary_start`` (chunk edges as the SDK sees them), and the start of every
+    line from there on: the lines are split from the end, each tested where the SDK
+    looks for the boundary marker, until the last plain boundary.
+
+    One pass that stops at that boundary, and its line starts spare the parser's split:
+    a search of the whole buffer for the marker cost a fifth of the floor (its
+    characters are all common in JSON, so ``bytes.find`` skips little).
+    """
+    starts: list[int] = []
+    keep = starts.append
+    rfind, find, prefixed = data.rfind, data.find, data.startswith
+    chunk, window = CHUNK_BYTES, MARKER_WINDOW - 1 + len(BOUNDARY_MARKER)
+    newline = rfind(b"\n")
+    if newline + 1 < len(data):
+        keep(newline + 1)  # a last line without an LF: never a boundary
+    edge = newline // chunk * chunk  # the chunk edge at or below ``newline``
+    begin = 0
+    while newline >= 0:  # the LF that ends the line starting at ``start``
+        start = rfind(b"\n", 0, newline) + 1
+        keep(start)
+        if start < edge:  # the line crosses a chunk edge
+            if _straddles(start, newline):
+                found = prefixed(SYSTEM_PREFIX, start) and \
+                    find(BOUNDARY_MARKER, start, newline) != -1
+            else:
+                found = _marked(data, start, newline)
+            edge = (start - 1) // chunk * chunk
+        elif find(BOUNDARY_MARKER, start, newline if newline < start + window
+                  else start + window) == -1:
+            newline = start - 1
+            continue
+        else:
+            found = _marked(data, start, newline)
+            if start == edge:
+                edge -= chunk
+        if found and _is_plain_boundary(data[start:newline], keeping):
+            begin = start
+            break
+        newline = start - 1
+    starts.reverse()
+    return begin, starts
 
 
 def _is_plain_boundary(line: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS) -> bool:
@@ -201,6 +269,12 @@ def boundary_keeps(line: bytes, keeping: tuple[str, ...]) -> bool:
     if type(value) is not dict or value.get("type") != "system":
         return False
     return value.get("subtype") == "compact_boundary" and not _is_plain_boundary(line, keeping)
+
+
+def _marked(data: bytes, start: int, newline: int) -> bool:
+    """The marker within the first ``MARKER_WINDOW`` bytes of a line no snapshot."""
+    at = data.find(BOUNDARY_MARKER, start, newline)
+    return at != -1 and at - start < MARKER_WINDOW and not data.startswith(SNAPSHOT_PREFIX, start)
 
 
 def _straddles(start: int, newline: int) -> bool:
@@ -256,13 +330,16 @@ def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS
     return last
 
 
-def read_from(data: bytes, begin: int) -> Source:
+def read_from(data: bytes, begin: int, starts: list[int] | None = None) -> Source:
     """The lines from offset ``begin`` on, numbered as in the file; attribution snapshots
     but the last dropped, the last read after every other line (left to the split,
-    ``SnapshotLines``)."""
+    ``SnapshotLines``). ``starts``: where those lines start in ``data``, when known."""
     first_line = data.count(b"\n", 0, begin) + 1 if begin else 1
     diagnostics = [_skipped_before(first_line)] if begin else []
-    return Source(None, data[begin:] if begin else data, diagnostics, first_line, snapshots=True)
+    if starts is not None and begin:
+        starts = [start - begin for start in starts]
+    return Source(None, data[begin:] if begin else data, diagnostics, first_line, snapshots=True,
+                  starts=starts)
 
 
 def _skipped_before(first_line: int) -> Diagnostic:

@@ -129,9 +129,10 @@ _SNAPSHOT = b'{"type":"attribution-snapshot","n":1}'
 _PIECES = [_SNAPSHOT, _SNAPSHOT[:20], b" " + _SNAPSHOT, b'{"type":"user","uuid":"a"}', b"", b"x"]
 
 
-@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.booleans(), st.integers(0, 3))
+@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.booleans(), st.integers(0, 3),
+       st.booleans())
 def test_a_large_file_read_keeps_the_last_snapshot_after_every_other_line(
-        pieces: list[bytes], final_newline: bool, skip: int) -> None:
+        pieces: list[bytes], final_newline: bool, skip: int, split: bool) -> None:
     """The large-file read from an offset (``read_from``, the split's ``SnapshotLines``):
     every line from there on numbered as in the file, snapshots but the last dropped with a
     diagnostic each, the last read after every other line; the same on each pass, by views
@@ -151,7 +152,10 @@ def test_a_large_file_read_keeps_the_last_snapshot_after_every_other_line(
     expected += snapshots[-1:]
     dropped = [n for n, _ in snapshots[:-1]]
 
-    source = read_from(data, begin)
+    # the line starts found by the read stage (``tail_lines``), or the split's own
+    starts = [at for at in [0, *(i + 1 for i, b in enumerate(data) if b == 10)]
+              if begin <= at < len(data)] if split else None
+    source = read_from(data, begin, starts)
     lines = source.numbered_lines()
     assert isinstance(lines, NumberedLines)
     assert [(n, bytes(v)) for n, v, _ in lines.views()] == expected
@@ -165,3 +169,35 @@ def test_a_large_file_read_keeps_the_last_snapshot_after_every_other_line(
     joined, end, numbers = join_lines(source.numbered_lines())
     list(read_values(joined, numbers, end))  # counted as the reader goes, then the rest
     assert list(numbers) == [n for n, _ in expected]
+
+
+_MARKED = [
+    boundary("cb", "x").rstrip(b"\n"),
+    boundary("cb", "x", preservedSegment={"headUuid": "h"}).rstrip(b"\n"),
+    boundary("cb", "x", preservedMessages={"uuids": []}).rstrip(b"\n"),
+    b'{"type":"user","uuid":"u","text":"compact_boundary \\"compact_boundary\\""}',
+    b'{"type":"attribution-snapshot","subtype":"compact_boundary"}',
+    b'{"pad":"' + b"p" * 300 + b'","type":"system","subtype":"compact_boundary","uuid":"c"}',
+    b'{"type":"system","subtype":"compact_boundary","uuid":"c"',
+    b'{"type":"user","uuid":"a"}', b"", b"x" * 90,
+]
+
+
+@given(st.lists(st.sampled_from(_MARKED), max_size=14), st.booleans(), st.sampled_from([64, 256]))
+def test_the_tail_split_finds_the_last_plain_boundary_and_the_lines_from_it(
+        pieces: list[bytes], final_newline: bool, chunk: int) -> None:
+    """``tail_lines`` (one pass from the end, each line tested where the SDK looks) finds
+    the start ``last_boundary_start`` finds (the marker searched in the whole buffer,
+    chunk edges included) and the start of every line from there on."""
+    from rechain.reference import read
+
+    data = b"\n".join(pieces) + (b"\n" if final_newline and pieces else b"")
+    saved = read.CHUNK_BYTES
+    read.CHUNK_BYTES = chunk  # small chunks: lines cross their edges all the time
+    try:
+        begin, starts = read.tail_lines(data)
+        assert begin == read.last_boundary_start(data)
+    finally:
+        read.CHUNK_BYTES = saved
+    assert starts == [at for at in [0, *(i + 1 for i, b in enumerate(data) if b == 10)]
+                      if begin <= at < len(data)]
