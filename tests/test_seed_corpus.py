@@ -33,13 +33,7 @@ RECORDED = [
     if in_seed_line(expectation.profile)
 ]
 # (case id, view, entry, profile) -> why the profile differs from its release there
-EXPLAINED: dict[tuple[str, str, str, str], str] = {
-    ("cli-malformed-tool-use-id", "resumed-chain", "resume-id", "claude-code@2.0.76"):
-        "2.0.76 drops a call whose id is the number 5 though a result answers it (5): "
-        "its filter of unanswered calls is not modelled for ids that are not strings",
-    ("cli-malformed-tool-use-id", "api", "resume-id", "claude-code@2.0.76"):
-        "the same call dropped (2.0.76)",
-}
+EXPLAINED: dict[tuple[str, str, str, str], str] = {}
 
 
 def options(case: Case, expectation: Expectation) -> Options:

@@ -98,19 +98,60 @@ def to_string(value: Any) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if value != value:
-            return "NaN"
-        if value in (float("inf"), float("-inf")):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value.is_integer() and abs(value) < 1e21:
-            return str(int(value))
-        return repr(value)
+    if isinstance(value, int | float):
+        return number_to_string(value)
     if isinstance(value, list):
         return _array_to_string(value)
     return "[object Object]"
+
+
+def number_to_string(value: int | float) -> str:
+    """``Number.prototype.toString()`` of the double JavaScript holds for ``value``
+    (shortest round-trip digits, exponent form below 1e-6 and from 1e21)."""
+    if type(value) is int and -(2**53) <= value <= 2**53:
+        return str(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = float("inf") if value > 0 else float("-inf")
+    if number != number:
+        return "NaN"
+    if number in (float("inf"), float("-inf")):
+        return "Infinity" if number > 0 else "-Infinity"
+    if number == 0:
+        return "0"
+    from decimal import Decimal
+
+    _, digits, exponent = Decimal(repr(abs(number))).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    k = len(text)
+    n = k + int(exponent)  # the value is 0.<text> x 10**n
+    if k <= n <= 21:
+        body = text + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = f"{text[:n]}.{text[n:]}"
+    elif -6 < n <= 0:
+        body = "0." + "0" * -n + text
+    else:
+        mantissa = text if k == 1 else f"{text[0]}.{text[1:]}"
+        body = f"{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+    return ("-" if number < 0 else "") + body
+
+
+def property_key(value: Any) -> str:
+    """``ToPropertyKey(value)``: the string an object key made of ``value`` is.
+
+    Like ``String(value)``, except that an object carrying its own ``toString`` (a JSON
+    value is never callable) has no primitive form: JavaScript throws a TypeError.
+    """
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is dict and "toString" in item:
+            raise TypeError("Cannot convert object to primitive value")
+        if type(item) is list:
+            pending.extend(item)
+    return to_string(value)
 
 
 def _array_to_string(array: list[Any]) -> str:

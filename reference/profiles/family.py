@@ -189,6 +189,10 @@ SEED_SWITCHES: tuple[Switch, ...] = (
            "a resumed row stays one message (before: one message per content block, so an "
            "unanswered tool_use block is dropped alone and its text kept; fresh uuids from the "
            "first row with several blocks)"),
+    Switch("calls_matched_by_value", "2.1.30",
+           "a call is answered by a result with the same `tool_use_id` value, of any type "
+           "(before: the results' ids are taken as object keys, so a call whose id is not a "
+           "string is dropped though a result answers it, and \"5\" is answered by 5)"),
     Switch("empty_rows_not_written", "2.1.88",
            "a resumed user or assistant row with `[]` content is not written to a fork "
            "(before: written)"),
@@ -205,9 +209,13 @@ SEED_SWITCHES: tuple[Switch, ...] = (
            "a `Task` tool call is sent as `Agent` (before: under its own name)"),
     Switch("local_command_sent", "2.1.63",
            "a local_command system row is sent as user text (before: left out)"),
-    Switch("orphan_results_stripped", "2.1.39",
+    Switch("missing_results_synthesised", "2.1.21",
+           "the request answers a call whose result does not follow it with \"[Tool result "
+           "missing due to internal error]\" (before: no pairing pass, the call sent as it "
+           "is; 2.1.18 < first <= 2.1.21)"),
+    Switch("orphan_results_stripped", "2.1.21",
            "the request strips tool results no call asked for, a message left empty goes "
-           "(before: sent)"),
+           "(before: sent; 2.1.18 < first <= 2.1.21)"),
     Switch("pairing_placeholders", "2.1.76",
            "the request also drops repeated calls and results, strips the first message's "
            "results and gives an emptied message a placeholder (before: none of that)"),

@@ -218,10 +218,13 @@ def _result_ids(content: Any) -> list[Any]:
 
 
 def pair_results(messages: list[Json], release: SeedRelease = BASE) -> list[Json]:
-    """``ensureToolResultPairing`` as ``release`` has it: missing results synthesised;
+    """``ensureToolResultPairing`` as ``release`` has it: missing results synthesised
+    (``missing_results_synthesised``, before which the pass does not exist);
     orphan results stripped (``orphan_results_stripped``); repeated calls and results
     dropped and emptied messages given a placeholder (``pairing_placeholders``)."""
     strip, full = release.orphan_results_stripped, release.pairing_placeholders
+    if not (strip or full or release.missing_results_synthesised):
+        return messages  # no pairing pass at all
     out: list[Json] = []
     seen_uses: set[Any] = set()
     at = 0
@@ -240,7 +243,8 @@ def pair_results(messages: list[Json], release: SeedRelease = BASE) -> list[Json
         entry, uses = _new_uses(entry, seen_uses) if full else (entry, _uses(entry))
         out.append(entry)
         following = messages[at] if at < len(messages) else None
-        reply, taken = _paired_reply(following, uses, strip, full)
+        reply, taken = _paired_reply(following, uses if release.missing_results_synthesised
+                                     else {}, strip, full)
         out += reply
         at += taken
     return out

@@ -59,6 +59,11 @@ class SeedRelease:
     #: a resumed row stays one message, uuid kept; before, one message per content block
     #: (the filters then see single blocks), fresh uuids from the first row with several
     rows_kept_whole: bool = True
+    #: a call is answered by a result whose ``tool_use_id`` is the same value (``===``,
+    #: any type; every block of a row counts); before, only by a result opening its
+    #: message whose ``tool_use_id`` as an object key (``String``) equals the call's id,
+    #: so a call whose id is not a string is always dropped and ``"5"`` is answered by 5
+    calls_matched_by_value: bool = True
     #: a resumed user or assistant row with ``[]`` content is not written to the fork;
     #: before, it is written like any other
     empty_rows_not_written: bool = True
@@ -79,6 +84,10 @@ class SeedRelease:
     legacy_tool_names_renamed: bool = True
     #: a ``local_command`` system row is sent as user text; before, it is left out
     local_command_sent: bool = True
+    #: the request answers a call whose result does not follow it with a synthetic error
+    #: result "[Tool result missing due to internal error]"; before, there is no pairing
+    #: pass and the call is sent as it is
+    missing_results_synthesised: bool = True
     #: the request strips tool results no call of the preceding assistant asked for (a
     #: message left empty goes); before, they are sent
     orphan_results_stripped: bool = True

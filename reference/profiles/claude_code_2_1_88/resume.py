@@ -23,7 +23,10 @@ from rechain.reference.js.values import UNDEFINED, prop, to_string, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, mkey
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
-from rechain.reference.profiles.claude_code_2_1_88.split import split_per_block
+from rechain.reference.profiles.claude_code_2_1_88.split import (
+    filter_unanswered_by_key,
+    split_per_block,
+)
 from rechain.reference.profiles.claude_code_2_1_332.chain import TimestampBridge
 from rechain.reference.recover import sorted_by_timestamp
 from rechain.reference.rows import as_blocks
@@ -491,7 +494,8 @@ def deserialise(chain: list[Json], release: SeedRelease = BASE) -> Resumed:
     messages = [strip_permission_mode(migrate_attachment(e)) for e in chain]
     if not release.rows_kept_whole:
         messages = split_per_block(messages)
-    messages = filter_unresolved_tool_uses(messages)
+    messages = (filter_unresolved_tool_uses(messages) if release.calls_matched_by_value
+                else filter_unanswered_by_key(messages))
     if release.blank_assistants_dropped:
         messages = filter_orphaned_thinking(messages)
         messages = filter_whitespace_only(messages, release.merge_seam_newline,
