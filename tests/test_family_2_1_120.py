@@ -26,7 +26,7 @@ from rechain.reference.profiles.family import (
 RELEASE = "2.1.120"
 PROFILE = f"claude-code@{RELEASE}"
 RECORDED = [(case, e) for case in load_cases() for e in case.expectations
-            if e.profile == PROFILE and not e.options.get("resume_interrupted_turn")]
+            if e.profile == PROFILE]
 #: the switches whose first release lies after 2.1.120 and at or before 2.1.269's range
 BETWEEN = [s for s in SWITCHES
            if version_tuple(RELEASE) < version_tuple(s.first) <= version_tuple(CLI_RANGE[0])]

@@ -172,6 +172,16 @@ def test_chained_to_follows_appended_rows_back_to_the_transcript() -> None:
     assert chained_to(block, "next") == ("x", "x")
 
 
+def test_chained_to_finds_a_requeued_prompt_joined_in_front_of_ours() -> None:
+    """Before 2.1.200 an interrupted prompt is queued in front of the new one, one row."""
+    joined = [{"type": "user", "uuid": "p", "parentUuid": "u3",
+               "message": {"content": "u4\nnext"}}]
+    assert chained_to(joined, "next") == ("u3", "u3")
+    assert chained_to([{**joined[0], "message": {"content": "u4 next"}}], "next") == (None, None)
+    exact = [{"type": "user", "uuid": "q", "parentUuid": "a", "message": {"content": "next"}}]
+    assert chained_to(joined + exact, "next") == ("a", "a")
+
+
 # --- with the installed CLI -----------------------------------------------------------
 
 

@@ -178,6 +178,16 @@ def _is_prompt_row(row: dict[str, Any], prompt: str) -> bool:
     )
 
 
+def _is_joined_prompt_row(row: dict[str, Any], prompt: str) -> bool:
+    """A user row whose text ends with our prompt after a LF: before 2.1.200, with
+    ``CLAUDE_CODE_RESUME_INTERRUPTED_TURN`` an interrupted prompt is queued in front of the
+    new one and the two go as one row ("u4\nnext")."""
+    if row.get("type") != "user" or row.get("isMeta"):
+        return False
+    content = (row.get("message") or {}).get("content")
+    return isinstance(content, str) and content.endswith("\n" + prompt)
+
+
 def _is_warmup(body: Any) -> bool:
     """2.0.x's start-up call: one user message whose only text is "Warmup"."""
     messages = body.get("messages") if isinstance(body, dict) else None
@@ -197,6 +207,8 @@ def chained_to(appended: list[dict[str, Any]], prompt: str,
     writes the resumed chain into a new file, uuids kept) is not an appended one.
     """
     prompt_row = next((row for row in appended if _is_prompt_row(row, prompt)), None)
+    if prompt_row is None:  # a release that sends a requeued prompt joined in front of ours
+        prompt_row = next((row for row in appended if _is_joined_prompt_row(row, prompt)), None)
     if prompt_row is None:
         return None, None
     parent = prompt_row.get("parentUuid")

@@ -119,6 +119,10 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("context_block_gone", "2.1.268",
            "the first user message is sent as written (before: the harness's context block "
            "opened it, so it went as a block list)"),
+    Switch("interrupted_turn_redone", "2.1.200",
+           "with CLAUDE_CODE_RESUME_INTERRUPTED_TURN an interrupted prompt is redone in an "
+           "extra request (before: taken out of the conversation, the row before it the tip, "
+           "and sent joined in front of the new prompt; 2.1.141 < first <= 2.1.200)"),
     Switch("fork_briefing_passed_over", "2.1.260",
            "a `fork_briefing` attachment is never the tip (before: written last, it is the "
            "tip and ends the turn as an attachment does; 2.1.250 < first <= 2.1.260)"),
@@ -303,8 +307,7 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (214/217 option sets; the misses, listed in "
-                "docs/changes.md, are rules not yet switches), its answers on the 60 cases "
+    ("2.1.120", "the whole corpus (217/217 option sets), its answers on the 63 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),

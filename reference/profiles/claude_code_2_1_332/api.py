@@ -318,6 +318,21 @@ def redone_turn(rows: list[Json]) -> Json | None:
     return last
 
 
+def requeued_prompt(rows: list[Json], release: CliRelease = LATEST) -> Json | None:
+    """Before ``interrupted_turn_redone``, with ``CLAUDE_CODE_RESUME_INTERRUPTED_TURN``: the
+    interrupted prompt the CLI takes out of the conversation and queues in front of the new
+    prompt, joined to it with LF (the last row that is not a system row, when it is a user
+    row neither meta, a compact summary nor a tool result; the "[Request interrupted by
+    user]" marker too). Probed on 2.1.120 to 2.1.141; the row before it is the tip."""
+    if release.interrupted_turn_redone:
+        return None
+    last = next((r for r in reversed(rows) if r.get("type") != "system"), None)
+    if last is None or last.get("type") != "user" or last.get("isMeta") is True \
+            or last.get("isCompactSummary") is True:
+        return None
+    return None if _tool_ids(last, "tool_result", "tool_use_id") else last
+
+
 def unanswered_tip(rows: list[Json], release: CliRelease = LATEST) -> Json | None:
     """The last fragment of the final assistant message with a call nobody answered (before
     ``interrupted_call_result``: of any assistant message)."""
@@ -642,7 +657,10 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
     """The ``messages`` of the first request after resume, without its last turn (the new
     prompt's; or, when an interrupted turn is redone, that turn's last user message)."""
     rows = deserialise(rows, resume_interrupted, release)
-    redone = resume_interrupted and redone_turn(rows) is not None
+    requeued = requeued_prompt(rows, release) if resume_interrupted else None
+    if requeued is not None:
+        rows = [row for row in rows if row is not requeued]
+    redone = resume_interrupted and (requeued is not None or redone_turn(rows) is not None)
     if release.voice_call_records:
         rows = _with_voice_records(rows, release)
     if not redone:

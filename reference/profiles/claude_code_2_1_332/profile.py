@@ -29,6 +29,7 @@ from rechain.reference.profiles.claude_code_2_1_332.api import (
     empty_blocks,
     ends_interrupted,
     redone_turn,
+    requeued_prompt,
     sentinel_after,
     to_api,
     unanswered_tip,
@@ -136,6 +137,10 @@ class Resumed:
         if self.error is not None:
             return None
         kept = self.kept
+        requeued = requeued_prompt(kept, self.release) if self.resume_interrupted else None
+        if requeued is not None:
+            rest = [row for row in kept if row is not requeued]
+            return rest[-1]["uuid"] if rest else None
         redone = redone_turn(kept) if self.resume_interrupted else None
         if redone is not None:
             return redone["uuid"]

@@ -82,6 +82,9 @@ class CliRelease:
     #: a ``fork_briefing`` attachment is never the last row written (the tip); before, one
     #: written last was the tip, resumed as an attachment that ends the turn
     fork_briefing_passed_over: bool = True
+    #: with ``CLAUDE_CODE_RESUME_INTERRUPTED_TURN``, an interrupted prompt is redone in an
+    #: extra request; before, it was taken out and sent joined in front of the new prompt
+    interrupted_turn_redone: bool = True
     #: adjacent user rows stay apart when a blank assistant is dropped; before, every two
     #: adjacent user rows then merged into the first, so the prompt followed that one
     users_kept_apart: bool = True
