@@ -115,22 +115,23 @@ def valid_utf8(data: bytes) -> bool:
     return True
 
 
-class Pending:
+class Pending(msgspec.Struct, gc=False, eq=False):
     """A row not decoded yet: its buffer and where its line starts (after the bytes the
     reader skips; it ends at the next LF, found again when the row is read: a million
-    rows kept undecoded are a million fewer ints); decoded once, on first read."""
+    rows kept undecoded are a million fewer ints); decoded once, on first read.
 
-    __slots__ = ("data", "plain", "start", "value")
+    A ``Struct`` (compared by identity) rather than a class with slots: built in C, a
+    fifth of the time, and 48 bytes instead of 64 (no cyclic-GC header).
+    """
 
-    def __init__(self, data: bytes, start: int, plain: bool = False) -> None:
-        self.data = data
-        self.start = start
-        self.value: Json | None = None
-        # the SDK view may decide the row from its type alone: no ``isMeta``, quiet-turn
-        # close, host field, sidechain or team (each absent, null or false; anything else
-        # is left to the decoded row), so it is no queued command, local-command mark or
-        # host assistant, and it is shown when a user or assistant row
-        self.plain = plain
+    data: bytes
+    start: int
+    # the SDK view may decide the row from its type alone: no ``isMeta``, quiet-turn
+    # close, host field, sidechain or team (each absent, null or false; anything else
+    # is left to the decoded row), so it is no queued command, local-command mark or
+    # host assistant, and it is shown when a user or assistant row
+    plain: bool = False
+    value: Any = None  # the decoded row, once ``decoded`` kept it
 
     def raw(self) -> bytes:
         """The row's bytes."""
@@ -161,6 +162,28 @@ class Pending:
             return orjson.loads(raw)  # type: ignore[no-any-return]
         except (orjson.JSONDecodeError, RecursionError):
             return parse_line(raw)[0]  # type: ignore[no-any-return]
+
+
+class Stamped(msgspec.Struct, gc=False):
+    """A row's ``timestamp`` alone (None when absent)."""
+
+    timestamp: Any = None
+
+
+_STAMP = msgspec.json.Decoder(Stamped)
+
+
+def stamp_of(item: Json | Pending) -> Any:
+    """``row.get("timestamp")`` of a stored row. A row kept undecoded is glanced at (its
+    line decodes as the glance established), and decoded, not kept, only when the stamp
+    is neither a string nor absent or null (``JSON.parse`` decides such values)."""
+    if type(item) is not Pending or item.value is not None:
+        return row_of(item).get("timestamp")
+    try:
+        stamp = _STAMP.decode(item.raw()).timestamp
+    except (msgspec.DecodeError, RecursionError):
+        stamp = UNDEFINED
+    return stamp if stamp is None or type(stamp) is str else item.fresh().get("timestamp")
 
 
 def row_of(item: Json | Pending) -> Json:

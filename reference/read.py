@@ -144,6 +144,19 @@ class SnapshotLines(NumberedLines):
         data = self.data
         view = memoryview(data)
         prefixed = data.startswith
+        starts = self.starts
+        if starts is not None:
+            ends = self._ends(starts)
+            if not any(map(prefixed, repeat(SNAPSHOT_PREFIX), starts, ends)):
+                # no snapshot to drop or move: every line in order, each view cut in C
+                self.sink[:] = [d for d in self.sink if d.kind != "attribution-snapshot"]
+                return zip(count(self.first_line), map(view.__getitem__, map(slice, starts, ends)),
+                           starts)
+        return self._held_last(view)
+
+    def _held_last(self, view: memoryview) -> Iterator[tuple[int, memoryview, int]]:
+        """The lines, snapshots but the last dropped, the last after every other line."""
+        prefixed = self.data.startswith
         held: tuple[int, memoryview, int] | None = None
         dropped: list[Diagnostic] = []
         for number, start, newline in self._spans():
@@ -160,14 +173,18 @@ class SnapshotLines(NumberedLines):
     def _spans(self) -> Iterator[tuple[int, int, int]]:
         """(number, start, end) of every line: from the starts the read stage found, else
         split here."""
-        data, starts = self.data, self.starts
+        starts = self.starts
         if starts is not None:
-            ends = [*map(sub, islice(starts, 1, None), repeat(1))]
-            if starts:
-                stop = data.find(b"\n", starts[-1])
-                ends.append(len(data) if stop == -1 else stop)
-            return zip(count(self.first_line), starts, ends)
+            return zip(count(self.first_line), starts, self._ends(starts))
         return self._split()
+
+    def _ends(self, starts: list[int]) -> list[int]:
+        """Where each line starting at ``starts`` ends (its LF, or the buffer's end)."""
+        ends = [*map(sub, islice(starts, 1, None), repeat(1))]
+        if starts:
+            stop = self.data.find(b"\n", starts[-1])
+            ends.append(len(self.data) if stop == -1 else stop)
+        return ends
 
     def _split(self) -> Iterator[tuple[int, int, int]]:
         find = self.data.find

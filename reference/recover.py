@@ -10,32 +10,40 @@ its calls; two filings are the same when ``${parent}\\n${uuid}`` is.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from rechain.reference.facts import MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.graph import Graph, ReaderError, walked_facts
 from rechain.reference.js.collate import locale_key
 from rechain.reference.js.values import nullish, to_string, truthy
-from rechain.reference.lazyrows import LazyChain, stored_rows
+from rechain.reference.lazyrows import LazyChain, Pending, stamp_of, stored_rows
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.orphans import Rules, find_orphans
 
 _DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
+T = TypeVar("T")
 
 
-def sorted_by_timestamp(rows: list[Json]) -> list[Json]:
-    """``localeCompare`` on timestamps, throwing where the SDK's comparator throws."""
+def sorted_by_timestamp(rows: list[T], stamps: list[Any] | None = None) -> list[T]:
+    """``localeCompare`` on timestamps, throwing where the SDK's comparator throws.
+
+    ``stamps``: each row's ``timestamp`` (None when absent), when the caller read them
+    without decoding the rows; else ``rows`` are the rows and are read.
+    """
     if len(rows) < 2:
         return rows
-    stamps = [row.get("timestamp") for row in rows]
+    if stamps is None:
+        stamps = [row.get("timestamp") for row in rows]  # type: ignore[attr-defined]
     for stamp in stamps[1:]:
         if not nullish(stamp) and type(stamp) is not str:
             raise ReaderError("timestamp.localeCompare is not a function (TypeError)")
-    if all(type(s) is str and s.isascii() for s in stamps):
-        shapes = {s.translate(_DIGITS_TO_ZERO) for s in stamps}  # type: ignore[union-attr]
-        if len(shapes) == 1:  # one format, only digits differ: collation is string order
-            return sorted(rows, key=lambda r: r["timestamp"])
-    return sorted(rows, key=lambda r: locale_key(r.get("timestamp")))
+    key: Callable[[int], Any] = stamps.__getitem__
+    if not all(type(s) is str and s.isascii() for s in stamps) or \
+            len({s.translate(_DIGITS_TO_ZERO) for s in stamps}) != 1:
+        key = lambda at: locale_key(stamps[at])  # noqa: E731
+    # else one format, only digits differ: collation is string order
+    return [rows[at] for at in sorted(range(len(rows)), key=key)]
 
 
 def _string_id(fact: Facts, nodes: dict[str, Json]) -> str | None:
@@ -71,12 +79,11 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
                              chain_facts=chain_facts):
         if not turn.siblings and not turn.results:
             continue
-        recovered = sorted_by_timestamp([nodes[u] for u in turn.siblings]) + \
-            sorted_by_timestamp([nodes[u] for u in turn.results])
+        recovered = _by_timestamp(nodes, turn.siblings) + _by_timestamp(nodes, turn.results)
         inserts[turn.last] = recovered
-        for row in recovered:
+        for _, uuid in recovered:
             graph.diagnostics.append(Diagnostic(
-                graph.line[row["uuid"]], "recovered",
+                graph.line[uuid], "recovered",
                 f"off the walked path; put back after {turn.last} "
                 f"(line {graph.line[turn.last]}) by orphan recovery"))
     if not inserts:
@@ -87,9 +94,19 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
         out.append(row)
         out_uuids.append(uuid)
         if uuid in inserts:
-            out.extend(inserts[uuid])
-            out_uuids.extend(row["uuid"] for row in inserts[uuid])
+            for item, recovered_uuid in inserts[uuid]:
+                out.append(item)  # type: ignore[arg-type]
+                out_uuids.append(recovered_uuid)
     return LazyChain(out, out_uuids) if type(chain) is LazyChain else out
+
+
+def _by_timestamp(nodes: dict[str, Json], uuids: list[str]) -> list[tuple[Json | Pending, str]]:
+    """The rows of ``uuids`` as stored (a row kept undecoded stays so: its timestamp is
+    glanced at, ``lazyrows.stamp_of``), with their uuids, sorted by timestamp."""
+    rows = [(dict.__getitem__(nodes, uuid), uuid) for uuid in uuids]
+    if len(rows) < 2:
+        return rows
+    return sorted_by_timestamp(rows, [stamp_of(item) for item, _ in rows])
 
 
 __all__ = ["SDK", "recover_orphans", "sorted_by_timestamp"]

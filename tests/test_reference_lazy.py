@@ -24,6 +24,7 @@ from rechain.reference.lazyrows import (
     LazyNodes,
     Pending,
     glance,
+    row_of,
     valid_utf8,
 )
 from rechain.reference.parse import parse_sdk
@@ -275,3 +276,29 @@ def test_a_row_with_a_view_flag_is_not_plain(line: bytes) -> None:
     (item,) = parse_sdk(NumberedLines(line)).entries.stored()  # type: ignore[attr-defined]
     assert type(item) is Pending
     assert item.plain is line.endswith(b'"isMeta":null}')
+
+
+@settings(max_examples=40, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_a_glanced_timestamp_is_the_decoded_rows(c: object) -> None:
+    """Orphan recovery sorts rows kept undecoded by a glance at their timestamp
+    (``stamp_of``): the decoded row's ``timestamp``, the row left undecoded."""
+    from rechain.reference.lazyrows import stamp_of
+
+    stored = parse_sdk(NumberedLines(c.data)).entries  # type: ignore[attr-defined]
+    for item in getattr(stored, "stored", lambda: [])():
+        assert stamp_of(item) == row_of(item).get("timestamp")
+        assert type(item) is not Pending or item.value is None
+
+
+@pytest.mark.parametrize("stamp", [b'"2026-01-01T00:00:00.000Z"', b"null", b"1e400", b"12",
+                                   b'{"a":1}', b'"x","timestamp":"y"', b'"\\u00e9"'])
+def test_a_timestamp_of_any_shape_is_read_as_json_parse_reads_it(stamp: bytes) -> None:
+    from rechain.reference.lazyrows import stamp_of
+
+    line = b'{"type":"user","uuid":"a","\\u0074imestamp":' + stamp + b"}"
+    (item,) = parse_sdk(NumberedLines(line)).entries.stored()  # type: ignore[attr-defined]
+    assert type(item) is Pending
+    assert stamp_of(item) == orjson.loads(line.replace(b"1e400", b"1e300")).get("timestamp") \
+        or stamp == b"1e400"
+    assert stamp_of(item) == row_of(item).get("timestamp")
