@@ -11,10 +11,11 @@ UTF-8 is decoded with U+FFFD first (``Buffer.toString``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import orjson
 
 from rechain.reference.js.jsonparse import JsonError, parse_prefix
@@ -25,6 +26,7 @@ _JSON_WS = " \t\r\n"
 _WS_BYTES = frozenset(b" \t\r\n")
 # the first byte of any JSON value; a line starting with another byte fails at once
 _VALUE_START = frozenset(b'{["-0123456789tfn')
+_GLANCE_REFUSED = (msgspec.DecodeError, RecursionError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,12 @@ class Value:
     line: int
     value: Any
     last: int = 0  # 0: the value ends on ``line``
+
+
+# a line that is one JSON object, only glanced at: (its line, what the glance read of it,
+# where it starts in the buffer; its bytes end at the next LF). A tuple: one per line of
+# a long file, built in C
+Glanced = tuple[int, Any, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,18 +113,24 @@ def decode(data: bytes | memoryview) -> tuple[str, bool]:
         return str(data, "utf-8", "replace"), True
 
 
-def read_values(data: bytes, numbers: Sequence[int], end: int | None = None
-                ) -> Iterator[Value | Skipped]:
+def read_values(data: bytes, numbers: Sequence[int], end: int | None = None,
+                glance: Callable[[memoryview], Any] | None = None
+                ) -> Iterator[Value | Glanced | Skipped]:
     """Every value the CLI's reader yields from ``data[:end]``, and every stretch it skipped.
 
     A UTF-8 buffer is read in place, line by line, and decoded to text only where a line
     needs the exact parser (an error, a value across lines, text after a value): a file
     as large as the machine's memory costs no copy of itself. Any other buffer is decoded
     whole first, U+FFFD for its bad bytes, as ``Buffer.toString`` does.
+
+    With ``glance`` (a msgspec decoder of some fields, ``lazyrows.Glance``), a line of a
+    UTF-8 buffer that starts an object is first glanced at: a line it accepts is one
+    object and JSON whitespace, what ``JSON.parse`` of the line accepts too, and is
+    yielded as a ``Glanced`` tuple, undecoded; any line it refuses goes the usual way.
     """
     end = len(data) if end is None else end
     if valid_utf8(data):
-        return _read_bytes(data, end, numbers)
+        return _read_bytes(data, end, numbers, glance)
     view = memoryview(data)[:end]
     return _read_text(decode(view)[0], numbers)
 
@@ -192,8 +206,11 @@ def _needs_more(error: JsonError, window: str) -> bool:
             or str(error).startswith("Unterminated string"))
 
 
-def _read_bytes(data: bytes, end: int, numbers: Sequence[int]) -> Iterator[Value | Skipped]:
-    """``_read_text`` on the bytes of a UTF-8 buffer (same values, lines and messages)."""
+def _read_bytes(data: bytes, end: int, numbers: Sequence[int],
+                glance: Callable[[memoryview], Any] | None = None
+                ) -> Iterator[Value | Glanced | Skipped]:
+    """``_read_text`` on the bytes of a UTF-8 buffer (same values, lines and messages; a
+    line ``glance`` accepts as ``Glanced``)."""
     lines = _Lines(data, numbers)
     text = _Text(data, end)
     view = memoryview(data)
@@ -210,6 +227,16 @@ def _read_bytes(data: bytes, end: int, numbers: Sequence[int]) -> Iterator[Value
         line_end = end if newline == -1 else newline
         number = lines.of(pos)
         first = data[pos]
+        if first == 0x7B and glance is not None:  # an object: glanced, kept undecoded
+            try:
+                seen = glance(view[pos:line_end])
+            except _GLANCE_REFUSED:
+                pass
+            else:
+                lines.offset = line_end
+                yield (number, seen, pos)
+                pos = line_end
+                continue
         if first in _VALUE_START:
             try:  # the fast path: the whole line is one value
                 value = loads(view[pos:line_end])

@@ -15,9 +15,11 @@ import bisect
 import math
 from typing import Any
 
+from rechain.reference.facts import KIND, PARENT
 from rechain.reference.graph import Graph
 from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import UNDEFINED, describe, truthy
+from rechain.reference.lazyrows import LazyChain, LazyNodes, row_of
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_332.load import (
     BRIDGE_MS,
@@ -136,40 +138,46 @@ def truthy_key(key: str) -> bool:
 
 def _fallback(graph: Graph, checkpoint: Any, explicit: bool, last: str | None,
               trailing: int) -> Json | None:
-    """No tip: the leaf messages (no user/assistant child), the checkpoint's, else newest."""
-    nodes = graph.nodes
+    """No tip: the leaf messages (no user/assistant child), the checkpoint's, else newest.
+
+    The parents and types come from the facts: only the leaves found are read.
+    """
+    nodes, facts = graph.nodes, graph.facts()
     parents: set[Any] = set()
     message_parents: set[Any] = set()
-    for row in nodes.values():
-        parent = row.get("parentUuid", UNDEFINED)
+    for fact in facts.values():
+        parent = fact[PARENT]
         if parent is not None:
             tagged = parent if type(parent) is str else ("\x01", repr(parent))
             parents.add(tagged)
-            if _is_message(row):
+            if fact[KIND] in _MESSAGE_KINDS:
                 message_parents.add(tagged)
-    leaves: dict[str, Json] = {}
+    leaves: dict[str, None] = {}
     memo: dict[str, Any] = {}
-    for uuid, row in nodes.items():
+    for uuid in facts:
         if uuid in parents:
             continue
         path: list[str] = []
-        current: Json | None = row
-        found: Any = "root"
+        current: str | None = uuid
+        found: Any = _ROOT
         while current is not None:
-            if _is_message(current):
+            fact = facts[current]
+            if fact[KIND] in _MESSAGE_KINDS:
                 found = current
                 break
-            known = memo.get(current["uuid"])
+            known = memo.get(current)
             if known is not None:
                 found = known
                 break
-            memo[current["uuid"]] = "cycle"
-            path.append(current["uuid"])
-            current = _parent(graph, current)
+            memo[current] = _CYCLE
+            path.append(current)
+            parent = fact[PARENT]
+            current = parent if truthy(parent) and type(parent) is str and parent in nodes \
+                else None
         for step in path:
             memo[step] = found
-        if isinstance(found, dict) and found["uuid"] not in message_parents:
-            leaves[found["uuid"]] = found
+        if found is not _ROOT and found is not _CYCLE and found not in message_parents:
+            leaves[found] = None
     if len(leaves) > 1:
         chosen = checkpoint if checkpoint in leaves and (explicit or not last) else (
             None if trailing > 0 else last)
@@ -178,6 +186,10 @@ def _fallback(graph: Graph, checkpoint: Any, explicit: bool, last: str | None,
             if found is not None:
                 return found
     return _latest(nodes[u] for u in nodes if u in leaves)
+
+
+_MESSAGE_KINDS = ("user", "assistant")
+_ROOT, _CYCLE = object(), object()  # where a walk up from a leaf ends, when not at a message
 
 
 def _latest(rows: Any) -> Json | None:
@@ -266,36 +278,47 @@ def _is_boundary(row: Json) -> bool:
 
 
 def walk_cli(graph: Graph, leaf: Json, release: CliRelease = LATEST) -> list[Json]:
-    """Leaf to root; a missing or revisited parent is bridged by timestamp. Root first."""
-    chain: list[Json] = []
+    """Leaf to root; a missing or revisited parent is bridged by timestamp. Root first.
+
+    The parents are read from the facts, so the rows the parser kept undecoded stay so
+    (the chain is then a ``LazyChain``); a row is decoded only to bridge from it, and a
+    system row is read (not kept) to see whether it is a compact boundary.
+    """
+    nodes, facts = graph.nodes, graph.facts()
+    stored = dict.__getitem__
+    rows: list[Json] = []
+    uuids: list[str] = []
     seen: set[str] = set()
     bridge = TimestampBridge(graph, release.bridge_skips_chain_results)
-    current: Json | None = graph.nodes.get(leaf["uuid"])
-    while current is not None:
-        uuid = current["uuid"]
+    uuid: str | None = leaf["uuid"] if leaf["uuid"] in nodes else None
+    while uuid is not None:
         if uuid in seen:
             graph.diagnostics.append(Diagnostic(graph.line[uuid], "cycle",
                                                 f"{uuid} is already on the chain: the walk stops"))
             break
         seen.add(uuid)
-        chain.append(current)
-        parent = current.get("parentUuid")
-        if not truthy(parent) or _is_boundary(current):
+        rows.append(stored(nodes, uuid))  # a row kept undecoded stays so (``LazyChain``)
+        uuids.append(uuid)
+        fact = facts[uuid]
+        parent = fact[PARENT]
+        if not truthy(parent) or (fact[KIND] == "system" and _is_boundary(row_of(rows[-1]))):
             break
-        found = graph.nodes.get(parent) if type(parent) is str else None
-        if found is None or found["uuid"] in seen:
+        found = parent if type(parent) is str and parent in nodes else None
+        if found is None or found in seen:
             why = "is not in the file" if found is None else "is already on the chain (cycle)"
-            found = bridge.find(current, seen)
+            bridged = bridge.find(nodes[uuid], seen)
+            found = None if bridged is None else bridged["uuid"]
             if found is not None:
                 graph.diagnostics.append(Diagnostic(
                     graph.line[uuid], "bridged",
-                    f"parent {describe(parent)} {why}: bridged to {key_text(found['uuid'])} "
-                    f"(line {graph.line[found['uuid']]}) by timestamp"))
+                    f"parent {describe(parent)} {why}: bridged to {key_text(found)} "
+                    f"(line {graph.line[found]}) by timestamp"))
             else:
                 graph.diagnostics.append(Diagnostic(
                     graph.line[uuid], "dangling-parent",
                     f"parent {describe(parent)} {why}: the chain starts here"))
-        current = found
-    chain.reverse()
+        uuid = found
+    rows.reverse()
+    uuids.reverse()
     graph.extras["claude-code:seen"] = seen
-    return chain
+    return LazyChain(rows, uuids) if type(nodes) is LazyNodes else rows

@@ -10,19 +10,25 @@ missing or cyclic parent with a 5-second timestamp bridge.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
 import orjson
 
-from rechain.reference.facts import KIND, PARENT, facts_of
+from rechain.reference.facts import CALLS, KIND, PARENT, facts_of, glance_facts
 from rechain.reference.graph import Graph
-from rechain.reference.js.jsonl import Skipped, join_lines, read_values
+from rechain.reference.js.jsonl import Consecutive, Skipped, join_lines, read_values
 from rechain.reference.js.values import UNDEFINED, describe, truthy
+from rechain.reference.lazyrows import LazyEntries, Pending
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.parse import Parsed, rewrite_voice_call
+from rechain.reference.profiles.claude_code_2_1_332.glance import (
+    CLI_GLANCE,
+    CliGlance,
+    kept_as_written,
+)
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.rows import is_boundary
 
@@ -49,6 +55,8 @@ class LoadState:
     trailing_snapshots: int = 0  # file_snapshot rows written since the last main-chain row
     dropped: dict[str, Any] = field(default_factory=dict)  # unusable rows: uuid -> parent
     relink_tail: str | None = None  # the tail of the preserved segment, when relinked
+    # rows kept undecoded that hold a tool_use block though their facts name no call
+    odd_calls: set[str] = field(default_factory=set)
     failure: str | None = None  # why this release's resume fails on the file (exit 1)
 
 
@@ -127,18 +135,52 @@ def _forks(row: Json) -> bool:
     )
 
 
-def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST) -> Parsed:
-    """Stage 2 for the CLI: the JSONL reader, then the loader's per-row dispatch."""
-    parsed = Parsed(facts=[])
+def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
+              glance: Callable[[memoryview], CliGlance] | None = CLI_GLANCE) -> Parsed:
+    """Stage 2 for the CLI: the JSONL reader, then the loader's per-row dispatch.
+
+    A line that is one object is glanced at (``glance.py``; ``glance=None`` decodes
+    every line): a conversation row the loader keeps as written stays undecoded
+    (``lazyrows.Pending``) with its facts, and a line of another type is only accounted
+    for; any other is decoded and dispatched.
+    """
+    parsed = Parsed(entries=LazyEntries(), facts=[])
     state = LoadState()
     parsed.extras[STATE] = state
     data, end, numbers = join_lines(lines)
-    if not numbers:
+    # a whole buffer's pieces are not counted to know there are some (``Consecutive``)
+    if not (data if isinstance(numbers, Consecutive) else numbers):
         return parsed
     seen: set[str] = set()
     bridge: dict[str, Any] = {}
     read: set[int] = set()
-    for item in read_values(data, numbers, end):
+    # the hot loop of a large file: its lookups bound once
+    entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
+    keep, saw, known, odd = list.append, read.add, seen.add, state.odd_calls
+    previous: str | None = None  # the last glanced row's uuid: most rows' parent
+    for item in read_values(data, numbers, end, glance):
+        if type(item) is tuple:
+            number, glanced, start = item
+            saw(number)
+            kind = glanced.type
+            if type(kind) is str and kind in ROW_TYPES \
+                    and kept_as_written(glanced, seen, bridge, release):
+                uuid = glanced.uuid
+                known(uuid)
+                keep(entries, Pending(data, start))
+                keep(kept_lines, number)
+                fact = glance_facts(glanced, previous)
+                keep(facts, fact)
+                previous = uuid
+                if not fact[CALLS] and glanced.message is not None \
+                        and type(glanced.message.content) is list \
+                        and any(block.type == "tool_use" for block in glanced.message.content):
+                    odd.add(uuid)
+                _loaded(state, glanced, kind, uuid)
+            elif not _glanced_other(parsed, bridge, number, glanced):
+                _dispatch(parsed, state, seen, bridge, number,
+                          Pending(data, start).fresh(), release)
+            continue
         if isinstance(item, Skipped):
             kind = "text-after-value" if item.after_value else "invalid-json"
             parsed.diagnostics.append(Diagnostic(item.line, kind, item.reason))
@@ -154,6 +196,47 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST) 
     parsed.diagnostics.extend(Diagnostic(n, "blank", "only whitespace: no value starts here")
                               for n in numbers if n not in read)
     return parsed
+
+
+def _glanced_other(parsed: Parsed, bridge: dict[str, Any], number: int,
+                   glanced: CliGlance) -> bool:
+    """``_dispatch`` of a glanced line that is not a row kept as written, from its fields;
+    False: it needs decoding (a conversation row the loader rewrites or drops, a
+    checkpoint)."""
+    kind = glanced.type
+    if (type(kind) is str and kind in ROW_TYPES) or kind == "last-prompt":
+        return False
+    if kind == "progress" and type(glanced.uuid) is str:
+        parent = glanced.parent_uuid
+        parent = None if parent is UNDEFINED else parent
+        bridge[glanced.uuid] = (bridge.get(parent) if truthy(parent) and type(parent) is str
+                                and parent in bridge else parent)
+        parsed.diagnostics.append(Diagnostic(
+            number, "progress", "legacy progress row: its children are re-parented"))
+        return True
+    detail = f"type {kind!r} is not a conversation row" if type(kind) is str else "no type"
+    parsed.diagnostics.append(Diagnostic(number, "ignored-type", detail))
+    return True
+
+
+def _loaded(state: LoadState, glanced: CliGlance, kind: str, uuid: str) -> None:
+    """What a row kept as written tells the loader (``_add_row``'s bookkeeping)."""
+    side, subtype = glanced.is_sidechain, glanced.subtype
+    if kind == "system" and subtype == "file_snapshot":  # ``is_snapshot_row``
+        state.trailing_snapshots += 1
+    elif (side is False or side is None or not truthy(side)) and not (
+            kind == "attachment" and glanced.attachment is not None
+            and glanced.attachment.type == "fork_briefing"):
+        state.last_row = uuid
+        state.trailing_snapshots = 0
+        stamp = glanced.timestamp
+        if type(stamp) is str and stamp > state.newest_stamp:
+            state.newest_row, state.newest_stamp = uuid, stamp
+        state.explicit = False
+        state.cleared = False
+    if kind == "system" and subtype == "compact_boundary":  # ``is_boundary``
+        state.checkpoint = None
+        state.explicit = state.ever_explicit = False
 
 
 def _dispatch(

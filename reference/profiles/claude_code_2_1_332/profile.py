@@ -15,12 +15,14 @@ from dataclasses import dataclass
 import orjson
 
 from rechain.reference.explain import left_out
+from rechain.reference.facts import KIND
 from rechain.reference.first_prompt import (
     FIRST_PROMPT_ERROR,
     first_prompt_fails,
 )
 from rechain.reference.graph import Graph, ReaderError
 from rechain.reference.js.values import truthy
+from rechain.reference.lazyrows import chain_uuids, stored_rows
 from rechain.reference.model import Diagnostic, Json, Options, Rebuild
 from rechain.reference.parse import Parsed
 from rechain.reference.profiles.claude_code_2_1_332.api import (
@@ -107,8 +109,16 @@ def present_cli(
     failure on a first prompt that is not a string (rule L7) is the reader's error."""
     if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         raise ReaderError(FIRST_PROMPT_ERROR)
-    rows = [row for row in chain if hidden_reason_cli(row, False) is None]
-    return Presented(rows, [graph.line[r["uuid"]] for r in rows], session_message)
+    # the rows' types are in their facts: a row kept undecoded stays so in the messages
+    facts, line = graph.facts(), graph.line
+    shown = [(item, uuid) for item, uuid in zip(stored_rows(chain), chain_uuids(chain),
+                                                strict=True)
+             if facts[uuid][KIND] in _MESSAGE_KINDS]
+    return Presented([item for item, _ in shown], [line[uuid] for _, uuid in shown],
+                     session_message)
+
+
+_MESSAGE_KINDS = ("user", "assistant")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UU
 from rechain.reference.graph import Graph
 from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import truthy
+from rechain.reference.lazyrows import LazyChain, Pending, chain_uuids, row_of, stored_rows
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.orphans import Rules, Turn, find_orphans
 from rechain.reference.profiles.claude_code_2_1_332.chain import (
@@ -28,6 +29,7 @@ from rechain.reference.profiles.claude_code_2_1_332.chain import (
     sidechain_key,
     truthy_key,
 )
+from rechain.reference.profiles.claude_code_2_1_332.load import state_of
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.rows import any_key, message_id
 
@@ -116,12 +118,22 @@ CLI_DIRECT = Rules(message=_any_id, is_result=_every_result, looks_further=_neve
 
 def recover_cli(graph: Graph, chain: list[Json], release: CliRelease = LATEST) -> list[Json]:
     """The chain with recovered rows, then the tip's system and attachment descendants."""
-    seen: set[str] = graph.extras.get("claude-code:seen") or {r["uuid"] for r in chain}
+    uuids = chain_uuids(chain)
+    seen: set[str] = graph.extras.get("claude-code:seen") or set(uuids)
     out = _recover_orphans(graph, chain, seen, CLI if release.strays_recovered else CLI_DIRECT,
                            release.recovered_interleaved)
     if chain and not graph.extras.get(BY_CHECKPOINT):
-        out = out + _below_tip(graph, chain[-1], seen)
+        below = _below_tip(graph, uuids[-1], seen)
+        if below:
+            out = _joined(out, below)
     return out
+
+
+def _joined(chain: list[Json], rows: list[Json]) -> list[Json]:
+    """The chain and then ``rows``, rows kept undecoded staying so."""
+    if type(chain) is not LazyChain:
+        return chain + rows
+    return LazyChain([*chain.stored(), *rows], [*chain.uuids, *(r["uuid"] for r in rows)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,24 +170,32 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
     ``interleave``, the message's fragments and results go right after its last chain row,
     by timestamp, and only the asides are sorted in)."""
     nodes, facts = graph.nodes, graph.facts()
-    timeline = _Timeline({u: i for i, u in enumerate(nodes)}, {})
-    at_chain = {r["uuid"]: i for i, r in enumerate(chain)}
-    children: dict[Any, list[Json]] | None = None
+    odd = state_of(graph).odd_calls
+    uuids = chain_uuids(chain)
+    timeline: _Timeline | None = None  # the file positions, once a turn needs them
+    at_chain: dict[str, int] | None = None
+    children: dict[Any, list[str]] | None = None
     spans: list[_Span] = []
-    for turn in find_orphans(graph, chain, rules, seen):
+    for turn in find_orphans(graph, chain, rules, seen,
+                             chain_facts=[facts[uuid] for uuid in uuids]):
+        own = [nodes[u] for u in turn.siblings + turn.results]
+        calls = any(_made_calls(u, facts, nodes, odd) for u in turn.rows)
+        if not own and not calls:
+            continue  # nothing put back, no asides below it (most turns of a long chain)
+        if timeline is None or at_chain is None:
+            timeline = _Timeline({u: i for i, u in enumerate(dict.keys(nodes))}, {})
+            at_chain = {u: i for i, u in enumerate(uuids)}
         _mark_late(timeline, turn)
         # without ``interleave`` the rows go after the message's last row on the chain
         start = at_chain[turn.first if interleave else turn.last]
-        end = _turn_end(chain, at_chain[turn.last] + 1, turn.message, facts)
-        own = [nodes[u] for u in turn.siblings + turn.results]
+        end = _turn_end(chain, uuids, at_chain[turn.last] + 1, turn.message, facts)
         early = [] if interleave else sorted(own, key=_stamp)
         recovered = own if interleave else []
         anchored: dict[str, list[Json]] = {}
-        # a row with a call's id made a call; only the others are read
-        if any(facts[u][CALLS] or _has_block(nodes[u], "tool_use") for u in turn.rows):
+        if calls:
             children = _children(graph) if children is None else children
             recovered += _asides_of_turn(nodes, turn, children, seen)
-            anchored = _asides_of_chain(chain[start + 1:end], children, seen)
+            anchored = _asides_of_chain(uuids[start + 1:end], facts, nodes, children, seen)
         if not recovered and not early and not anchored:
             continue
         recovered.sort(key=timeline.key)
@@ -185,9 +205,22 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
             graph.diagnostics.append(Diagnostic(
                 graph.line[r["uuid"]], "recovered",
                 f"off the walked path; put back in the turn of {turn.first} by orphan recovery"))
-    if not spans:
+    if not spans or timeline is None:
         return chain
     return _interleaved(chain, _merged(spans, timeline), timeline)
+
+
+def _made_calls(uuid: str, facts: dict[str, Facts], nodes: dict[str, Json],
+                odd: set[str]) -> bool:
+    """Whether the row holds a tool_use block: one with a string id is in its facts, and
+    of the rows kept undecoded only those in ``odd`` may hold one without (no other is
+    decoded to find out)."""
+    if facts[uuid][CALLS]:
+        return True
+    item = dict.__getitem__(nodes, uuid)
+    if type(item) is Pending and uuid not in odd:
+        return False
+    return _has_block(row_of(item), "tool_use")
 
 
 def _stamp(row: Json) -> float:
@@ -205,32 +238,40 @@ def _mark_late(timeline: _Timeline, turn: Turn) -> None:
             timeline.late[uuid] = max(timeline.position.get(uuid, 1 << 53), last_row + 0.5)
 
 
-def _turn_end(chain: list[Json], end: int, message: Any, facts: dict[str, Facts]) -> int:
+def _turn_end(chain: list[Json], uuids: list[str], end: int, message: Any,
+              facts: dict[str, Facts]) -> int:
     """Past the message's last row on the chain, and the rows of its turn that follow."""
-    while end < len(chain) and _in_turn(chain[end], message, facts[chain[end]["uuid"]]):
+    while end < len(chain) and _in_turn(chain[end], message, facts[uuids[end]]):
         end += 1
     return end
 
 
 def _asides_of_turn(
-    nodes: dict[str, Json], turn: Turn, children: dict[Any, list[Json]], seen: set[str]
+    nodes: dict[str, Json], turn: Turn, children: dict[Any, list[str]], seen: set[str]
 ) -> list[Json]:
     """The asides below the message's rows and below the results filed under them that
     are on the chain or put back."""
-    owners = [nodes[u] for u in turn.rows] + [nodes[u] for u in turn.filed if u in seen]
-    return [row for owner in owners for row in _asides_below(owner, children, seen)]
+    owners = turn.rows + [u for u in turn.filed if u in seen]
+    return [row for owner in owners for row in _asides_below(owner, nodes, children, seen)]
 
 
 def _asides_of_chain(
-    rows: list[Json], children: dict[Any, list[Json]], seen: set[str]
+    uuids: list[str], facts: dict[str, Facts], nodes: dict[str, Json],
+    children: dict[Any, list[str]], seen: set[str]
 ) -> dict[str, list[Json]]:
-    """Chain aside row uuid -> the asides below it, put back right after it."""
+    """Chain aside row uuid -> the asides below it, put back right after it (a row with
+    no child off the chain is not read)."""
     anchored: dict[str, list[Json]] = {}
-    for row in rows:
-        if is_aside(row):
-            extra = _asides_below(row, children, seen)
+    for uuid in uuids:
+        if not any(c not in seen for c in children.get(any_key(uuid), ())):
+            continue
+        fact = facts[uuid]
+        if fact[KIND] == "assistant" or (fact[KIND] == "user" and fact[ANSWERS] is not None):
+            continue  # never an aside (``is_aside``)
+        if is_aside(row_of(dict.__getitem__(nodes, uuid))):
+            extra = _asides_below(uuid, nodes, children, seen)
             if extra:
-                anchored[row["uuid"]] = extra
+                anchored[uuid] = extra
     return anchored
 
 
@@ -254,50 +295,71 @@ def _merged(spans: list[_Span], timeline: _Timeline) -> list[_Span]:
 def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> list[Json]:
     """The chain with each span's ``early`` rows right after its first row, its recovered
     rows put before the first chain row of the span that comes after them, and each chain
-    aside's own asides right after it."""
-    out: list[Json] = []
+    aside's own asides right after it (chain rows kept undecoded stay so)."""
+    stored = list(stored_rows(chain))
+    uuids = chain_uuids(chain)
+    out: list[Json | Pending] = []
+    out_uuids: list[str] = []
+
+    def put(rows: list[Json]) -> None:
+        out.extend(rows)
+        out_uuids.extend(row["uuid"] for row in rows)
+
     done_to = 0
     for span in spans:
-        out.extend(chain[done_to:span.start + 1])
-        out.extend(span.early)
+        out.extend(stored[done_to:span.start + 1])
+        out_uuids.extend(uuids[done_to:span.start + 1])
+        put(span.early)
         taken = 0
-        for on_chain in chain[span.start + 1:span.end]:
-            here = timeline.position.get(on_chain["uuid"], 1 << 53)
+        for at in range(span.start + 1, span.end):
+            uuid = uuids[at]
+            here = timeline.position.get(uuid, 1 << 53)
             while taken < len(span.recovered) and timeline.at(span.recovered[taken]) < here:
-                out.append(span.recovered[taken])
+                put([span.recovered[taken]])
                 taken += 1
-            out.append(on_chain)
-            out.extend(span.anchored.get(on_chain["uuid"], ()))
-        out.extend(span.recovered[taken:])
+            out.append(stored[at])
+            out_uuids.append(uuid)
+            put(span.anchored.get(uuid, []))
+        put(span.recovered[taken:])
         done_to = span.end
-    out.extend(chain[done_to:])
-    return out
+    out.extend(stored[done_to:])
+    out_uuids.extend(uuids[done_to:])
+    if type(chain) is LazyChain:
+        return LazyChain(out, out_uuids)
+    return out  # type: ignore[return-value]
 
 
-def _children(graph: Graph) -> dict[Any, list[Json]]:
+def _children(graph: Graph) -> dict[Any, list[str]]:
     """Rows by truthy parent, in index order (the facts say which: no row is read)."""
-    out: dict[Any, list[Json]] = {}
-    nodes = graph.nodes
+    out: dict[Any, list[str]] = {}
     for uuid, fact in graph.facts().items():
         parent = fact[PARENT]
         if truthy(parent):
-            out.setdefault(any_key(parent), []).append(nodes[uuid])
+            out.setdefault(any_key(parent), []).append(uuid)
     return out
 
 
-def _asides_below(owner: Json, children: dict[Any, list[Json]], seen: set[str]) -> list[Json]:
-    """From each child: a single line of same-side aside rows, else nothing."""
+def _asides_below(owner: str, nodes: dict[str, Json], children: dict[Any, list[str]],
+                  seen: set[str]) -> list[Json]:
+    """From each child of the row ``owner``: a single line of same-side aside rows, else
+    nothing (a child already on the chain is not read, nor the owner for it)."""
     found: list[Json] = []
-    for child in children.get(any_key(owner["uuid"]), ()):
+    owner_row: Json | None = None
+    for child in children.get(any_key(owner), ()):
         line: list[Json] = []
-        current: Json | None = child
+        current: str | None = child
         while current is not None:
-            if current["uuid"] in seen or not _same_side_aside(current, owner):
+            if current in seen:
                 line = []
                 break
-            line.append(current)
-            following = [c for c in children.get(any_key(current["uuid"]), ())
-                         if c["uuid"] not in seen]
+            row = row_of(dict.__getitem__(nodes, current))
+            if owner_row is None:
+                owner_row = row_of(dict.__getitem__(nodes, owner))
+            if not _same_side_aside(row, owner_row):
+                line = []
+                break
+            line.append(row)
+            following = [c for c in children.get(any_key(current), ()) if c not in seen]
             if len(following) > 1:
                 line = []
                 break
@@ -313,24 +375,25 @@ def _same_side_aside(row: Json, owner: Json) -> bool:
     return same and (is_aside(row) or _is_virtual_call(row))
 
 
-def _below_tip(graph: Graph, tip: Json, seen: set[str]) -> list[Json]:
-    """System and attachment rows below the tip, breadth first, by timestamp."""
-    below: dict[Any, list[Json]] = {}
+def _below_tip(graph: Graph, tip: str, seen: set[str]) -> list[Json]:
+    """System and attachment rows below the tip, breadth first, by timestamp (the facts
+    say which rows hang below it: only those are read)."""
+    below: dict[Any, list[str]] = {}
     nodes = graph.nodes
     for uuid, fact in graph.facts().items():
         parent = fact[PARENT]
         if truthy(parent) and fact[KIND] not in ("user", "assistant"):
-            below.setdefault(any_key(parent), []).append(nodes[uuid])
+            below.setdefault(any_key(parent), []).append(uuid)
     found: list[Json] = []
-    queue = [tip["uuid"]]
+    queue = [tip]
     while queue:
         uuid = queue.pop(0)
-        for row in below.get(any_key(uuid), ()):
-            if row["uuid"] in seen:
+        for child in below.get(any_key(uuid), ()):
+            if child in seen:
                 continue
-            seen.add(row["uuid"])
-            found.append(row)
-            queue.append(row["uuid"])
+            seen.add(child)
+            found.append(nodes[child])
+            queue.append(child)
     if len(found) > 1:
         found.sort(key=_stamp_key)
     for row in found:

@@ -1,0 +1,185 @@
+"""The CLI profile's glance-then-decode load answers exactly as decoding every line.
+
+The eager load is the same parser with ``glance=None``: every line goes through the
+JSONL reader's decoder and the loader's dispatch. Every rebuild, view and diagnostic
+must be the same either way, for the pinned release and for a release of the family
+whose switches differ (what the loader rewrites or drops changes with them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import partial
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rechain.reference import Options
+from rechain.reference.lazyrows import LazyChain, Pending
+from rechain.reference.profiles import get_profile
+from rechain.reference.profiles.family import profile_for
+from rechain.reference.stages import Profile, drive
+from rechain.strategies import corrupted, transcripts
+
+CLI = get_profile("cli")
+# an older release: assistant text content kept as a string, voice-call rows not rewritten,
+# stray results not recovered, no interleaving of what recovery puts back
+OLDER = profile_for("2.1.120")
+PROFILES = [CLI, OLDER]
+
+
+def _eager(profile: Profile) -> Profile:
+    """The profile with its loader decoding every line (no glance)."""
+    return dataclasses.replace(profile, parse=partial(profile.parse, glance=None))
+
+
+def _answers(data: bytes, profile: Profile, options: Options) -> list[object]:
+    result = drive(data, profile, options, None)
+    return [result.to_json(), *(result.view(name) for name in sorted(profile.views))]
+
+
+def _agree(data: bytes, profile: Profile = CLI, options: Options | None = None) -> None:
+    options = options or Options()
+    assert _answers(data, profile, options) == _answers(data, _eager(profile), options)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=40, deadline=None)
+@given(t=transcripts(rewinds=True, compaction=True))
+def test_lazy_and_eager_cli_load_agree_on_generated_transcripts(profile: Profile,
+                                                                t: object) -> None:
+    _agree(t.to_bytes(), profile)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=60, deadline=None)
+@given(c=corrupted(transcripts(rewinds=True, compaction=True)))
+def test_lazy_and_eager_cli_load_agree_on_corrupted_transcripts(profile: Profile,
+                                                                c: object) -> None:
+    _agree(c.data, profile)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=30, deadline=None)
+@given(c=corrupted(transcripts(rewinds=True)), interrupted=st.booleans())
+def test_lazy_and_eager_cli_load_agree_when_resuming_an_interrupted_turn(
+        c: object, interrupted: bool) -> None:
+    _agree(c.data, CLI, Options(resume_interrupted_turn=interrupted))  # type: ignore[attr-defined]
+
+
+# rows the CLI's loader rewrites, drops or reads beyond the glance's fields, and lines
+# where a fast decoder could part from the JSONL reader: each must be decided exactly
+TRICKY = [
+    b'{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+    b'"message":{"role":"user","content":"hello"}}',
+    b'{"type":"assistant","uuid":"a1","parentUuid":"u1","timestamp":"2026-01-01T00:00:01.000Z",'
+    b'"message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":5,'
+    b'"name":"Bash","input":{}}]}}',
+    b'{"type":"attachment","uuid":"t1","parentUuid":"a1","timestamp":"2026-01-01T00:00:01.500Z",'
+    b'"attachment":{"type":"hook_success"}}',
+    b'{"type":"assistant","uuid":"a2","parentUuid":"a1","timestamp":"2026-01-01T00:00:02.000Z",'
+    b'"message":{"id":"m2","role":"assistant","content":"  "}}',
+    b'{"type":"assistant","uuid":"a3","parentUuid":"a2","message":{"id":"m3","content":'
+    b'[{"type":"text","text":"x"},{"type":7},{"text":"no type"}]}}',
+    b'{"type":"user","uuid":"u2","sentAsUuid":"s2","parentUuid":"a3",'
+    b'"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}',
+    b'{"type":"progress","uuid":"p1","parentUuid":"u2"}',
+    b'{"type":"progress","uuid":7,"parentUuid":"u2"}',
+    b'{"type":"user","uuid":"u3","parentUuid":"p1","message":{"content":"after progress"}}',
+    b'{"type":"user","uuid":"u4","parentUuid":{"o":1},"message":{"content":"odd parent"}}',
+    b'{"type":"user","uuid":{"id":1},"parentUuid":"u3","message":{"content":"odd uuid"}}',
+    b'{"type":"user","uuid":"u5","parentUuid":"u3","message":null}',
+    b'{"type":"user","uuid":"u6","parentUuid":"u5","message":{"content":"below a dropped row"}}',
+    b'{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":"u6",'
+    b'"compactMetadata":{"preservedSegment":{"headUuid":"u3","tailUuid":"u6","anchorUuid":"b1"}}}',
+    b'{"type":"system","subtype":"file_snapshot","uuid":"f1","parentUuid":"b1"}',
+    b'{"type":"system","subtype":"voice_call_talk","uuid":"v1","parentUuid":"b1","content":"x",'
+    b'"origin":{"kind":"voice-call"}}',
+    b'{"type":"attachment","uuid":"k1","parentUuid":"b1","isSidechain":false,'
+    b'"attachment":{"type":"fork_briefing"}}',
+    b'{"type":"last-prompt","leafUuid":"u6"}',
+    b'{"type":"user","uuid":"u7","parentUuid":"u6","isSidechain":1e400,"message":{"content":"s"}}',
+    b'{"type":"user","uuid":"u8","parentUuid":"u7","x":"\\ud800","message":{"content":"s"}}',
+    b'{"\\u0074ype":"user","\\u0075uid":"u9","parentUuid":"u8","message":{"content":"esc"}}',
+    b'{"type":"user","uuid":"u10","uuid":"u11","parentUuid":"u9","message":{"content":"dup"}}',
+    b'{"type":"user","uuid":"u12","parentUuid":"u11","message":{"content":"a"}} {"x":1}',
+    b'{"type":"user","uuid":"u13","parentUuid":"u12",',
+    b'"message":{"content":"across lines"}}',
+    b'{"type":"user","uuid":"u14","parentUuid":"u13","message":{"content":"cr"}}\r',
+    b'{"type":"user","uuid":"u15","parentUuid":"u14","message":{"content":"ff"}}\x0c',
+    b'{"type":"summary","summary":"s","leafUuid":"u15"}',
+    b'{"type":"user","uuid":"u16","parentUuid":"u15","message":{"content":[1,"x"]}}',
+    b'{"type":"user","uuid":"u17","parentUuid":"u16","x":' + b"[" * 1500 + b"]" * 1500 + b"}",
+    b"null",
+    b"[1]",
+    b"",
+    b"  \t",
+]
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("at", range(0, len(TRICKY), 3))
+def test_lazy_and_eager_cli_load_agree_on_rows_the_loader_rewrites(profile: Profile,
+                                                                   at: int) -> None:
+    data = b"\n".join([*TRICKY[at:], *TRICKY[:at]]) + b"\n"
+    _agree(data, profile)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY), max_size=12), st.booleans())
+def test_lazy_and_eager_cli_load_agree_on_any_arrangement(lines: list[bytes], last: bool) -> None:
+    _agree(b"\n".join(lines) + (b"\n" if last else b""))
+
+
+@given(st.binary(max_size=200))
+def test_lazy_and_eager_cli_load_agree_on_any_bytes(data: bytes) -> None:
+    _agree(data)
+
+
+def test_a_cli_chain_rebuild_holds_its_rows_as_bytes_and_builds_each_message_when_read(
+        ) -> None:
+    """Every row of a long chain is returned; none is held decoded by the load, the
+    chain or the messages, and the messages are those of the eager load."""
+    from rechain.conformance.bench.synthetic import synthetic_transcript
+
+    data = synthetic_transcript(200_000, 0, "chain")
+    result = drive(data, CLI, Options(), None)
+    assert result.run is not None
+    stored = list(dict.values(result.run.graph.nodes))
+    undecoded = [r for r in stored if type(r) is Pending and r.value is None]
+    assert len(stored) > 400 and len(undecoded) == len(stored) - 1  # the leaf was read
+    assert type(result.run.chain) is LazyChain
+    messages = list(result.messages)
+    assert len(messages) == len(stored)
+    assert all(r.value is None for r in undecoded)  # read, and still not kept decoded
+    assert messages == list(drive(data, _eager(CLI), Options(), None).messages)
+
+
+def test_a_linear_rebuild_keeps_the_chain_undecoded_through_recovery() -> None:
+    """On a transcript of tool calls and results, recovery reads the turns it acts on:
+    the walked chain's rows stay undecoded but for the few the relinks rewrite (the
+    rows recovery puts back are decoded)."""
+    from rechain.conformance.bench.synthetic import synthetic_transcript
+
+    data = synthetic_transcript(1_000_000, 0, "linear")
+    result = drive(data, CLI, Options(), None)
+    assert result.run is not None
+    chain = result.run.chain
+    assert type(chain) is LazyChain
+    recovered = result.run.graph.extras["claude-code:recovered"]
+    walked = [row for row, uuid in zip(chain.stored(), chain.uuids, strict=True)
+              if uuid not in recovered]
+    decoded = [row for row in walked if type(row) is not Pending or row.value is not None]
+    assert len(walked) > 100 and len(decoded) * 10 < len(walked)
+
+
+def test_a_call_whose_id_is_not_a_string_still_brings_back_the_asides_below_it() -> None:
+    """A row kept undecoded whose tool_use block has no string id names no call in its
+    facts; recovery must still know it made one (the aside below it comes back)."""
+    data = b"\n".join([
+        TRICKY[0], TRICKY[1], TRICKY[2],
+        b'{"type":"user","uuid":"u2","parentUuid":"a1","timestamp":"2026-01-01T00:00:03.000Z",'
+        b'"message":{"role":"user","content":"next"}}',
+    ]) + b"\n"
+    _agree(data)
+    assert drive(data, CLI, Options(), None).view("chain")["chain"] == ["u1", "a1", "t1", "u2"]
