@@ -176,7 +176,7 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
                         and type(glanced.message.content) is list \
                         and any(block.type == "tool_use" for block in glanced.message.content):
                     odd.add(uuid)
-                _loaded(state, glanced, kind, uuid)
+                _loaded(state, glanced, kind, uuid, release)
             elif not _glanced_other(parsed, bridge, number, glanced):
                 _dispatch(parsed, state, seen, bridge, number,
                           Pending(data, start).fresh(), release)
@@ -219,14 +219,15 @@ def _glanced_other(parsed: Parsed, bridge: dict[str, Any], number: int,
     return True
 
 
-def _loaded(state: LoadState, glanced: CliGlance, kind: str, uuid: str) -> None:
+def _loaded(state: LoadState, glanced: CliGlance, kind: str, uuid: str,
+            release: CliRelease) -> None:
     """What a row kept as written tells the loader (``_add_row``'s bookkeeping)."""
     side, subtype = glanced.is_sidechain, glanced.subtype
     if kind == "system" and subtype == "file_snapshot":  # ``is_snapshot_row``
         state.trailing_snapshots += 1
     elif (side is False or side is None or not truthy(side)) and not (
-            kind == "attachment" and glanced.attachment is not None
-            and glanced.attachment.type == "fork_briefing"):
+            kind == "attachment" and release.fork_briefing_passed_over
+            and glanced.attachment is not None and glanced.attachment.type == "fork_briefing"):
         state.last_row = uuid
         state.trailing_snapshots = 0
         stamp = glanced.timestamp
