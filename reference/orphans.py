@@ -20,7 +20,17 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT, SOURCE, UUID, WRITER, Facts
+from rechain.reference.facts import (
+    ANSWERS,
+    CALLS,
+    KIND,
+    MESSAGE_ID,
+    PARENT,
+    SOURCE,
+    UUID,
+    WRITER,
+    Facts,
+)
 from rechain.reference.graph import Graph
 from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Json
@@ -46,6 +56,10 @@ class Rules:
     # whether a stray result is found through the row (its uuid key) that made its call
     # (the CLI: not when that uuid is falsy, as a lookup by it finds nothing)
     finds_caller: Callable[[str], bool] = lambda uuid: True
+    # ``message`` is the row's ``Facts[MESSAGE_ID]`` when a non-empty string, else None: the
+    # scan then passes over, without a call each, the rows of no message on the chain
+    # that made no call (most assistant rows of a long file)
+    by_message_id: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,10 +174,11 @@ def _messages_on_chain(
 ) -> dict[Any, list[Any]]:
     """Message key -> [first row, last row, message id] on the chain, in chain order."""
     found: dict[Any, list[Any]] = {}
+    by_id = rules.by_message_id
     for fact in chain_facts:
         if fact[KIND] != "assistant":
             continue
-        message = rules.message(fact, nodes)
+        message = (fact[MESSAGE_ID] or None) if by_id else rules.message(fact, nodes)
         if message is None:
             continue
         key = message if type(message) is str else any_key(message)
@@ -190,6 +205,8 @@ def _scan(
     groups: dict[Any, Group] = {key: [] for key in on_chain}
     makers: Group = []
     message_of = rules.message
+    if rules.by_message_id:
+        assistants = [fact for fact in assistants if fact[CALLS] or fact[MESSAGE_ID] in groups]
     for fact in assistants:
         message = message_of(fact, nodes)
         if message is not None:

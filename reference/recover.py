@@ -51,7 +51,8 @@ def _string_id(fact: Facts, nodes: dict[str, Json]) -> str | None:
 
 
 def _off_chain_with_parent(fact: Facts, on_chain: set[str]) -> bool:
-    return fact[UUID] not in on_chain and truthy(fact[PARENT])
+    parent = fact[PARENT]
+    return fact[UUID] not in on_chain and (parent != "" if type(parent) is str else truthy(parent))
 
 
 def _always(fact: Facts, facts: dict[str, Facts]) -> bool:
@@ -64,7 +65,7 @@ def _joined(parent: Any, uuid: str) -> str:
 
 
 SDK = Rules(message=_string_id, is_result=_off_chain_with_parent, looks_further=_always,
-            tag=_joined)
+            tag=_joined, by_message_id=True)
 
 
 def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
