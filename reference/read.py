@@ -32,7 +32,8 @@ SYSTEM_PREFIX = b'{"type":"system"'
 class Source:
     """The lines a reader parses, in the order it parses them, with their numbers."""
 
-    lines: tuple[tuple[int, bytes], ...] | None
+    # ``NumberedLines``: lines a read stage chose of the buffer, read in place
+    lines: tuple[tuple[int, bytes], ...] | NumberedLines | None
     data: bytes
     # a list when the lines' split finds more (``SnapshotLines``: the dropped snapshots)
     diagnostics: tuple[Diagnostic, ...] | list[Diagnostic] = ()
@@ -48,6 +49,8 @@ class Source:
     def numbered_lines(self) -> Iterable[tuple[int, bytes]]:
         """(1-based number, bytes without the LF); no empty line after a final LF."""
         if self.lines is not None:
+            if isinstance(self.lines, NumberedLines):
+                return self.lines
             if self.decoded is not None:
                 return DecodedLines(self.lines, self.decoded)
             return iter(self.lines)

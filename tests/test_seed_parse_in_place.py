@@ -66,13 +66,15 @@ def test_line_views_are_the_numbered_lines(data: bytes) -> None:
     assert [(n, bytes(v)) for n, v in line_views(data)] == list(numbered_lines(data))
 
 
-def test_the_chain_lines_are_decoded_once_the_loader_s_values_handed_on() -> None:
-    """The SDK parser behind 2.1.88's ``read`` takes the loader's values of the chain's
-    lines (the same objects), except where the loader read a line other than by its own
-    bytes (here a line JavaScript's ``trim()`` had to clean), which it parses itself."""
+def test_the_chain_lines_are_read_in_place_and_kept_undecoded() -> None:
+    """The SDK parser behind 2.1.88's ``read`` gets the chain's lines as views of the file
+    (``ChainLines``) and keeps a row undecoded as it does a file's; the loader keeps the
+    rows it could glance at undecoded too, and decodes a line JavaScript's ``trim()`` had
+    to clean, which the SDK's parser then refuses."""
     from rechain.reference import rebuild
-    from rechain.reference.profiles.claude_code_2_1_88.profile import read_chain
-    from rechain.reference.read import DecodedLines
+    from rechain.reference.lazyrows import Pending
+    from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced
+    from rechain.reference.profiles.claude_code_2_1_88.profile import ChainLines, read_chain
     from rechain.strategies import rows
 
     first = rows.dumps({"type": "user", "uuid": "u1", "parentUuid": None,
@@ -85,9 +87,12 @@ def test_the_chain_lines_are_decoded_once_the_loader_s_values_handed_on() -> Non
     data = first + b"\n" + "\u00a0".encode() + second + b"\n"
     source = read_chain(data, Options())
     lines = source.numbered_lines()
-    assert isinstance(lines, DecodedLines) and set(lines.decoded) == {1}
+    assert isinstance(lines, ChainLines)
+    assert [(n, bytes(v)) for n, v, _ in lines.views()] == [
+        (1, first), (2, "\u00a0".encode() + second)]
+    loaded = source.found.loaded
+    assert type(loaded.messages["u1"]) is Glanced and type(loaded.messages["a1"]) is dict
     run = rebuild(data, "claude-code@2.1.88").run
     assert run is not None
-    loaded = run.source.found.loaded
-    assert run.parsed.entries[0] is loaded.as_read[1]
+    assert [type(e) for e in run.parsed.entries.stored()] == [Pending]
     assert [e["uuid"] for e in run.parsed.entries] == ["u1"]  # JSON.parse refuses the NBSP

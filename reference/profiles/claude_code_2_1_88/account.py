@@ -24,7 +24,7 @@ def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
     done = accounted_lines(given)
     done.update(loaded.line_of(e) for e in outcome.chain)
     live = {loaded.line_of(e) for e in loaded.messages.values()}
-    read = set(loaded.line.values())
+    read = {*loaded.line.values(), *loaded.replaced}
     aborted = next((d.line for d in given if d.kind == "load-aborted" and d.line), None)
     unused = _not_resumed(outcome)
     out = list(given)

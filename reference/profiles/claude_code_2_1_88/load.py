@@ -16,6 +16,7 @@ from typing import Any
 
 from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
 from rechain.reference.model import Diagnostic, Json
+from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, as_dict
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
@@ -70,6 +71,9 @@ class Loaded:
     leaf_uuids: set[Any] = field(default_factory=set)
     # line number -> the value orjson read from the line's own bytes (``parse_values``)
     as_read: dict[int, Any] = field(default_factory=dict)
+    #: the lines of glanced rows a later row of the same uuid replaced (``line`` holds
+    #: those of decoded rows; a ``Glanced`` row carries its own)
+    replaced: list[int] = field(default_factory=list)
     #: the key of the last main-chain (not sidechain) row the loop put in ``messages``
     #: (``UNDEFINED`` when none had a truthy uuid); 2.1.101 narrows the leaves to it
     last_main: Any = UNDEFINED
@@ -85,6 +89,8 @@ class Loaded:
         return self.get(parent) if truthy(parent) else None
 
     def line_of(self, entry: Json) -> int | None:
+        if type(entry) is Glanced:
+            return entry.line  # type: ignore[attr-defined,no-any-return]
         return self.line.get(id(entry))
 
 
@@ -160,7 +166,7 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
                 Diagnostic(number, "load-aborted", "a JSON null line throws: loading stops here")
             )
             return
-        if type(value) is not dict:
+        if type(value) is not dict and type(value) is not Glanced:
             continue
         kind = value.get("type")
         if type(kind) is not str:
@@ -177,10 +183,14 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
             if bridge:
                 parent = value.get("parentUuid", UNDEFINED)
                 if type(parent) is str and parent in bridge:
-                    value = {**value, "parentUuid": _null(bridge[parent])}
+                    value = {**as_dict(value), "parentUuid": _null(bridge[parent])}
             slot = uuid if type(uuid) is str else mkey(uuid)
+            old = messages.get(slot)
+            if type(old) is Glanced:
+                loaded.replaced.append(old.line)
+            if type(value) is not Glanced:
+                line[id(value)] = number
             messages[slot] = value
-            line[id(value)] = number
             side = value.get("isSidechain")
             if side is None or side is False or not truthy(side):
                 loaded.last_main = slot if truthy(uuid) else UNDEFINED
@@ -292,8 +302,8 @@ def _slot_value(slot: Any, entry: Json) -> Any:
 
 def _copy(loaded: Loaded, entry: Json, **changes: Any) -> Json:
     """``{...entry, ...changes}``, keeping the entry's line number."""
-    copied = {**entry, **changes}
-    loaded.line[id(copied)] = loaded.line.get(id(entry), 0)
+    copied = {**as_dict(entry), **changes}
+    loaded.line[id(copied)] = loaded.line_of(entry) or 0
     return copied
 
 
@@ -306,6 +316,8 @@ def apply_snips(loaded: Loaded) -> None:
     messages = loaded.messages
     removed: dict[Any, Any] = {}  # key -> uuid value, in insertion order
     for entry in messages.values():
+        if type(entry) is Glanced:
+            continue  # the glance found no ``snipMetadata`` (else the row is decoded)
         listed = prop(prop(entry, "snipMetadata"), "removedUuids")
         if not truthy(listed):
             continue

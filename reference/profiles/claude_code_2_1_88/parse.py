@@ -9,14 +9,17 @@ parsed; a line that does not parse is dropped without a word.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import orjson
 
 from rechain.reference.js.jsonparse import JsonError, parse_text
 from rechain.reference.js.text import JS_SPACE
 from rechain.reference.model import Diagnostic
+from rechain.reference.profiles.claude_code_2_1_88.glanced import SEED_GLANCE, glanced
 
 BOM = b"\xef\xbb\xbf"
 JSON_SPACE = " \t\n\r"
@@ -36,6 +39,11 @@ def numbered_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
 
 def line_views(data: bytes, first: int = 1) -> Iterator[tuple[int, memoryview]]:
     """``numbered_lines`` as views into ``data``: no line is copied."""
+    return ((number, line) for number, line, _ in line_spans(data, first))
+
+
+def line_spans(data: bytes, first: int = 1) -> Iterator[tuple[int, memoryview, int]]:
+    """``line_views`` with each line's offset in ``data``."""
     view = memoryview(data)
     start = 3 if data.startswith(BOM) else 0
     end, find = len(data), data.find
@@ -43,14 +51,25 @@ def line_views(data: bytes, first: int = 1) -> Iterator[tuple[int, memoryview]]:
     while start < end:
         newline = find(b"\n", start)
         newline = end if newline == -1 else newline
-        yield number, view[start:newline]
+        yield number, view[start:newline], start
         number += 1
         start = newline + 1
 
 
+@dataclass(frozen=True, slots=True)
+class Spans:
+    """Where the lines handed to ``parse_values`` start in their UTF-8 buffer: line
+    ``n`` at ``starts[n - first]``. With it, a user or assistant row is kept undecoded
+    (``glanced.Glanced``)."""
+
+    buffer: bytes
+    starts: Sequence[int]
+    first: int = 1
+
+
 def parse_values(
     lines: Iterable[tuple[int, bytes | memoryview]], diagnostics: list[Diagnostic],
-    trimmed: bool = True, as_read: dict[int, Any] | None = None,
+    trimmed: bool = True, as_read: dict[int, Any] | None = None, spans: Spans | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Every line that ``JSON.parse`` accepts, as (line number, value); others reported.
     ``trimmed`` off (before 2.1.39): no JS ``trim()`` first, so only JSON's own
@@ -60,15 +79,33 @@ def parse_values(
     valid UTF-8 line whose value only JSON whitespace surrounds is the same after
     ``trim()``. A long line no value can start on is refused from its first characters.
     Such values are also kept in ``as_read`` by line number: what orjson gives the line's
-    own bytes, which a later parse of the same line need not decode again.
+    own bytes, which a later parse of the same line need not decode again. With
+    ``spans``, a user or assistant row whose glance answers what the loader reads is
+    yielded undecoded (``glanced.Glanced``: msgspec accepts a line only where
+    ``JSON.parse`` of its trimmed text does, and gives the same fields).
     """
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     spaces = JS_SPACE if trimmed else JSON_SPACE
+    peek, refused_glance = SEED_GLANCE.decode, (msgspec.DecodeError, RecursionError)
+    buffer, starts, first = (spans.buffer, spans.starts, spans.first) if spans is not None \
+        else (b"", (), 0)
+    previous = None  # the last glanced row's uuid: most rows' parent
     for number, raw in lines:
         refused = _refused_at_once(raw, spaces) if len(raw) > _HEAD else None
         if refused is not None:  # before orjson, which would copy a view of the line
             diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {refused}"))
             continue
+        if spans is not None:
+            try:
+                seen = peek(raw)
+            except refused_glance:
+                seen = None
+            if seen is not None:
+                row = glanced(buffer, starts[number - first], number, seen, previous)
+                if row is not None:
+                    previous = row.uuid
+                    yield number, row
+                    continue
         try:
             value = loads(raw)
         except (decode_error, RecursionError):

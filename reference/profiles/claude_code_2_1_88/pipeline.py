@@ -18,11 +18,12 @@ from rechain.reference.profiles.claude_code_2_1_88.resume import (
     Resumed,
     WalkHangsError,
     deserialise,
+    deserialise_chain,
     extract_todos,
     first_prompt_fails,
     leaf_rule,
     recover,
-    remove_extra_fields,
+    todo_rows,
     walk,
 )
 
@@ -60,7 +61,8 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     diagnostics: list[Diagnostic] = list(source.diagnostics)
     metadata = parse_values(source.metadata_lines, diagnostics, release.lines_trimmed)
     as_read: dict[int, Any] = {}
-    values = parse_values(source.lines, diagnostics, release.lines_trimmed, as_read)
+    values = parse_values(source.lines, diagnostics, release.lines_trimmed, as_read,
+                          source.spans)
     loaded = load(values, metadata, release)
     loaded.as_read = as_read
     loaded.diagnostics[:0] = diagnostics
@@ -121,8 +123,9 @@ def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
                 return outcome
             raise ReaderError("first prompt: text.trim is not a function (TypeError)")
         outcome.chain = chain
-        outcome.resumed = deserialise(remove_extra_fields(outcome.chain), release)
-        outcome.todos = extract_todos(outcome.resumed.messages, release.todos_need_block_lists)
+        outcome.resumed = deserialise_chain(outcome.chain, release)
+        outcome.todos = extract_todos(todo_rows(outcome.resumed.messages),
+                                      release.todos_need_block_lists)
     except WalkHangsError as error:
         outcome.error = str(error)
         outcome.chain = []

@@ -8,16 +8,23 @@ keep that order and shape the rows. The views read the bytes themselves.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import repeat
+from typing import Any
+
 from rechain.reference import view
+from rechain.reference.facts import KIND
 from rechain.reference.graph import Graph
+from rechain.reference.lazyrows import LazyChain, chain_uuids, stored_rows
 from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed, parse_sdk
 from rechain.reference.profiles.claude_code_2_1_88.account import off_chain_reasons
-from rechain.reference.profiles.claude_code_2_1_88.parse import line_views
+from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced
+from rechain.reference.profiles.claude_code_2_1_88.parse import line_spans
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import run
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME, VIEWS
-from rechain.reference.read import Source
+from rechain.reference.read import NumberedLines, Source
 from rechain.reference.stages import Profile
 
 
@@ -25,25 +32,49 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     """The resumed chain's lines (root first) for ``Options.entry`` in this release, and
     why every other line is not on it."""
     outcome = run(data, options, release)
-    ordered = [outcome.loaded.line_of(e) for e in outcome.chain]
-    by_number = _lines_at(data, {n for n in ordered if n is not None})
-    lines = tuple((n, by_number[n]) for n in ordered if n is not None and n in by_number)
-    # the loader decoded these lines already: the SDK's parser takes those values
-    as_read = outcome.loaded.as_read
-    decoded = {n: as_read[n] for n, _ in lines if n in as_read}
-    return Source(lines, data, tuple(off_chain_reasons(data, outcome)), found=outcome,
-                  decoded=decoded)
+    numbered = [(outcome.loaded.line_of(e), e) for e in outcome.chain]
+    # a row the loader kept undecoded knows where its line starts in the file
+    starts = {n: e.start for n, e in numbered
+              if n is not None and type(e) is Glanced and e.data is data}
+    missing = {n for n, _ in numbered if n is not None and n not in starts}
+    if missing:
+        starts.update(_starts_at(data, missing))
+    chosen = [(n, starts[n]) for n, _ in numbered if n is not None and n in starts]
+    return Source(ChainLines(data, chosen), data, tuple(off_chain_reasons(data, outcome)),
+                  found=outcome)
 
 
-def _lines_at(data: bytes, wanted: set[int]) -> dict[int, memoryview]:
-    """The lines of these numbers (``numbered_lines``), as views into the file."""
-    found: dict[int, memoryview] = {}
-    if not wanted:
-        return found
+class ChainLines(NumberedLines):
+    """The resumed chain's lines in chain order, read in place (each ends at its LF): the
+    SDK's parser glances at them and keeps their rows undecoded, as it does a file's."""
+
+    __slots__ = ("chosen",)
+
+    def __init__(self, data: bytes, chosen: list[tuple[int, int]]) -> None:
+        super().__init__(data)
+        self.chosen = chosen  # (line number, offset of the line in ``data``)
+
+    def whole(self) -> bool:
+        return False
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        return ((number, bytes(line)) for number, line, _ in self.views())
+
+    def views(self) -> Iterator[tuple[int, memoryview, int]]:
+        data = self.data
+        view, find, end = memoryview(data), data.find, len(data)
+        for number, start in self.chosen:
+            stop = find(b"\n", start)
+            yield number, view[start : end if stop == -1 else stop], start
+
+
+def _starts_at(data: bytes, wanted: set[int]) -> dict[int, int]:
+    """Where the lines of these numbers start (``line_spans``)."""
+    found: dict[int, int] = {}
     last = max(wanted)
-    for number, line in line_views(data):
+    for number, _, start in line_spans(data):
         if number in wanted:
-            found[number] = line
+            found[number] = start
         if number >= last:
             break
     return found
@@ -57,12 +88,15 @@ def last_in_order(graph: Graph) -> Json | None:
     """The chain's last row is the leaf (or the last recovered row after it)."""
     if not graph.nodes:
         return None
-    return max(graph.nodes.values(), key=lambda e: graph.position[e["uuid"]])
+    position = graph.position
+    return graph.nodes[max(dict.keys(graph.nodes), key=position.__getitem__)]
 
 
 def in_order(graph: Graph, leaf: Json) -> list[Json]:
-    """Every indexed row in chain order."""
-    return sorted(graph.nodes.values(), key=lambda e: graph.position[e["uuid"]])
+    """Every indexed row in chain order, as stored (``LazyChain``: none decoded here)."""
+    nodes = graph.nodes
+    uuids = sorted(dict.keys(nodes), key=graph.position.__getitem__)
+    return LazyChain(map(dict.__getitem__, repeat(nodes), uuids), uuids)
 
 
 def keep(graph: Graph, chain: list[Json]) -> list[Json]:
@@ -72,7 +106,10 @@ def keep(graph: Graph, chain: list[Json]) -> list[Json]:
 
 def hidden_reason(row: Json, include_system: bool) -> str | None:
     """2.1.88 resumes every user/assistant row of the chain, meta ones included."""
-    kind = row.get("type")
+    return _hidden_kind(row.get("type"), include_system)
+
+
+def _hidden_kind(kind: Any, include_system: bool) -> str | None:
     if kind in ("user", "assistant") or (kind == "system" and include_system):
         return None
     return f"{kind} rows are not sent as messages"
@@ -81,9 +118,12 @@ def hidden_reason(row: Json, include_system: bool) -> str | None:
 def present(
     parsed: Parsed, graph: Graph, chain: list[Json], leaf: Json | None, options: Options
 ) -> view.Presented:
-    """Chain rows as SDK-shaped messages, paged like the SDK."""
-    rows = [(row, graph.line[row["uuid"]]) for row in chain
-            if hidden_reason(row, options.include_system_messages) is None]
+    """Chain rows as SDK-shaped messages, paged like the SDK: filtered by their facts'
+    type, each message built from its row (kept as stored) when read."""
+    facts, line, include = graph.facts(), graph.line, options.include_system_messages
+    rows = [(item, line[uuid]) for item, uuid in zip(stored_rows(chain), chain_uuids(chain),
+                                                     strict=True)
+            if _hidden_kind(facts[uuid][KIND], include) is None]
     rows = view.page(rows, options)
     return view.Presented([r for r, _ in rows], [n for _, n in rows], view.session_message)
 

@@ -11,10 +11,12 @@ branches before parsing (``walkChainBeforeParse``).
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rechain.reference import read as shared_read
+from rechain.reference.lazyrows import valid_utf8
 from rechain.reference.listing.claude_code_2_1_39 import has_first_prompt
 from rechain.reference.listing.scan import last_field_88
 from rechain.reference.model import Diagnostic
@@ -23,7 +25,7 @@ from rechain.reference.profiles.claude_code_2_1_88.deadbranch import (
     contains,
     excise_dead_branches,
 )
-from rechain.reference.profiles.claude_code_2_1_88.parse import numbered_lines
+from rechain.reference.profiles.claude_code_2_1_88.parse import Spans, line_spans
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 
 LITE_BYTES = 65536
@@ -44,6 +46,7 @@ class SeedSource:
     lines: Lines
     metadata_lines: tuple[tuple[int, bytes], ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
+    spans: Spans | None = None  # where ``lines`` start in a UTF-8 buffer (``parse_values``)
 
 
 def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False,
@@ -51,7 +54,9 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     """The bytes ``loadTranscriptFile`` parses, with their original line numbers
     (``chunk_edges``: off with ``SeedRelease.boundary_across_chunks``)."""
     if disable_skip or len(data) <= shared_read.LARGE_FILE_BYTES:
-        return SeedSource(tuple(numbered_lines(data)))
+        starts = array("q")
+        lines: Lines = tuple(_noting(line_spans(data), starts))
+        return SeedSource(lines, spans=_spans(data, starts, 1))
     # one search of the buffer serves both the boundary and the live-segment check (a
     # line holding the quoted marker holds the bare one)
     marked = shared_read.lines_holding(data, b"compact_boundary")
@@ -60,7 +65,11 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, quoted)
     source = shared_read.read_from(data, begin)
     views = tuple(source.numbered_lines().views())  # type: ignore[attr-defined]
-    lines: Lines = tuple((number, line) for number, line, _ in views)
+    lines = tuple((number, line) for number, line, _ in views)
+    first = source.first_line
+    starts = array("q", bytes(8 * (max((n for n, _, _ in views), default=first) - first + 1)))
+    for number, _, start in views:
+        starts[number - first] = start
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
     has_segment = _has_live_segment_marker({start - begin for start in marked
                                             if start >= begin}, views)
@@ -73,7 +82,24 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         lines = kept
     if lines and lines[0][0] == 1 and lines[0][1][:3] == b"\xef\xbb\xbf":
         lines = ((1, lines[0][1][3:]), *lines[1:])
-    return SeedSource(lines, metadata, diagnostics)
+        starts[0] += 3
+    return SeedSource(lines, metadata, diagnostics, _spans(source.data, starts, first))
+
+
+def _noting(spans: Iterator[tuple[int, memoryview, int]],
+            starts: array[int]) -> Iterator[tuple[int, memoryview]]:
+    """The lines of ``line_spans``, their offsets appended to ``starts``."""
+    note = starts.append
+    for number, line, start in spans:
+        note(start)
+        yield number, line
+
+
+def _spans(buffer: bytes, starts: array[int], first: int) -> Spans | None:
+    """Where the lines start, when the buffer is UTF-8 (msgspec does not check skipped
+    strings: another buffer's rows are all decoded, as ``JSON.parse`` of each line's
+    replaced text)."""
+    return Spans(buffer, starts, first) if valid_utf8(buffer) else None
 
 
 def _dead(number: int) -> Diagnostic:

@@ -11,7 +11,7 @@ over ``Date.parse``, so ties go to the first in Map order and NaN never wins):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,18 @@ from rechain.reference.graph import Graph, ReaderError
 from rechain.reference.js import date_v8
 from rechain.reference.js.text import trim
 from rechain.reference.js.values import UNDEFINED, prop, to_string, truthy
+from rechain.reference.lazyrows import LazyChain
 from rechain.reference.model import Diagnostic, Json
+from rechain.reference.profiles.claude_code_2_1_88.glanced import (
+    HAS_MESSAGE,
+    PERMISSION_MODES,
+    PLAIN,
+    RESULTS,
+    THINKING,
+    TODO_FREE,
+    Glanced,
+    as_dict,
+)
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, mkey
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.split import (
@@ -36,7 +47,6 @@ ENTRY_POINTS = ("continue", "resume-id", "resume-file")
 DEFAULT_ENTRY = "continue"
 CONTINUE_TEXT = "Continue from where you left off."
 NO_RESPONSE_TEXT = "No response requested."
-PERMISSION_MODES = frozenset({"acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"})
 
 
 def latest(entries: list[Json], time: Callable[[Any], float], start: float) -> Json | None:
@@ -185,7 +195,7 @@ class _SlotBridge:
         self.names = {slot: slot if type(slot) is str else f"\x00slot:{at}"
                       for at, slot in enumerate(loaded.messages)}
         self.rows = {self.names[slot]: row for slot, row in loaded.messages.items()}
-        nodes = {name: row if row.get("uuid") == name else {**row, "uuid": name}
+        nodes = {name: as_dict(row) if row.get("uuid") == name else {**as_dict(row), "uuid": name}
                  for name, row in self.rows.items()}
         self.bridge = TimestampBridge(Graph(nodes, {n: at for at, n in enumerate(nodes)}, {}),
                                       skip_chain_results=False)
@@ -203,6 +213,25 @@ def _message(entry: Json) -> Any:
     return message
 
 
+def _message_id(entry: Json) -> Any:
+    """``entry.message.id``, throwing as ``_message`` (a glanced row: from its glance)."""
+    if type(entry) is Glanced:
+        if not entry.flags & HAS_MESSAGE:
+            raise ReaderError(f"{entry.kind} entry without message (TypeError)")
+        return entry.mid
+    return prop(_message(entry), "id")
+
+
+def _answers(entry: Json) -> bool:
+    """Whether ``entry.message.content`` is a list holding a tool_result block."""
+    if type(entry) is Glanced:
+        if not entry.flags & HAS_MESSAGE:
+            raise ReaderError(f"{entry.kind} entry without message (TypeError)")
+        return bool(entry.flags & RESULTS)
+    content = prop(_message(entry), "content")
+    return type(content) is list and any(prop(b, "type") == "tool_result" for b in content)
+
+
 def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
     """``recoverOrphanedParallelToolResults`` as 2.1.88 has it (parent links only)."""
     assistants = [e for e in chain if e.get("type") == "assistant"]
@@ -210,7 +239,7 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
         return chain
     anchors: dict[Any, Json] = {}
     for entry in assistants:
-        mid = prop(_message(entry), "id")
+        mid = _message_id(entry)
         if truthy(mid):
             anchors[mkey(mid)] = entry
     groups: dict[Any, list[Json]] = {}
@@ -218,17 +247,15 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
     for entry in loaded.messages.values():
         kind = entry.get("type")
         if kind == "assistant":
-            mid = prop(_message(entry), "id")
+            mid = _message_id(entry)
             if truthy(mid):
                 groups.setdefault(mkey(mid), []).append(entry)
-        elif kind == "user" and truthy(entry.get("parentUuid")):
-            content = prop(_message(entry), "content")
-            if type(content) is list and any(prop(b, "type") == "tool_result" for b in content):
-                results.setdefault(mkey(entry["parentUuid"]), []).append(entry)
+        elif kind == "user" and truthy(entry.get("parentUuid")) and _answers(entry):
+            results.setdefault(mkey(entry.get("parentUuid")), []).append(entry)
     done: set[Any] = set()
     inserts: dict[int, list[Json]] = {}
     for entry in assistants:
-        mid = prop(entry["message"], "id")
+        mid = _message_id(entry)
         if not truthy(mid) or mkey(mid) in done:
             continue
         done.add(mkey(mid))
@@ -327,7 +354,6 @@ def filter_unresolved_tool_uses(messages: list[Json]) -> list[Json]:
     return kept
 
 
-THINKING = ("thinking", "redacted_thinking")
 
 
 def filter_orphaned_thinking(messages: list[Json]) -> list[Json]:
@@ -509,6 +535,98 @@ def deserialise(chain: list[Json], release: SeedRelease = BASE) -> Resumed:
     if last != -1 and messages[last].get("type") == "user":
         messages.insert(last + 1, synthetic_no_response())
     return Resumed(messages, kind)
+
+
+class ResumedRows(LazyChain):
+    """Deserialised messages that are the chain's rows as stored: a row read is
+    ``removeExtraFields`` of it (decoded, not kept), so a long chain is not held decoded."""
+
+    __slots__ = ()
+
+    def __getitem__(self, at: Any) -> Any:
+        found = list.__getitem__(self, at)
+        if type(at) is slice:
+            return [_without_extra_fields(item) for item in found]
+        return _without_extra_fields(found)
+
+    def __iter__(self) -> Iterator[Json]:
+        return map(_without_extra_fields, list.__iter__(self))
+
+    def __reversed__(self) -> Iterator[Json]:
+        return map(_without_extra_fields, list.__reversed__(self))
+
+    def todo_rows(self) -> list[Json]:
+        """The rows ``extract_todos`` can act on: not those the glance knows hold a list
+        content without a TodoWrite call (``TODO_FREE``), for which its loop does nothing."""
+        return [item for item in list.__iter__(self)
+                if type(item) is not Glanced or not item.flags & TODO_FREE]
+
+
+def _without_extra_fields(entry: Json) -> Json:
+    return {k: v for k, v in as_dict(entry).items() if k not in ("isSidechain", "parentUuid")}
+
+
+def todo_rows(messages: list[Json]) -> list[Json]:
+    """What ``extract_todos`` needs to read of these messages (``ResumedRows.todo_rows``)."""
+    return messages.todo_rows() if type(messages) is ResumedRows else messages
+
+
+def deserialise_chain(chain: list[Json], release: SeedRelease = BASE) -> Resumed:
+    """``deserialise(remove_extra_fields(chain))``. When the filters would pass every row
+    through unchanged (told from the glanced rows' facts, or by the same tests on decoded
+    ones), the rows stay as stored (``ResumedRows``); otherwise the chain is decoded and
+    filtered as written."""
+    if not _passes_unchanged(chain, release):
+        return deserialise(remove_extra_fields(chain), release)
+    messages = ResumedRows(chain)
+    kind, _ = detect_interruption(messages)
+    if kind == "interrupted_turn" and release.continue_interrupted_turn:
+        messages.append(synthetic_continue())
+    passed = ("system", "progress") if release.no_response_past_system else ()
+    last = max((i for i, e in enumerate(list.__iter__(messages)) if e.get("type") not in passed),
+               default=-1)
+    if last != -1 and list.__getitem__(messages, last).get("type") == "user":
+        messages.insert(last + 1, synthetic_no_response())
+    return Resumed(messages, kind)
+
+
+def _passes_unchanged(chain: list[Json], release: SeedRelease) -> bool:
+    """Whether ``deserialise``'s rewrites and filters keep every row of the chain as it is
+    (no attachment renamed, no permission mode dropped, every tool_use answered, no
+    thinking-only or blank assistant) and throw nowhere."""
+    if not release.rows_kept_whole:
+        return False
+    blanks = release.blank_assistants_dropped
+    uses: set[Any] = set()
+    answered: set[Any] = set()
+    for entry in chain:
+        if type(entry) is Glanced:
+            uses.update(entry.calls)
+            answered.update(entry.answers)
+            if blanks and not entry.flags & PLAIN:
+                return False
+            continue
+        if strip_permission_mode(migrate_attachment(entry)) is not entry:
+            return False
+        kind = entry.get("type")
+        content = content_of(entry)
+        if kind not in ("user", "assistant") or type(content) is not list:
+            continue
+        for block in content:
+            block_kind = block.get("type") if type(block) is dict else UNDEFINED  # ``prop``
+            if block_kind == "tool_use":
+                uses.add(mkey(block.get("id", UNDEFINED)))
+            elif block_kind == "tool_result":
+                answered.add(mkey(block.get("tool_use_id", UNDEFINED)))
+        if blanks and kind == "assistant" and content:
+            if all(prop(b, "type") in THINKING for b in content):
+                return False
+            try:
+                if _whitespace_only(content):
+                    return False
+            except ReaderError:
+                return False
+    return uses <= answered
 
 
 def first_prompt_fails(messages: list[Json]) -> bool:

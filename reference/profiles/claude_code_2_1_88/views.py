@@ -108,8 +108,10 @@ def invoked_skills(chain: list[Json]) -> list[Json]:
     """Skills restored from ``invoked_skills`` attachments (name, path and content all set)."""
     skills: list[Json] = []
     for entry in chain:
+        if entry.get("type") != "attachment":
+            continue  # read first: a row kept undecoded answers it without decoding
         attachment = entry.get("attachment")
-        if entry.get("type") != "attachment" or prop(attachment, "type") != "invoked_skills":
+        if prop(attachment, "type") != "invoked_skills":
             continue
         listed = prop(attachment, "skills")
         for skill in listed if type(listed) is list else []:

@@ -1,0 +1,169 @@
+"""2.1.88's loader keeps a user or assistant row as its bytes and the few fields it reads.
+
+A decoded row costs several times its line; the loader itself reads only a row's uuid,
+type, parent and ``isSidechain``, and its resume a few facts of the content (the
+recovery's message id and tool results, the deserialisation filters' verdicts). So the
+loader glances at each line as the SDK's parser does (``lazyrows.Glance``, with the
+fields those filters need) and keeps a ``Glanced`` row: a ``Pending`` span of the buffer
+with those facts. Any other field read from it decodes the line again (the exact
+``JSON.parse`` value, not kept). A line whose glance cannot decide a field exactly
+(a value of an unexpected shape, a snip, a permission mode the resume rewrites, a
+non-string tool id) is parsed at once, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from rechain.reference.js.values import UNDEFINED
+from rechain.reference.lazyrows import _JSON_NAMES, Block, Glance, GlancedMessage, Pending
+from rechain.reference.model import Json
+
+_EMPTY = msgspec.Raw()
+PERMISSION_MODES = frozenset({"acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"})
+THINKING = ("thinking", "redacted_thinking")
+# the first character of a JSON string that ``trim()`` keeps: printable ASCII, no escape
+_VISIBLE = frozenset(range(0x21, 0x7F)) - {ord('"'), ord("\\")}
+
+
+class SeedBlock(Block, gc=False):
+    """A content block's fields the resume reads (``text`` left undecoded)."""
+
+    name: Any = None
+    text: msgspec.Raw = _EMPTY
+
+
+class SeedMessage(GlancedMessage, gc=False):
+    """``message`` with the resume's block fields."""
+
+    content: list[SeedBlock] | str | None = None
+
+
+class SeedGlance(Glance, gc=False,
+                 rename={**_JSON_NAMES, "permission_mode": "permissionMode",
+                         "snip": "snipMetadata"}):
+    """``lazyrows.Glance`` with what 2.1.88's resume reads of a row (``isSidechain``
+    absent told from ``null``: the loader's readers pass it on)."""
+
+    is_sidechain: Any = UNDEFINED
+    message: SeedMessage | None = None
+    permission_mode: Any = UNDEFINED
+    snip: msgspec.Raw = _EMPTY
+
+
+SEED_GLANCE = msgspec.json.Decoder(SeedGlance)
+
+# Glanced.flags
+HAS_MESSAGE, RESULTS, PLAIN, TODO_FREE = 1, 2, 4, 8
+
+
+class Glanced(Pending):
+    """A user or assistant row the loader glanced at: ``get`` answers the loader's fields
+    from the glance, any other from the line decoded again (not kept)."""
+
+    __slots__ = ("answers", "calls", "flags", "kind", "line", "mid", "parent", "side", "uuid")
+
+    def __init__(self, data: bytes, start: int, line: int, seen: SeedGlance, flags: int,
+                 calls: tuple[str, ...], answers: tuple[str, ...], parent: Any) -> None:
+        self.data, self.start, self.value = data, start, None
+        self.line, self.uuid, self.kind, self.parent = line, seen.uuid, seen.type, parent
+        self.side = seen.is_sidechain
+        message = seen.message
+        self.mid = message.id if message is not None and seen.type == "assistant" else None
+        self.flags, self.calls, self.answers = flags, calls, answers
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``row.get``; the glanced fields without decoding."""
+        if key == "uuid":
+            return self.uuid
+        if key == "type":
+            return self.kind
+        if key == "parentUuid":
+            return default if self.parent is UNDEFINED else self.parent
+        if key == "isSidechain":
+            return default if self.side is UNDEFINED else self.side
+        return self.fresh().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fresh()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.fresh()
+
+    def items(self) -> Any:
+        return self.fresh().items()
+
+    def keys(self) -> Any:
+        return self.fresh().keys()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fresh())
+
+
+def as_dict(entry: Json | Glanced) -> Json:
+    """A stored row as a dict (a ``Glanced`` one decoded, not kept)."""
+    return entry.fresh() if type(entry) is Glanced else entry  # type: ignore[return-value]
+
+
+def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
+            previous: str | None) -> Glanced | None:
+    """The row kept undecoded, or None when a field it must answer needs the decoded row."""
+    kind, uuid, parent, side = seen.type, seen.uuid, seen.parent_uuid, seen.is_sidechain
+    if (kind != "user" and kind != "assistant") or type(uuid) is not str:
+        return None
+    if parent is not None and parent is not UNDEFINED and type(parent) is not str:
+        return None
+    if side is not None and side is not UNDEFINED and type(side) is not bool:
+        return None
+    mode = seen.permission_mode
+    if len(seen.snip) or (mode is not UNDEFINED and kind == "user" and not (
+            type(mode) is str and mode in PERMISSION_MODES)):
+        return None
+    flags, calls, answers = PLAIN | TODO_FREE, (), ()
+    message = seen.message
+    if message is not None:
+        flags |= HAS_MESSAGE
+        if kind == "assistant" and message.id is not None and type(message.id) is not str:
+            return None
+        content = message.content
+        if type(content) is list:
+            for block in content:
+                block_type = block.type
+                if block_type == "tool_use":
+                    if type(block.id) is not str:
+                        return None
+                    calls += (block.id,)
+                    if block.name == "TodoWrite":
+                        flags &= ~TODO_FREE
+                elif block_type == "tool_result":
+                    if type(block.tool_use_id) is not str:
+                        return None
+                    answers += (block.tool_use_id,)
+                    flags |= RESULTS
+            if kind == "assistant" and content and not _has_substance(content):
+                flags &= ~PLAIN
+        elif kind == "assistant":
+            flags &= ~TODO_FREE  # extract_todos reads it (and throws on a string)
+    elif kind == "assistant":
+        flags &= ~TODO_FREE
+    if parent == previous:
+        parent = previous  # the previous row's uuid string, shared
+    return Glanced(data, start, line, seen, flags, calls, answers, parent)
+
+
+def _has_substance(content: list[SeedBlock]) -> bool:
+    """Whether the deserialisation filters certainly keep an assistant with this non-empty
+    content: not thinking only, and not whitespace-only text (the first text that is
+    clearly not blank, or a block that is not text, settles it); False: let the exact
+    filters decide."""
+    if all(block.type in THINKING for block in content):
+        return False
+    for block in content:
+        if block.type != "text":
+            return True
+        head = memoryview(block.text)[:2]
+        return len(head) == 2 and head[0] == 0x22 and head[1] in _VISIBLE
+    return False

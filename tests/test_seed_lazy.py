@@ -1,0 +1,145 @@
+"""2.1.88's loader keeps user and assistant rows as their bytes (``glanced.Glanced``) and
+its resume keeps them so when its filters pass them through: every rebuild, view and
+diagnostic is the same as when every line is decoded, on every entry point and release."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+
+from rechain.reference import Options
+from rechain.reference.lazyrows import Pending
+from rechain.reference.profiles import get_profile
+from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
+from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced
+from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS, ResumedRows
+from rechain.reference.stages import Profile, drive
+from rechain.strategies import corrupted, transcripts
+
+RELEASES = ("claude-code@2.1.88", "claude-code@2.1.101", "claude-code@2.1.91",
+            "claude-code@2.1.39", "claude-code@2.0.76")
+
+
+@contextmanager
+def _decoding_every_line() -> Iterator[None]:
+    """The loader as it was before it glanced: no spans, so every line is decoded."""
+    with mock.patch.object(seed_read, "_spans", lambda *_: None):
+        yield
+
+
+def _eager(profile: Profile) -> Profile:
+    parse = profile.parse
+    return dataclasses.replace(profile, parse=lambda lines: parse(list(lines)))
+
+
+def _answers(data: bytes, profile: Profile, entry: str) -> list[Any]:
+    result = drive(data, profile, Options(entry=entry), None)
+    return [result.to_json(), *(result.view(name) for name in profile.views)]
+
+
+def _agree(data: bytes, release: str = "claude-code@2.1.88") -> None:
+    profile = get_profile(release)
+    for entry in ENTRY_POINTS:
+        lazy = _answers(data, profile, entry)
+        with _decoding_every_line():
+            eager = _answers(data, _eager(profile), entry)
+        assert lazy == eager, entry
+
+
+@settings(max_examples=40, deadline=None)
+@given(transcripts(rewinds=True, compaction=True))
+def test_glanced_and_decoded_loads_agree_on_generated_transcripts(t: Any) -> None:
+    _agree(t.to_bytes())
+
+
+@settings(max_examples=60, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_glanced_and_decoded_loads_agree_on_corrupted_transcripts(c: Any) -> None:
+    _agree(c.data)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@settings(max_examples=15, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_every_release_of_the_line_agrees(release: str, c: Any) -> None:
+    _agree(c.data, release)
+
+
+def _row(uuid: str, parent: str | None, kind: str, tail: str) -> bytes:
+    head = f'{{"type":"{kind}","uuid":"{uuid}","parentUuid":'
+    head += "null" if parent is None else f'"{parent}"'
+    return (head + ',"timestamp":"2026-01-01T00:00:0' + uuid[-1] + '.000Z",'
+            '"sessionId":"s",' + tail + "}").encode()
+
+
+_USER = '"message":{"role":"user","content":"hello"}'
+# rows whose fields the loader or the resume read, where a glance could part from the row
+TRICKY = [
+    '"message":{"role":"assistant","id":"m","content":[{"type":"text","text":" "}]}',
+    '"message":{"role":"assistant","id":"m","content":[{"type":"text","text":"\\u00a0x"}]}',
+    '"message":{"role":"assistant","id":"m","content":[{"type":"text","text":"\\n"}]}',
+    '"message":{"role":"assistant","id":"m","content":[{"type":"text","text":5}]}',
+    '"message":{"role":"assistant","id":"m","content":[{"type":"thinking","thinking":"t"}]}',
+    '"message":{"role":"assistant","id":"m","content":[{"type":"tool_use","id":"t",'
+    '"name":"TodoWrite","input":{"todos":[{"content":"c"}]}}]}',
+    '"message":{"role":"assistant","id":"m","content":[{"type":"tool_use","id":7,"name":"x"}]}',
+    '"message":{"role":"assistant","id":"m","content":[{"type":"tool_use","name":"x"}]}',
+    '"message":{"role":"assistant","id":"m","content":"a string"}',
+    '"message":{"role":"assistant","id":12,"content":[{"type":"text","text":"x"}]}',
+    '"message":null',
+    '"isSidechain":"yes",' + _USER,
+    '"isSidechain":1e400,' + _USER,
+    '"permissionMode":"weird",' + _USER,
+    '"permissionMode":"plan",' + _USER,
+    '"snipMetadata":{"removedUuids":["u1"]},' + _USER,
+    '"x":1e400,' + _USER,
+    '"x":"\\ud800",' + _USER,
+    '"uuid":"u9",' + _USER,
+    '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}',
+    '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":null}]}',
+    '"message":{"role":"user","content":[null]}',
+    '"isMeta":true,' + _USER,
+]
+
+
+@pytest.mark.parametrize("at", range(len(TRICKY)))
+@pytest.mark.parametrize("kind", ["user", "assistant"])
+def test_glanced_and_decoded_loads_agree_on_rows_a_glance_may_misread(at: int, kind: str) -> None:
+    lines = [_row("u1", None, "user", _USER),
+             _row("u2", "u1", kind, TRICKY[at]),
+             _row("u3", "u2", "user", _USER),
+             _row("u4", "u3", "assistant",
+                  '"message":{"role":"assistant","id":"m4","content":[{"type":"text","text":"ok"}]}')]
+    for tail in ([], [b"\xc2\xa0" + lines[3]], [b'{"type":"user","uuid":"u5"']):
+        data = b"\n".join([*lines, *tail]) + b"\n"
+        for release in ("claude-code@2.1.88", "claude-code@2.1.39", "claude-code@2.1.101"):
+            _agree(data, release)
+        _agree(b"\xef\xbb\xbf" + data)
+
+
+def test_a_chain_is_held_as_bytes_from_load_to_messages() -> None:
+    """On a long chain no row is held decoded: not by the loader, not by the resume's
+    messages, not by the SDK parser behind ``read``; the messages are the decoded load's."""
+    from rechain.conformance.bench.synthetic import synthetic_transcript
+
+    data = synthetic_transcript(200_000, 0, "chain")
+    profile = get_profile("claude-code@2.1.88")
+    result = drive(data, profile, Options(), None)
+    assert result.run is not None
+    outcome = result.run.source.found
+    stored = list(outcome.loaded.messages.values())
+    assert len(stored) > 400 and all(type(row) is Glanced for row in stored)
+    assert type(outcome.resumed.messages) is ResumedRows
+    assert all(type(row) is Glanced for row in list.__iter__(outcome.resumed.messages))
+    nodes = list(dict.values(result.run.graph.nodes))
+    assert all(type(row) is Pending and row.value is None for row in nodes[:-1])
+    messages = list(result.messages)
+    assert len(messages) == len(stored)
+    with _decoding_every_line():
+        assert messages == list(drive(data, _eager(profile), Options(), None).messages)
