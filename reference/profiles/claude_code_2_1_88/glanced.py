@@ -60,20 +60,19 @@ SEED_GLANCE = msgspec.json.Decoder(SeedGlance)
 HAS_MESSAGE, RESULTS, PLAIN, TODO_FREE = 1, 2, 4, 8
 
 
-class Glanced(Pending):
+class Glanced(Pending, gc=False, eq=False, kw_only=True):
     """A user or assistant row the loader glanced at: ``get`` answers the loader's fields
     from the glance, any other from the line decoded again (not kept)."""
 
-    __slots__ = ("answers", "calls", "flags", "kind", "line", "mid", "parent", "side", "uuid")
-
-    def __init__(self, data: bytes, start: int, line: int, seen: SeedGlance, flags: int,
-                 calls: tuple[str, ...], answers: tuple[str, ...], parent: Any) -> None:
-        self.data, self.start, self.value = data, start, None
-        self.line, self.uuid, self.kind, self.parent = line, seen.uuid, seen.type, parent
-        self.side = seen.is_sidechain
-        message = seen.message
-        self.mid = message.id if message is not None and seen.type == "assistant" else None
-        self.flags, self.calls, self.answers = flags, calls, answers
+    line: int
+    uuid: str
+    kind: str
+    parent: Any  # parentUuid: a string, None, or UNDEFINED when absent
+    side: Any  # isSidechain: a bool, None, or UNDEFINED when absent
+    mid: str | None  # an assistant's message.id when a string
+    flags: int
+    calls: tuple[str, ...]  # the tool_use ids of its content
+    answers: tuple[str, ...]  # the tool_use_id of each tool_result block
 
     def get(self, key: str, default: Any = None) -> Any:
         """``row.get``; the glanced fields without decoding."""
@@ -112,7 +111,13 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
             previous: str | None) -> Glanced | None:
     """The row kept undecoded, or None when a field it must answer needs the decoded row."""
     kind, uuid, parent, side = seen.type, seen.uuid, seen.parent_uuid, seen.is_sidechain
-    if (kind != "user" and kind != "assistant") or type(uuid) is not str:
+    if kind == "user":
+        kind = "user"  # the module's string, shared by every row (not one per row)
+    elif kind == "assistant":
+        kind = "assistant"
+    else:
+        return None
+    if type(uuid) is not str:
         return None
     if parent is not None and parent is not UNDEFINED and type(parent) is not str:
         return None
@@ -151,7 +156,9 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
         flags &= ~TODO_FREE
     if parent == previous:
         parent = previous  # the previous row's uuid string, shared
-    return Glanced(data, start, line, seen, flags, calls, answers, parent)
+    mid = message.id if message is not None and kind == "assistant" else None
+    return Glanced(data, start, line=line, uuid=uuid, kind=kind, parent=parent, side=side,
+                   mid=mid, flags=flags, calls=calls, answers=answers)
 
 
 def _has_substance(content: list[SeedBlock]) -> bool:

@@ -39,20 +39,22 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     missing = {n for n, _ in numbered if n is not None and n not in starts}
     if missing:
         starts.update(_starts_at(data, missing))
-    chosen = [(n, starts[n]) for n, _ in numbered if n is not None and n in starts]
-    return Source(ChainLines(data, chosen), data, tuple(off_chain_reasons(data, outcome)),
-                  found=outcome)
+    numbers = [n for n, _ in numbered if n is not None and n in starts]
+    return Source(ChainLines(data, numbers, [starts[n] for n in numbers]), data,
+                  tuple(off_chain_reasons(data, outcome)), found=outcome)
 
 
 class ChainLines(NumberedLines):
     """The resumed chain's lines in chain order, read in place (each ends at its LF): the
     SDK's parser glances at them and keeps their rows undecoded, as it does a file's."""
 
-    __slots__ = ("chosen",)
+    __slots__ = ("numbers", "starts")
 
-    def __init__(self, data: bytes, chosen: list[tuple[int, int]]) -> None:
+    def __init__(self, data: bytes, numbers: list[int], starts: list[int]) -> None:
         super().__init__(data)
-        self.chosen = chosen  # (line number, offset of the line in ``data``)
+        # the lines' numbers and offsets in ``data`` (two lists of the rows' own ints, not
+        # a tuple per line)
+        self.numbers, self.starts = numbers, starts
 
     def whole(self) -> bool:
         return False
@@ -63,7 +65,7 @@ class ChainLines(NumberedLines):
     def views(self) -> Iterator[tuple[int, memoryview, int]]:
         data = self.data
         view, find, end = memoryview(data), data.find, len(data)
-        for number, start in self.chosen:
+        for number, start in zip(self.numbers, self.starts, strict=True):
             stop = find(b"\n", start)
             yield number, view[start : end if stop == -1 else stop], start
 
