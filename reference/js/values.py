@@ -174,6 +174,12 @@ def _array_to_string(array: list[Any]) -> str:
             parts.append("" if nullish(item) else to_string(item))
 
 
+def join(items: list[Any], separator: str) -> str:
+    """``items.join(separator)``: null and undefined items are empty, the others as
+    ``String(item)`` (a nested array flattens with commas)."""
+    return separator.join("" if nullish(item) else to_string(item) for item in items)
+
+
 def is_string_nonempty(value: Any) -> bool:
     """``typeof v === "string" && v``."""
     return type(value) is str and value != ""

@@ -80,8 +80,9 @@ SWITCHES: tuple[Switch, ...] = (
            "(before: every one is; 2.1.141 < first <= 2.1.200, and 2.1.200 and 2.1.222 send "
            "none at all, 2.1.240 those of the request's model)"),
     Switch("hook_context_checked", "2.1.222",
-           "a hook's additional context whose content is not a list sends nothing (before: the "
-           "request fails, exit 1; 2.1.200 < first <= 2.1.222)"),
+           "a hook's additional context whose content is not a list of strings sends nothing "
+           "(before: not a list fails the request, exit 1; a list's other items are joined "
+           "as JavaScript joins them; 2.1.200 < first <= 2.1.222)"),
     Switch("queued_wording_in_turn", "2.1.222",
            "a queued command is sent as \"This is how Claude Code surfaces messages the user "
            "sends mid-turn\" (before: \"IMPORTANT: After completing your current task, you "
@@ -307,7 +308,7 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (217/217 option sets), its answers on the 63 cases "
+    ("2.1.120", "the whole corpus (219/219 option sets), its answers on the 65 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),

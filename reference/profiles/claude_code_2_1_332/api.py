@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from rechain.reference.js.text import trim
-from rechain.reference.js.values import UNDEFINED, deep_copy, key, prop, to_string
+from rechain.reference.js.values import UNDEFINED, deep_copy, join, key, prop, to_string
 from rechain.reference.model import Json
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.rows import any_key, as_blocks, joined_fragments, message_id
@@ -413,7 +413,7 @@ def _as_item(row: Json, model: str, release: CliRelease) -> tuple[Json, Any] | N
         if type(attachment) is dict and attachment.get("type") == "queued_command":
             return {"role": "user", "content": _queued(attachment, release)}, None
         if type(attachment) is dict and attachment.get("type") == "hook_additional_context":
-            text = _hook_context(attachment)
+            text = _hook_context(attachment, release)
             return ({"role": "user", "content": text}, None) if text is not None else None
     return None
 
@@ -464,14 +464,18 @@ def _queued(attachment: Json, release: CliRelease = LATEST) -> Any:
 UNDEFINED_TEXT = "undefined"  # what a template shows for a missing value (JavaScript)
 
 
-def _hook_context(attachment: Json) -> str | None:
-    """A hook's additional context as the CLI sends it (probed: a list of strings and a
-    ``hookName`` are needed; a string content or no name sends nothing)."""
-    name, content = attachment.get("hookName"), attachment.get("content")
-    if type(name) is not str or type(content) is not list:
+def _hook_context(attachment: Json, release: CliRelease = LATEST) -> str | None:
+    """A hook's additional context as the CLI sends it (probed on 2.1.120 to 2.1.332: a
+    content that is not a list or is empty sends nothing; the name is ``String(hookName)``,
+    "undefined" when there is none; from ``hook_context_checked`` an item that is not a
+    string sends nothing, before it the items are joined as JavaScript joins them)."""
+    name, content = attachment.get("hookName", UNDEFINED), attachment.get("content")
+    if type(content) is not list or not content:
         return None
-    lines = "\n".join(item for item in content if type(item) is str)
-    return f"<system-reminder>\n{name} hook additional context: {lines}\n</system-reminder>"
+    if release.hook_context_checked and any(type(item) is not str for item in content):
+        return None
+    return (f"<system-reminder>\n{to_string(name)} hook additional context: "
+            f"{join(content, chr(10))}\n</system-reminder>")
 
 
 LEGACY_TOOL_NAMES = {"Task": "Agent"}  # the subagent tool's old name

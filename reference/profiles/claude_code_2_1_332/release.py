@@ -27,7 +27,7 @@ class CliRelease:
     #: for; before, it is a system row the resume leaves out
     voice_call_talk_rows: bool = True
     #: a hook's additional context that is not a list of strings sends nothing; before,
-    #: one whose content is not a list fails the request (exit 1)
+    #: one whose content is not a list fails the request (exit 1), a list is joined
     hook_context_checked: bool = True
     #: a file whose main-chain rows hold no user or assistant row resumes its last row as
     #: it is; before, "No conversation found"
