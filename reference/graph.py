@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import compress, filterfalse, islice
-from operator import itemgetter, lt
+from itertools import compress, filterfalse, islice, repeat
+from operator import eq, itemgetter, lt
 from typing import Any
 
 from rechain.reference.facts import ELIGIBLE, KIND, PARENT, UUID, Facts, facts_of
@@ -117,11 +117,10 @@ def relink_compactions(graph: Graph) -> None:
     """
     nodes = graph.nodes
     facts = graph.facts()
-    boundaries = [
-        nodes[uuid]
-        for uuid, fact in facts.items()
-        if fact[KIND] == "system" and nodes[uuid].get("subtype") == "compact_boundary"
-    ]
+    # the system rows picked out in C (a handful among the file's rows), then read
+    systems = compress(facts, map(eq, map(_KIND, facts.values()), repeat("system")))
+    boundaries = [row for row in map(nodes.__getitem__, systems)
+                  if row.get("subtype") == "compact_boundary"]
     if not boundaries:
         return
     children = _children_index(facts) if len(boundaries) > 2 else None
@@ -208,8 +207,8 @@ def _move_children(
         return
     if children is not None:
         moving = list(children.get(anchor_key, {}))
-    elif type(anchor) is str:
-        moving = [u for u, f in facts.items() if f[PARENT] == anchor]
+    elif type(anchor) is str:  # the rows below it picked out in C
+        moving = list(compress(facts, map(eq, map(_PARENT, facts.values()), repeat(anchor))))
     else:
         moving = [u for u, f in facts.items() if key(f[PARENT]) == anchor_key]
     for uuid in moving:
@@ -248,7 +247,8 @@ def choose_leaf_sdk(graph: Graph) -> Json | None:
     return _fallback_leaf(graph)
 
 
-_ELIGIBLE, _UUID, _PARENT = itemgetter(ELIGIBLE), itemgetter(UUID), itemgetter(PARENT)
+_ELIGIBLE, _UUID, _PARENT, _KIND = (itemgetter(ELIGIBLE), itemgetter(UUID), itemgetter(PARENT),
+                                    itemgetter(KIND))
 
 
 def _eligible_parents(eligible: list[Facts]) -> set[Any]:
