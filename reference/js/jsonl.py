@@ -233,9 +233,12 @@ def _read_bytes(data: bytes, end: int, numbers: Sequence[int],
             except _GLANCE_REFUSED:
                 pass
             else:
-                lines.offset = line_end
                 yield (number, seen, pos)
-                pos = line_end
+                if line_end < end:  # its LF counted here: the next line's number is known
+                    lines.offset, lines.index = line_end + 1, lines.index + 1
+                    pos = line_end + 1
+                else:
+                    lines.offset = pos = line_end
                 continue
         if first in _VALUE_START:
             try:  # the fast path: the whole line is one value

@@ -35,6 +35,8 @@ def prop(value: Any, key: str) -> Any:
 
 def truthy(value: Any) -> bool:
     """JavaScript truthiness: ``[]`` and ``{}`` are true; ``0``, ``""``, null are false."""
+    if type(value) is str:  # the most common case by far (uuids, ids), tested first
+        return value != ""
     if value is None or value is UNDEFINED or value is False:
         return False
     if value is True:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import compress, islice, repeat
+from operator import eq, itemgetter
 from typing import Any
 
 import orjson
@@ -22,7 +23,7 @@ from rechain.reference.graph import Graph
 from rechain.reference.js.jsonl import Consecutive, Skipped, join_lines, read_values
 from rechain.reference.js.values import UNDEFINED, describe, truthy
 from rechain.reference.lazyrows import LazyEntries, Pending
-from rechain.reference.model import Diagnostic, Json
+from rechain.reference.model import Diagnostic, Json, findings
 from rechain.reference.parse import Parsed, rewrite_voice_call
 from rechain.reference.profiles.claude_code_2_1_332.glance import (
     CLI_GLANCE,
@@ -172,10 +173,12 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
                 fact = glance_facts(glanced, previous)
                 keep(facts, fact)
                 previous = uuid
-                if not fact[CALLS] and glanced.message is not None \
-                        and type(glanced.message.content) is list \
-                        and any(block.type == "tool_use" for block in glanced.message.content):
-                    odd.add(uuid)
+                message = glanced.message
+                if message is not None and not fact[CALLS] and type(message.content) is list:
+                    for block in message.content:
+                        if block.type == "tool_use":
+                            odd.add(uuid)
+                            break
                 _loaded(state, glanced, kind, uuid, release)
             elif not _glanced_other(parsed, bridge, number, glanced):
                 _dispatch(parsed, state, seen, bridge, number,
@@ -402,9 +405,12 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
     nodes = graph.nodes
     meta: Json | None = None
     meta_at = last_at = -1
-    # only a system row can be a boundary: the facts say which rows to read
-    for at, (uuid, fact) in enumerate(graph.facts().items()):
-        if fact[KIND] == "system" and is_boundary(row := nodes[uuid]):
+    # only a system row can be a boundary: the facts say which rows to read (picked in C)
+    facts = graph.facts()
+    systems = compress(enumerate(facts), map(eq, map(itemgetter(KIND), facts.values()),
+                                             repeat("system")))
+    for at, uuid in systems:
+        if is_boundary(row := nodes[uuid]):
             last_at = at
             candidate = row.get("compactMetadata")
             if type(candidate) is dict and not release.preserved_messages_relinked:
@@ -444,9 +450,9 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
     # last boundary
     pruned = [u for u in islice(nodes, max(last_at, 0)) if u not in keep]
     facts = graph.facts()
+    graph.diagnostics += findings([*map(graph.line.__getitem__, pruned)], "pruned",
+                                  "written before the last compact boundary: not loaded")
     for uuid in pruned:
-        graph.diagnostics.append(Diagnostic(
-            graph.line[uuid], "pruned", "written before the last compact boundary: not loaded"))
         del nodes[uuid]
         del facts[uuid]
     if listed is not None and pruned:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import count
 from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
@@ -62,21 +63,22 @@ def _is_virtual_call(row: Json) -> bool:
     return _has_block(row, "tool_use" if kind == "assistant" else "tool_result")
 
 
-def _in_turn(row: Json, turn_id: Any, fact: Facts) -> bool:
-    """A row that belongs to the turn of ``turn_id`` when it follows it (its facts say
-    its type, a string message id and whether it holds a tool result)."""
+def _in_turn(item: Json | Pending, turn_id: Any, fact: Facts) -> bool:
+    """A row (as stored) that belongs to the turn of ``turn_id`` when it follows it (its
+    facts say its type, a string message id and whether it holds a tool result; the
+    row is read only when they do not decide)."""
     kind = fact[KIND]
     if kind == "assistant":
         if turn_id is None:
             return False
         found = fact[MESSAGE_ID]
-        return (found if found is not None else message_id(row)) == turn_id
+        return (found if found is not None else message_id(row_of(item))) == turn_id
     if kind == "user":
-        return fact[ANSWERS] is not None or row.get("isMeta") is True
+        return fact[ANSWERS] is not None or row_of(item).get("isMeta") is True
     if kind == "attachment":
         return True
     if kind == "system":
-        return row.get("subtype") != "compact_boundary"
+        return row_of(item).get("subtype") != "compact_boundary"
     return False
 
 
@@ -175,6 +177,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
     timeline: _Timeline | None = None  # the file positions, once a turn needs them
     at_chain: dict[str, int] | None = None
     children: dict[Any, list[str]] | None = None
+    stored: list[Json | Pending] = []  # the chain's rows as kept, once a turn needs them
     spans: list[_Span] = []
     for turn in find_orphans(graph, chain, rules, seen,
                              chain_facts=[facts[uuid] for uuid in uuids]):
@@ -183,12 +186,13 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         if not own and not calls:
             continue  # nothing put back, no asides below it (most turns of a long chain)
         if timeline is None or at_chain is None:
-            timeline = _Timeline({u: i for i, u in enumerate(dict.keys(nodes))}, {})
-            at_chain = {u: i for i, u in enumerate(uuids)}
+            timeline = _Timeline(dict(zip(dict.keys(nodes), count())), {})
+            at_chain = dict(zip(uuids, count()))
+            stored = list(stored_rows(chain))
         _mark_late(timeline, turn)
         # without ``interleave`` the rows go after the message's last row on the chain
         start = at_chain[turn.first if interleave else turn.last]
-        end = _turn_end(chain, uuids, at_chain[turn.last] + 1, turn.message, facts)
+        end = _turn_end(stored, uuids, at_chain[turn.last] + 1, turn.message, facts)
         early = [] if interleave else sorted(own, key=_stamp)
         recovered = own if interleave else []
         anchored: dict[str, list[Json]] = {}
@@ -238,10 +242,11 @@ def _mark_late(timeline: _Timeline, turn: Turn) -> None:
             timeline.late[uuid] = max(timeline.position.get(uuid, 1 << 53), last_row + 0.5)
 
 
-def _turn_end(chain: list[Json], uuids: list[str], end: int, message: Any,
+def _turn_end(stored: list[Json | Pending], uuids: list[str], end: int, message: Any,
               facts: dict[str, Facts]) -> int:
-    """Past the message's last row on the chain, and the rows of its turn that follow."""
-    while end < len(chain) and _in_turn(chain[end], message, facts[uuids[end]]):
+    """Past the message's last row on the chain, and the rows of its turn that follow
+    (``stored``: the chain's rows as kept)."""
+    while end < len(uuids) and _in_turn(stored[end], message, facts[uuids[end]]):
         end += 1
     return end
 
@@ -334,7 +339,10 @@ def _children(graph: Graph) -> dict[Any, list[str]]:
     out: dict[Any, list[str]] = {}
     for uuid, fact in graph.facts().items():
         parent = fact[PARENT]
-        if truthy(parent):
+        if type(parent) is str:
+            if parent:
+                out.setdefault(parent, []).append(uuid)  # ``any_key`` of a string
+        elif truthy(parent):
             out.setdefault(any_key(parent), []).append(uuid)
     return out
 
