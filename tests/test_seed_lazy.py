@@ -17,6 +17,7 @@ from rechain.reference import Options
 from rechain.reference.lazyrows import Pending
 from rechain.reference.profiles import get_profile
 from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
+from rechain.reference.profiles.claude_code_2_1_88 import resume as seed_resume
 from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced
 from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS, ResumedRows
 from rechain.reference.stages import Profile, drive
@@ -28,8 +29,10 @@ RELEASES = ("claude-code@2.1.88", "claude-code@2.1.101", "claude-code@2.1.91",
 
 @contextmanager
 def _decoding_every_line() -> Iterator[None]:
-    """The loader as it was before it glanced: no spans, so every line is decoded."""
-    with mock.patch.object(seed_read, "_spans", lambda *_: None):
+    """The loader as it was before it glanced: no spans, so every line is decoded, and
+    the resume's filters run on the decoded chain."""
+    with mock.patch.object(seed_read, "_spans", lambda *_: None), \
+            mock.patch.object(seed_resume, "_kept_rows", lambda *_: None):
         yield
 
 
@@ -110,12 +113,16 @@ TRICKY = [
 
 @pytest.mark.parametrize("at", range(len(TRICKY)))
 @pytest.mark.parametrize("kind", ["user", "assistant"])
-def test_glanced_and_decoded_loads_agree_on_rows_a_glance_may_misread(at: int, kind: str) -> None:
+@pytest.mark.parametrize("last_id", ["m4", "m"])
+def test_glanced_and_decoded_loads_agree_on_rows_a_glance_may_misread(
+        at: int, kind: str, last_id: str) -> None:
+    """``last_id`` "m": the last assistant shares the tricky row's ``message.id`` (a
+    thinking-only row then stays)."""
     lines = [_row("u1", None, "user", _USER),
              _row("u2", "u1", kind, TRICKY[at]),
              _row("u3", "u2", "user", _USER),
-             _row("u4", "u3", "assistant",
-                  '"message":{"role":"assistant","id":"m4","content":[{"type":"text","text":"ok"}]}')]
+             _row("u4", "u3", "assistant", '"message":{"role":"assistant","id":"' + last_id
+                  + '","content":[{"type":"text","text":"ok"}]}')]
     for tail in ([], [b"\xc2\xa0" + lines[3]], [b'{"type":"user","uuid":"u5"']):
         data = b"\n".join([*lines, *tail]) + b"\n"
         for release in ("claude-code@2.1.88", "claude-code@2.1.39", "claude-code@2.1.101"):

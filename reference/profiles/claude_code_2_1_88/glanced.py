@@ -56,8 +56,10 @@ class SeedGlance(Glance, gc=False,
 
 SEED_GLANCE = msgspec.json.Decoder(SeedGlance)
 
-# Glanced.flags
-HAS_MESSAGE, RESULTS, PLAIN, TODO_FREE = 1, 2, 4, 8
+# Glanced.flags: a message object; a tool_result block; kept by the blank-assistant filter
+# unless thinking-only; no TodoWrite call for ``extract_todos``; an assistant's non-empty
+# content of thinking blocks only; one with a block that is not thinking
+HAS_MESSAGE, RESULTS, PLAIN, TODO_FREE, THINKING_ONLY, OTHER = 1, 2, 4, 8, 16, 32
 
 
 class Glanced(Pending, gc=False, eq=False, kw_only=True):
@@ -148,8 +150,13 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
                         return None
                     answers += (block.tool_use_id,)
                     flags |= RESULTS
-            if kind == "assistant" and content and not _has_substance(content):
-                flags &= ~PLAIN
+            if kind == "assistant" and content:
+                if all(block.type in THINKING for block in content):
+                    flags |= THINKING_ONLY
+                else:
+                    flags |= OTHER
+                    if not _not_blank(content):
+                        flags &= ~PLAIN
         elif kind == "assistant":
             flags &= ~TODO_FREE  # extract_todos reads it (and throws on a string)
     elif kind == "assistant":
@@ -161,16 +168,12 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
                    mid=mid, flags=flags, calls=calls, answers=answers)
 
 
-def _has_substance(content: list[SeedBlock]) -> bool:
-    """Whether the deserialisation filters certainly keep an assistant with this non-empty
-    content: not thinking only, and not whitespace-only text (the first text that is
-    clearly not blank, or a block that is not text, settles it); False: let the exact
-    filters decide."""
-    if all(block.type in THINKING for block in content):
-        return False
-    for block in content:
-        if block.type != "text":
-            return True
-        head = memoryview(block.text)[:2]
-        return len(head) == 2 and head[0] == 0x22 and head[1] in _VISIBLE
-    return False
+def _not_blank(content: list[SeedBlock]) -> bool:
+    """Whether ``hasOnlyWhitespaceTextContent`` is certainly false for this content, from
+    its first block (one that is not text, or a text that clearly is not blank, settles
+    it); False: let the exact filter decide."""
+    block = content[0]
+    if block.type != "text":
+        return True
+    head = memoryview(block.text)[:2]
+    return len(head) == 2 and head[0] == 0x22 and head[1] in _VISIBLE

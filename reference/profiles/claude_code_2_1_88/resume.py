@@ -24,10 +24,12 @@ from rechain.reference.lazyrows import LazyChain
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_88.glanced import (
     HAS_MESSAGE,
+    OTHER,
     PERMISSION_MODES,
     PLAIN,
     RESULTS,
     THINKING,
+    THINKING_ONLY,
     TODO_FREE,
     Glanced,
     as_dict,
@@ -572,13 +574,14 @@ def todo_rows(messages: list[Json]) -> list[Json]:
 
 
 def deserialise_chain(chain: list[Json], release: SeedRelease = BASE) -> Resumed:
-    """``deserialise(remove_extra_fields(chain))``. When the filters would pass every row
-    through unchanged (told from the glanced rows' facts, or by the same tests on decoded
-    ones), the rows stay as stored (``ResumedRows``); otherwise the chain is decoded and
-    filtered as written."""
-    if not _passes_unchanged(chain, release):
+    """``deserialise(remove_extra_fields(chain))``. When the filters would only drop rows
+    (told from the glanced rows' facts, or by the same tests on decoded ones), the rows
+    kept stay as stored (``ResumedRows``); otherwise the chain is decoded and filtered as
+    written."""
+    kept = _kept_rows(chain, release)
+    if kept is None:
         return deserialise(remove_extra_fields(chain), release)
-    messages = ResumedRows(chain)
+    messages = ResumedRows(kept)
     kind, _ = detect_interruption(messages)
     if kind == "interrupted_turn" and release.continue_interrupted_turn:
         messages.append(synthetic_continue())
@@ -590,43 +593,79 @@ def deserialise_chain(chain: list[Json], release: SeedRelease = BASE) -> Resumed
     return Resumed(messages, kind)
 
 
-def _passes_unchanged(chain: list[Json], release: SeedRelease) -> bool:
-    """Whether ``deserialise``'s rewrites and filters keep every row of the chain as it is
-    (no attachment renamed, no permission mode dropped, every tool_use answered, no
-    thinking-only or blank assistant) and throw nowhere."""
+def _kept_rows(chain: list[Json], release: SeedRelease) -> list[Json] | None:
+    """The rows ``deserialise``'s filters keep, as stored, when it would rewrite none and
+    throw nowhere: no attachment renamed, no permission mode dropped, no blank assistant
+    (which would merge user rows); rows are only dropped (calls never answered,
+    thinking-only assistants without other content of their ``message.id``). None: let
+    the exact filters run on the decoded chain."""
     if not release.rows_kept_whole:
-        return False
-    blanks = release.blank_assistants_dropped
+        return None
     uses: set[Any] = set()
     answered: set[Any] = set()
     for entry in chain:
         if type(entry) is Glanced:
             uses.update(entry.calls)
             answered.update(entry.answers)
-            if blanks and not entry.flags & PLAIN:
-                return False
             continue
         if strip_permission_mode(migrate_attachment(entry)) is not entry:
-            return False
-        kind = entry.get("type")
+            return None
         content = content_of(entry)
-        if kind not in ("user", "assistant") or type(content) is not list:
+        if entry.get("type") not in ("user", "assistant") or type(content) is not list:
             continue
         for block in content:
-            block_kind = block.get("type") if type(block) is dict else UNDEFINED  # ``prop``
-            if block_kind == "tool_use":
+            kind = block.get("type") if type(block) is dict else UNDEFINED  # ``prop``
+            if kind == "tool_use":
                 uses.add(mkey(block.get("id", UNDEFINED)))
-            elif block_kind == "tool_result":
+            elif kind == "tool_result":
                 answered.add(mkey(block.get("tool_use_id", UNDEFINED)))
-        if blanks and kind == "assistant" and content:
-            if all(prop(b, "type") in THINKING for b in content):
-                return False
+    unresolved = uses - answered
+    rows = [e for e in chain if not _unanswered(e, unresolved)] if unresolved else chain
+    if not release.blank_assistants_dropped:
+        return rows
+    with_other: set[Any] = set()
+    for entry in rows:
+        if type(entry) is Glanced:
+            if entry.flags & OTHER and entry.mid:
+                with_other.add(entry.mid)
+            continue
+        content = content_of(entry)
+        if entry.get("type") == "assistant" and type(content) is list:
+            mid = prop(entry["message"], "id")
+            if any(prop(b, "type") not in THINKING for b in content) and truthy(mid):
+                with_other.add(mkey(mid))
+    kept: list[Json] = []
+    for entry in rows:
+        if type(entry) is Glanced:
+            flags = entry.flags
+            if flags & THINKING_ONLY and not (entry.mid and entry.mid in with_other):
+                continue
+            if not flags & PLAIN:
+                return None
+            kept.append(entry)
+            continue
+        content = content_of(entry)
+        if entry.get("type") == "assistant" and type(content) is list and content:
+            mid = prop(entry["message"], "id")
+            if all(prop(b, "type") in THINKING for b in content) and not (
+                    truthy(mid) and mkey(mid) in with_other):
+                continue
             try:
                 if _whitespace_only(content):
-                    return False
+                    return None
             except ReaderError:
-                return False
-    return uses <= answered
+                return None
+        kept.append(entry)
+    return kept
+
+
+def _unanswered(entry: Json, unresolved: set[Any]) -> bool:
+    """``filter_unresolved_tool_uses``' test: an assistant none of whose calls is answered."""
+    if type(entry) is Glanced:
+        calls: Any = entry.calls
+        return entry.kind == "assistant" and bool(calls) and all(c in unresolved for c in calls)
+    ids = [mkey(prop(b, "id")) for b in _blocks(entry, "tool_use")]
+    return entry.get("type") == "assistant" and bool(ids) and all(i in unresolved for i in ids)
 
 
 def first_prompt_fails(messages: list[Json]) -> bool:
