@@ -181,6 +181,11 @@ SEED_SWITCHES: tuple[Switch, ...] = (
            "a queued task notification is sent after a \"[SYSTEM NOTIFICATION - NOT USER "
            "INPUT]\" notice (before: \"A background agent completed a task:\"; 2.1.100 "
            "still so)"),
+    Switch("date_context_sent", "2.1.42",
+           "the request opens with a context message holding today's date (before: only a "
+           "CLAUDE.md makes one, so without it the first resumed message opens the request, "
+           "and a reminder after a leading tool result is folded into that result; 2.1.41 "
+           "still so)"),
     Switch("continue_interrupted_turn", "2.1.42",
            "a resume ending on a tool result is sent a meta \"Continue from where you left "
            "off.\" (before: only \"No response requested.\")"),

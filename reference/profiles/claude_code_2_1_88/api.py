@@ -341,16 +341,18 @@ def after_last_boundary(messages: list[Json]) -> list[Json]:
 def request(messages: list[Json], prompt: str, release: SeedRelease = BASE) -> list[Json]:
     """The request's ``messages`` as API items for a resume followed by ``prompt``.
 
-    The harness's context message goes first and the new turn's own reminder
-    (standing for the skills list) before the prompt, as the CLI puts them.
+    The harness's context message goes first (from ``date_context_sent`` on: before,
+    the context holds only a CLAUDE.md, and the oracle's runs have none) and the new
+    turn's own reminder (standing for the skills list) before the prompt, as the CLI
+    puts them.
     """
-    context = attachments.user([{"type": "text", "text": f"{CONTEXT_PREFIX}\n(harness)"}],
-                               meta=True)
+    context = [attachments.user([{"type": "text", "text": f"{CONTEXT_PREFIX}\n(harness)"}],
+                                meta=True)] if release.date_context_sent else []
     reminder = {"type": "attachment",
                 "attachment": attachments.HarnessReminder(f"{SKILLS_PREFIX[18:]} (harness)")}
     turn = attachments.user(prompt, meta=False)
     messages = after_last_boundary(messages)
-    items = pair_results(normalise([context, *messages, reminder, turn], release), release)
+    items = pair_results(normalise([*context, *messages, reminder, turn], release), release)
     return [{"role": e.get("type"), "content": content_of(e)} for e in items]
 
 

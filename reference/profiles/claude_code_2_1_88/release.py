@@ -47,6 +47,11 @@ class SeedRelease:
 
     # switches of changes before 2.1.88 (on in 2.1.88, off in the releases before them)
 
+    #: the request opens with the harness's context message (today's date, and a
+    #: CLAUDE.md when there is one); before, the context is only a CLAUDE.md, so without
+    #: one no context message is sent and the first resumed message opens the request (a
+    #: queued command's reminder after a leading tool result is then folded into it)
+    date_context_sent: bool = True
     #: a resume that ends on a tool result gets a meta "Continue from where you left
     #: off." before the "No response requested."; before, only the latter
     continue_interrupted_turn: bool = True
