@@ -43,7 +43,7 @@ from rechain.reference.profiles.claude_code_2_1_332.load import (
     relink_cli,
     state_of,
 )
-from rechain.reference.profiles.claude_code_2_1_332.recover import RECOVERED, recover_cli
+from rechain.reference.profiles.claude_code_2_1_332.recover import recover_cli
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.read import (
     LARGE_FILE_BYTES,
@@ -129,7 +129,6 @@ class Resumed:
     chain: list[Json]
     lines: list[int]
     diagnostics: list[Diagnostic]
-    recovered: frozenset[str] = frozenset()
     resume_interrupted: bool = False  # CLAUDE_CODE_RESUME_INTERRUPTED_TURN
     error: str | None = None  # the CLI exits 1 and resumes nothing (rule L7)
     release: CliRelease = LATEST
@@ -246,20 +245,19 @@ def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     diagnostics = [*run.source.diagnostics, *run.parsed.diagnostics, *graph.diagnostics]
     shown = [graph.line[row["uuid"]] for row in chain]
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
-    recovered = frozenset(graph.extras.get(RECOVERED, ()))
     failed = (state_of(graph).failure or _todo_scan_fails(chain, options, release)
               or _text_not_string(chain, release) or _hook_content_fails(chain, release))
     if failed is not None:
         diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {failed}") for n in shown]
-        return Resumed(leaf, [], [], list(in_line_order(diagnostics)), recovered,
+        return Resumed(leaf, [], [], list(in_line_order(diagnostics)),
                        options.resume_interrupted_turn, failed, release)
     if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         diagnostics.append(Diagnostic(None, "first-prompt", FIRST_PROMPT_ERROR))
         diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {FIRST_PROMPT_ERROR}")
                         for n in shown]
-        return Resumed(leaf, [], [], list(in_line_order(diagnostics)), recovered,
+        return Resumed(leaf, [], [], list(in_line_order(diagnostics)),
                        options.resume_interrupted_turn, FIRST_PROMPT_ERROR, release)
-    return Resumed(leaf, chain, shown, list(in_line_order(diagnostics)), recovered,
+    return Resumed(leaf, chain, shown, list(in_line_order(diagnostics)),
                    options.resume_interrupted_turn, release=release)
 
 
