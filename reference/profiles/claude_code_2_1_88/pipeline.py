@@ -81,8 +81,8 @@ def _every_row(data: bytes, release: SeedRelease) -> Outcome:
         outcome.todos = extract_todos(outcome.resumed.messages, release.todos_need_block_lists)
     except ReaderError as error:
         outcome.error, outcome.chain, outcome.resumed = f"resume fails: {error}", [], Resumed()
-    if not outcome.resumed.messages:
-        outcome.error = outcome.error or "no-conversation"
+    # a file without message rows resumes an empty conversation: no "No conversation
+    # found", the prompt is sent alone (2.0.76 and 2.1.39 alike)
     return outcome
 
 

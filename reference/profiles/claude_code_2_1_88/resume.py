@@ -599,7 +599,7 @@ def _kept_rows(chain: list[Json], release: SeedRelease) -> list[Json] | None:
     (which would merge user rows); rows are only dropped (calls never answered,
     thinking-only assistants without other content of their ``message.id``). None: let
     the exact filters run on the decoded chain."""
-    if not release.rows_kept_whole:
+    if not (release.rows_kept_whole and release.calls_matched_by_value):
         return None
     uses: set[Any] = set()
     answered: set[Any] = set()
