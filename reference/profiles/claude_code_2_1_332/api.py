@@ -566,15 +566,17 @@ def _with_voice_records(rows: list[Json], release: CliRelease) -> list[Json]:
     return out
 
 
-def _merge_users(earlier: Json, later: Json, attached: bool = False) -> None:
+def _merge_users(earlier: Json, later: Json, attached: bool = False, folds: bool = True) -> None:
     """``mergeUserMessages``: reminders fold into a trailing tool_result, text joins with LF
     unless the later message opens with a result or comes from an attachment (``attached``:
     a queued command or hook context; a written row that reads like a reminder still gets
-    the LF)."""
+    the LF). ``folds`` off: the harness's context block ends ``earlier`` after its results
+    (the first message, before ``context_block_gone``), so nothing folds into them."""
     left = as_blocks(earlier["content"])
     right = as_blocks(later["content"])
-    if left and _is_reminder(right) and not _voice_talk(right) and type(left[-1]) is dict \
-            and left[-1].get("type") == "tool_result" and type(left[-1].get("content")) is str:
+    if folds and left and _is_reminder(right) and not _voice_talk(right) \
+            and type(left[-1]) is dict and left[-1].get("type") == "tool_result" \
+            and type(left[-1].get("content")) is str:
         text = "\n\n".join(b["text"] for b in right)
         left[-1] = {**left[-1], "content": trim(left[-1]["content"]) + "\n\n" + text}
         earlier["content"] = left
@@ -679,7 +681,7 @@ def to_api(rows: list[Json], model: str, resume_interrupted: bool = False,
                                                           as_blocks(message["content"]))
                 continue
         if out and out[-1]["role"] == "user" and message["role"] == "user":
-            _merge_users(out[-1], message, attached)
+            _merge_users(out[-1], message, attached, release.context_block_gone or len(out) > 1)
             continue
         out.append(message)
         ids.append(mid)
