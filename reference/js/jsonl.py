@@ -90,6 +90,10 @@ class Consecutive(Sequence[int]):
         if self.size is None and self.data:
             self.size = feeds + self.data.count(b"\n", offset, self.end) + 1
 
+    def piece(self, number: int) -> int:
+        """Which piece line ``number`` is (counting none)."""
+        return number - self.first
+
     def _numbers(self) -> range:
         if self.size is None:
             self.size = self.data.count(b"\n", 0, self.end) + 1 if self.data else 0

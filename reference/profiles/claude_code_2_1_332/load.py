@@ -154,15 +154,25 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
         return parsed
     seen: set[str] = set()
     bridge: dict[str, Any] = {}
-    read: set[int] = set()
+    # the lines where nothing starts, found as the gaps between the pieces read (items come
+    # in the pieces' order, which a moved snapshot line makes another than the lines'): no
+    # set of every line read
+    blank: list[range] = []
+    read_to = -1  # the last piece read
+    pieces = {} if isinstance(numbers, Consecutive) else {n: i for i, n in enumerate(numbers)}
+    piece = (numbers.piece if isinstance(numbers, Consecutive)
+             else lambda number: pieces.get(number, len(numbers)))
     # the hot loop of a large file: its lookups bound once
     entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
-    keep, saw, known, odd = list.append, read.add, seen.add, state.odd_calls
+    keep, known, odd = list.append, seen.add, state.odd_calls
     previous: str | None = None  # the last glanced row's uuid: most rows' parent
     for item in read_values(data, numbers, end, glance):
         if type(item) is tuple:
             number, glanced, start = item
-            saw(number)
+            at = piece(number)
+            if at > read_to + 1:
+                blank.append(range(read_to + 1, at))
+            read_to = at
             kind = glanced.type
             if type(kind) is str and kind in ROW_TYPES \
                     and kept_as_written(glanced, seen, bridge, release):
@@ -184,20 +194,25 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
                 _dispatch(parsed, state, seen, bridge, number,
                           Pending(data, start).fresh(), release)
             continue
+        at = piece(item.line)
+        if at > read_to + 1:
+            blank.append(range(read_to + 1, at))
+        read_to = max(read_to, at)
         if isinstance(item, Skipped):
             kind = "text-after-value" if item.after_value else "invalid-json"
             parsed.diagnostics.append(Diagnostic(item.line, kind, item.reason))
-            read.add(item.line)
             continue
         _dispatch(parsed, state, seen, bridge, item.line, item.value, release)
-        read.add(item.line)
         if item.last > item.line:
             parsed.diagnostics.append(Diagnostic(
                 item.line + 1, "continued", f"the rest of the value that starts on line "
                 f"{item.line}", item.last))
-            read.update(range(item.line + 1, item.last + 1))
-    parsed.diagnostics.extend(Diagnostic(n, "blank", "only whitespace: no value starts here")
-                              for n in numbers if n not in read)
+            read_to = max(read_to, piece(item.last))
+    if len(numbers) > read_to + 1:
+        blank.append(range(read_to + 1, len(numbers)))
+    parsed.diagnostics.extend(Diagnostic(numbers[at], "blank",
+                                         "only whitespace: no value starts here")
+                              for gap in blank for at in gap)
     return parsed
 
 

@@ -11,6 +11,8 @@ and the tip the new prompt is chained to) and ``api`` (the request's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter
 
 import orjson
 
@@ -109,16 +111,16 @@ def present_cli(
     failure on a first prompt that is not a string (rule L7) is the reader's error."""
     if first_prompt_fails(chain):  # an empty chain (no leaf) has no prompt to fail on
         raise ReaderError(FIRST_PROMPT_ERROR)
-    # the rows' types are in their facts: a row kept undecoded stays so in the messages
-    facts, line = graph.facts(), graph.line
-    shown = [(item, uuid) for item, uuid in zip(stored_rows(chain), chain_uuids(chain),
-                                                strict=True)
-             if facts[uuid][KIND] in _MESSAGE_KINDS]
-    return Presented([item for item, _ in shown], [line[uuid] for _, uuid in shown],
-                     session_message)
+    # the rows' types are in their facts: a row kept undecoded stays so in the messages,
+    # and the rows shown are picked in C (no pair built per row of a long chain)
+    uuids = chain_uuids(chain)
+    kinds = map(itemgetter(KIND), map(graph.facts().__getitem__, uuids))
+    shown = [*map(_MESSAGE_KINDS.__contains__, kinds)]
+    return Presented([*compress(stored_rows(chain), shown)],
+                     [*map(graph.line.__getitem__, compress(uuids, shown))], session_message)
 
 
-_MESSAGE_KINDS = ("user", "assistant")
+_MESSAGE_KINDS = frozenset({"user", "assistant"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,7 +121,10 @@ CLI_DIRECT = Rules(message=_any_id, is_result=_every_result, looks_further=_neve
 def recover_cli(graph: Graph, chain: list[Json], release: CliRelease = LATEST) -> list[Json]:
     """The chain with recovered rows, then the tip's system and attachment descendants."""
     uuids = chain_uuids(chain)
-    seen: set[str] = graph.extras.get("claude-code:seen") or set(uuids)
+    # the walk's set, taken: a million uuids' table is not kept with the result
+    seen: set[str] = graph.extras.pop("claude-code:seen", None) or set(uuids)
+    if len(uuids) == len(graph.nodes):  # every row is on the chain: none to put back or append
+        return chain
     out = _recover_orphans(graph, chain, seen, CLI if release.strays_recovered else CLI_DIRECT,
                            release.recovered_interleaved)
     if chain and not graph.extras.get(BY_CHECKPOINT):
