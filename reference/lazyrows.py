@@ -133,6 +133,10 @@ class Pending(msgspec.Struct, gc=False, eq=False):
     plain: bool = False
     value: Any = None  # the decoded row, once ``decoded`` kept it
 
+    def __repr__(self) -> str:
+        """The row's place, never its buffer (the whole file)."""
+        return f"Pending(start={self.start}, plain={self.plain})"
+
     def raw(self) -> bytes:
         """The row's bytes."""
         data, start = self.data, self.start
