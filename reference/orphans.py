@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from itertools import chain as joined
+from itertools import filterfalse, repeat
+from operator import itemgetter
 from typing import Any
 
 from rechain.reference.facts import (
@@ -38,6 +41,7 @@ from rechain.reference.rows import any_key, same_writer
 
 # the rows of one message: (uuid, message id, tool_use ids) each, in file order
 Group = list[tuple[str, Any, tuple[str, ...]]]
+_FIRST = itemgetter(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +98,19 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], 
     if not on_chain:
         return
     found = _index(graph, chain_facts, rules, seen, on_chain)
+    homes, nothing = found.homes, repeat(())
     for key, (first, last, message) in on_chain.items():
         group = found.groups[key]
-        if len(group) == 1 and first not in found.homes:  # walked, nothing filed under it
+        if len(group) == 1 and first not in homes:  # walked, nothing filed under it
             if empty:
                 yield Turn(message, first, last, [first], [], [], [], [])
             continue
-        rows = [uuid for uuid, _, _ in group]
-        filed = list(dict.fromkeys(r for row in rows for r in found.homes.get(row, ())))
-        siblings = [uuid for uuid in rows if uuid not in seen]
-        direct, strays = _results(found, set(rows), filed, seen)
+        rows = list(map(_FIRST, group))
+        filed = list(dict.fromkeys(joined.from_iterable(map(homes.get, rows, nothing))))
+        siblings = list(filterfalse(seen.__contains__, rows))
+        direct, strays = _results(found, set(rows), filed, seen) if filed else ([], [])
+        if not (empty or siblings or direct or strays):
+            continue  # nothing recovered, nothing to add to ``seen``
         seen.update(siblings)
         seen.update(direct)
         seen.update(strays)
