@@ -127,16 +127,11 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
             except refused:
                 seen = None
             if seen is not None:
-                kind = seen.type
-                if type(kind) is str and kind in _GLANCED and type(seen.uuid) is str and (
-                        kind != "system" or seen.subtype != "voice_call_talk"):
-                    meta, side = seen.is_meta, seen.is_sidechain
-                    keep(entries, Pending(buffer, start, (  # type: ignore[arg-type]
-                        (meta is None or meta is False) and (side is None or side is False)
-                        and seen.quiet is None and seen.host_hidden is None
-                        and seen.ran_by is None and seen.team_name is None)))
+                kept = glanced_row(buffer, start, seen, previous)  # type: ignore[arg-type]
+                if kept is not None:
+                    keep(entries, kept[0])  # type: ignore[arg-type]
                     number_of(number)
-                    fact_of(glance_facts(seen, previous))
+                    fact_of(kept[1])
                     previous = seen.uuid
                     continue
                 if _glanced(parsed, number, seen):
@@ -185,6 +180,22 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
             tally.add(value)
     parsed.delivered = tally.counts()
     return parsed
+
+
+def glanced_row(buffer: bytes, start: int, seen: Glance,
+                previous: str | None) -> tuple[Pending, Facts] | None:
+    """A glanced line kept as a row undecoded (the ``Pending`` at ``start`` of ``buffer``
+    and its facts), or None when the parser does not keep it so. Also the 2.1.88
+    loader's, whose glance of a row is the one the SDK's parser would make."""
+    kind = seen.type
+    if type(kind) is str and kind in _GLANCED and type(seen.uuid) is str and (
+            kind != "system" or seen.subtype != "voice_call_talk"):
+        meta, side = seen.is_meta, seen.is_sidechain
+        return Pending(buffer, start, (
+            (meta is None or meta is False) and (side is None or side is False)
+            and seen.quiet is None and seen.host_hidden is None
+            and seen.ran_by is None and seen.team_name is None)), glance_facts(seen, previous)
+    return None
 
 
 def _glanced(parsed: Parsed, number: int, seen: Glance) -> bool:

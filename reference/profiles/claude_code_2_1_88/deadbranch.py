@@ -11,6 +11,8 @@ every non-message line survive, in their order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 PARENT_PREFIX = b'{"parentUuid":'
 UUID_KEY = b'"uuid":"'
 TS_SUFFIX = b'","timestamp":"'
@@ -18,7 +20,7 @@ SIDECHAIN_TRUE = b'"isSidechain":true'
 UUID_LEN = 36
 
 # (line number, its bytes): a view into the file for the lines of a large one
-Lines = tuple[tuple[int, bytes | memoryview], ...]
+Lines = Sequence[tuple[int, bytes | memoryview]]
 _CHUNK = 1 << 20
 
 

@@ -18,9 +18,11 @@ from typing import Any
 
 import msgspec
 
+from rechain.reference.facts import KIND, MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.js.values import UNDEFINED
 from rechain.reference.lazyrows import _JSON_NAMES, Block, Glance, GlancedMessage, Pending
 from rechain.reference.model import Json
+from rechain.reference.parse import glanced_row
 
 _EMPTY = msgspec.Raw()
 PERMISSION_MODES = frozenset({"acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"})
@@ -62,28 +64,46 @@ SEED_GLANCE = msgspec.json.Decoder(SeedGlance)
 HAS_MESSAGE, RESULTS, PLAIN, TODO_FREE, THINKING_ONLY, OTHER = 1, 2, 4, 8, 16, 32
 
 
-class Glanced(Pending, gc=False, eq=False, kw_only=True):
-    """A user or assistant row the loader glanced at: ``get`` answers the loader's fields
-    from the glance, any other from the line decoded again (not kept)."""
+class Glanced(msgspec.Struct, gc=False, eq=False):
+    """A user or assistant row the loader glanced at: the row the SDK's parser keeps
+    undecoded (``row``, with its ``facts``: both handed on as they are, so the chain is
+    glanced once), and what the resume reads. ``get`` answers the loader's fields from
+    them, any other from the line decoded again (not kept)."""
 
+    row: Pending
+    facts: Facts
     line: int
-    uuid: str
-    kind: str
-    parent: Any  # parentUuid: a string, None, or UNDEFINED when absent
     side: Any  # isSidechain: a bool, None, or UNDEFINED when absent
-    mid: str | None  # an assistant's message.id when a string
     flags: int
     calls: tuple[str, ...]  # the tool_use ids of its content
     answers: tuple[str, ...]  # the tool_use_id of each tool_result block
 
+    @property
+    def uuid(self) -> str:
+        return self.facts[UUID]
+
+    @property
+    def kind(self) -> str:
+        return self.facts[KIND]  # type: ignore[no-any-return]
+
+    @property
+    def mid(self) -> str | None:
+        """An assistant's ``message.id`` when a string."""
+        return self.facts[MESSAGE_ID]
+
+    def fresh(self) -> Json:
+        """The row decoded (not kept)."""
+        return self.row.fresh()
+
     def get(self, key: str, default: Any = None) -> Any:
         """``row.get``; the glanced fields without decoding."""
         if key == "uuid":
-            return self.uuid
+            return self.facts[UUID]
         if key == "type":
-            return self.kind
+            return self.facts[KIND]
         if key == "parentUuid":
-            return default if self.parent is UNDEFINED else self.parent
+            parent = self.facts[PARENT]
+            return default if parent is UNDEFINED else parent
         if key == "isSidechain":
             return default if self.side is UNDEFINED else self.side
         return self.fresh().get(key, default)
@@ -106,20 +126,14 @@ class Glanced(Pending, gc=False, eq=False, kw_only=True):
 
 def as_dict(entry: Json | Glanced) -> Json:
     """A stored row as a dict (a ``Glanced`` one decoded, not kept)."""
-    return entry.fresh() if type(entry) is Glanced else entry  # type: ignore[return-value]
+    return entry.row.fresh() if type(entry) is Glanced else entry  # type: ignore[union-attr,return-value]
 
 
 def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
             previous: str | None) -> Glanced | None:
     """The row kept undecoded, or None when a field it must answer needs the decoded row."""
     kind, uuid, parent, side = seen.type, seen.uuid, seen.parent_uuid, seen.is_sidechain
-    if kind == "user":
-        kind = "user"  # the module's string, shared by every row (not one per row)
-    elif kind == "assistant":
-        kind = "assistant"
-    else:
-        return None
-    if type(uuid) is not str:
+    if (kind != "user" and kind != "assistant") or type(uuid) is not str:
         return None
     if parent is not None and parent is not UNDEFINED and type(parent) is not str:
         return None
@@ -161,11 +175,12 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
             flags &= ~TODO_FREE  # extract_todos reads it (and throws on a string)
     elif kind == "assistant":
         flags &= ~TODO_FREE
-    if parent == previous:
-        parent = previous  # the previous row's uuid string, shared
-    mid = message.id if message is not None and kind == "assistant" else None
-    return Glanced(data, start, line=line, uuid=uuid, kind=kind, parent=parent, side=side,
-                   mid=mid, flags=flags, calls=calls, answers=answers)
+    if side is UNDEFINED:
+        seen.is_sidechain = None  # as the SDK's glance reads an absent one
+    kept = glanced_row(data, start, seen, previous)
+    if kept is None:
+        return None
+    return Glanced(kept[0], kept[1], line, side, flags, calls, answers)
 
 
 def _not_blank(content: list[SeedBlock]) -> bool:

@@ -8,14 +8,14 @@ keep that order and shape the rows. The views read the bytes themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import repeat
 from typing import Any
 
-from rechain.reference import view
+from rechain.reference import queued, view
 from rechain.reference.facts import KIND
 from rechain.reference.graph import Graph
-from rechain.reference.lazyrows import LazyChain, chain_uuids, stored_rows
+from rechain.reference.lazyrows import LazyChain, LazyEntries, chain_uuids, stored_rows
 from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed, parse_sdk
 from rechain.reference.profiles.claude_code_2_1_88.account import off_chain_reasons
@@ -32,42 +32,49 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     """The resumed chain's lines (root first) for ``Options.entry`` in this release, and
     why every other line is not on it."""
     outcome = run(data, options, release)
-    numbered = [(outcome.loaded.line_of(e), e) for e in outcome.chain]
-    # a row the loader kept undecoded knows where its line starts in the file
-    starts = {n: e.start for n, e in numbered
-              if n is not None and type(e) is Glanced and e.data is data}
-    missing = {n for n, _ in numbered if n is not None and n not in starts}
-    if missing:
-        starts.update(_starts_at(data, missing))
-    numbers = [n for n, _ in numbered if n is not None and n in starts]
-    return Source(ChainLines(data, numbers, [starts[n] for n in numbers]), data,
+    line_of = outcome.loaded.line_of
+    numbered = [(line_of(e), e) for e in outcome.chain]
+    rows = [e for n, e in numbered if n is not None]
+    return Source(ChainLines(data, [n for n, _ in numbered if n is not None], rows), data,
                   tuple(off_chain_reasons(data, outcome)), found=outcome)
 
 
 class ChainLines(NumberedLines):
-    """The resumed chain's lines in chain order, read in place (each ends at its LF): the
-    SDK's parser glances at them and keeps their rows undecoded, as it does a file's."""
+    """The resumed chain's lines in chain order, read in place (each ends at its LF). When
+    the loader kept every one of them undecoded, its rows are what the SDK's parser
+    would make of the lines (``parse_chain``); otherwise that parser glances at them."""
 
-    __slots__ = ("numbers", "starts")
+    __slots__ = ("numbers", "rows")
 
-    def __init__(self, data: bytes, numbers: list[int], starts: list[int]) -> None:
+    def __init__(self, data: bytes, numbers: list[int], rows: list[Json]) -> None:
         super().__init__(data)
-        # the lines' numbers and offsets in ``data`` (two lists of the rows' own ints, not
-        # a tuple per line)
-        self.numbers, self.starts = numbers, starts
+        self.numbers, self.rows = numbers, rows  # the lines' numbers, the loader's rows
 
     def whole(self) -> bool:
         return False
+
+    def glanced(self) -> list[Glanced] | None:
+        """The loader's rows when it kept every one undecoded."""
+        rows = self.rows
+        return rows if all(type(row) is Glanced for row in rows) else None  # type: ignore[return-value]
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         return ((number, bytes(line)) for number, line, _ in self.views())
 
     def views(self) -> Iterator[tuple[int, memoryview, int]]:
         data = self.data
+        # a row the loader kept undecoded knows where its line starts in the file
+        starts = {n: row.row.start for n, row in zip(self.numbers, self.rows, strict=True)
+                  if type(row) is Glanced and row.row.data is data}
+        missing = {n for n in self.numbers if n not in starts}
+        if missing:
+            starts.update(_starts_at(data, missing))
         view, find, end = memoryview(data), data.find, len(data)
-        for number, start in zip(self.numbers, self.starts, strict=True):
-            stop = find(b"\n", start)
-            yield number, view[start : end if stop == -1 else stop], start
+        for number in self.numbers:
+            start = starts.get(number)
+            if start is not None:
+                stop = find(b"\n", start)
+                yield number, view[start : end if stop == -1 else stop], start
 
 
 def _starts_at(data: bytes, wanted: set[int]) -> dict[int, int]:
@@ -80,6 +87,18 @@ def _starts_at(data: bytes, wanted: set[int]) -> dict[int, int]:
         if number >= last:
             break
     return found
+
+
+def parse_chain(lines: Iterable[tuple[int, bytes]]) -> Parsed:
+    """The SDK's parser on the chain's lines; the loader's rows as they are when it kept
+    every one undecoded (the same ``Pending`` rows and facts: ``parse.glanced_row``)."""
+    rows = lines.glanced() if type(lines) is ChainLines else None
+    if rows is None:
+        return parse_sdk(lines)
+    parsed = Parsed(LazyEntries(row.row for row in rows), [row.line for row in rows],
+                    facts=[row.facts for row in rows])
+    parsed.delivered = queued.DeliveryTally().counts()
+    return parsed
 
 
 def no_relink(graph: Graph) -> None:
@@ -135,7 +154,7 @@ SEED = Profile(
     description="Claude Code 2.1.88 resume (loadTranscriptFile, per entry point; npm JS bundle)",
     oracle="claude-code@2.1.88",
     read=read_chain,
-    parse=parse_sdk,
+    parse=parse_chain,
     relink=no_relink,
     choose_leaf=last_in_order,
     walk=in_order,

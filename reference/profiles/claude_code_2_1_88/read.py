@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, overload
 
 from rechain.reference import read as shared_read
 from rechain.reference.lazyrows import valid_utf8
@@ -54,8 +55,8 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     """The bytes ``loadTranscriptFile`` parses, with their original line numbers
     (``chunk_edges``: off with ``SeedRelease.boundary_across_chunks``)."""
     if disable_skip or len(data) <= shared_read.LARGE_FILE_BYTES:
-        starts = array("q")
-        lines: Lines = tuple(_noting(line_spans(data), starts))
+        starts = array("q", (start for _, _, start in line_spans(data)))
+        lines: Lines = SpanLines(data, range(1, len(starts) + 1), starts)
         return SeedSource(lines, spans=_spans(data, starts, 1))
     # one search of the buffer serves both the boundary and the live-segment check (a
     # line holding the quoted marker holds the bare one)
@@ -64,15 +65,19 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         shared_read.BOUNDARY_MARKER, start, _line_end(data, start)) != -1]
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, quoted)
     source = shared_read.read_from(data, begin)
-    views = tuple(source.numbered_lines().views())  # type: ignore[attr-defined]
-    lines = tuple((number, line) for number, line, _ in views)
+    numbers, offsets = array("q"), array("q")
+    for number, _, start in source.numbered_lines().views():  # type: ignore[attr-defined]
+        numbers.append(number)
+        offsets.append(start)
+    spanned = SpanLines(source.data, numbers, offsets)
+    lines = spanned
     first = source.first_line
-    starts = array("q", bytes(8 * (max((n for n, _, _ in views), default=first) - first + 1)))
-    for number, _, start in views:
+    starts = array("q", bytes(8 * (max(numbers, default=first) - first + 1)))
+    for number, start in zip(numbers, offsets, strict=True):
         starts[number - first] = start
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
     has_segment = _has_live_segment_marker({start - begin for start in marked
-                                            if start >= begin}, views)
+                                            if start >= begin}, spanned.spans())
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
         kept = excise_dead_branches(lines)
@@ -81,18 +86,50 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
             diagnostics += tuple(_dead(number) for number, _ in lines if number not in survivors)
         lines = kept
     if lines and lines[0][0] == 1 and lines[0][1][:3] == b"\xef\xbb\xbf":
-        lines = ((1, lines[0][1][3:]), *lines[1:])
         starts[0] += 3
+        if lines is spanned:
+            offsets[0] += 3
+        else:
+            lines = ((1, lines[0][1][3:]), *lines[1:])
     return SeedSource(lines, metadata, diagnostics, _spans(source.data, starts, first))
 
 
-def _noting(spans: Iterator[tuple[int, memoryview, int]],
-            starts: array[int]) -> Iterator[tuple[int, memoryview]]:
-    """The lines of ``line_spans``, their offsets appended to ``starts``."""
-    note = starts.append
-    for number, line, start in spans:
-        note(start)
-        yield number, line
+class SpanLines(Sequence[tuple[int, memoryview]]):
+    """Numbered lines of a buffer held as where they start: (number, view to the LF)
+    made when a line is read, so that a million lines are not a million views and
+    tuples held while the loader runs."""
+
+    __slots__ = ("data", "numbers", "starts")
+
+    def __init__(self, data: bytes, numbers: Sequence[int], starts: array[int]) -> None:
+        self.data, self.numbers, self.starts = data, numbers, starts
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, at: int) -> tuple[int, memoryview]: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> tuple[tuple[int, memoryview], ...]: ...
+
+    def __getitem__(self, at: int | slice) -> Any:
+        if type(at) is slice:
+            return tuple(self[i] for i in range(*at.indices(len(self))))
+        data, start = self.data, self.starts[at]  # type: ignore[index]
+        stop = data.find(b"\n", start)
+        return self.numbers[at], memoryview(data)[start : len(data) if stop == -1 else stop]  # type: ignore[index]
+
+    def __iter__(self) -> Iterator[tuple[int, memoryview]]:
+        return ((number, line) for number, line, _ in self.spans())
+
+    def spans(self) -> Iterator[tuple[int, memoryview, int]]:
+        """(number, view, offset) of each line."""
+        data = self.data
+        view, find, end = memoryview(data), data.find, len(data)
+        for number, start in zip(self.numbers, self.starts, strict=True):
+            stop = find(b"\n", start)
+            yield number, view[start : end if stop == -1 else stop], start
 
 
 def _spans(buffer: bytes, starts: array[int], first: int) -> Spans | None:
@@ -108,7 +145,7 @@ def _dead(number: int) -> Diagnostic:
 
 
 def _has_live_segment_marker(marked: set[int],
-                             views: tuple[tuple[int, memoryview, int], ...]) -> bool:
+                             views: Iterable[tuple[int, memoryview, int]]) -> bool:
     """Whether a boundary with ``preservedSegment`` was seen after the last truncation.
 
     Only the lines that hold ``compact_boundary`` are looked at (``marked``: their
