@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from rechain.reference.facts import KIND, MESSAGE_ID, PARENT, UUID, Facts
+from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.js.values import UNDEFINED
 from rechain.reference.lazyrows import _JSON_NAMES, Block, Glance, GlancedMessage, Pending
 from rechain.reference.model import Json
@@ -75,8 +75,6 @@ class Glanced(msgspec.Struct, gc=False, eq=False):
     line: int
     side: Any  # isSidechain: a bool, None, or UNDEFINED when absent
     flags: int
-    calls: tuple[str, ...]  # the tool_use ids of its content
-    answers: tuple[str, ...]  # the tool_use_id of each tool_result block
 
     @property
     def uuid(self) -> str:
@@ -90,6 +88,16 @@ class Glanced(msgspec.Struct, gc=False, eq=False):
     def mid(self) -> str | None:
         """An assistant's ``message.id`` when a string."""
         return self.facts[MESSAGE_ID]
+
+    @property
+    def calls(self) -> tuple[str, ...]:
+        """The ids of its tool_use blocks (a user row holding one is not glanced)."""
+        return self.facts[CALLS]  # type: ignore[no-any-return]
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """The tool_use_id of each of its tool_result blocks."""
+        return self.facts[ANSWERS] or ()
 
     def fresh(self) -> Json:
         """The row decoded (not kept)."""
@@ -143,7 +151,7 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
     if len(seen.snip) or (mode is not UNDEFINED and kind == "user" and not (
             type(mode) is str and mode in PERMISSION_MODES)):
         return None
-    flags, calls, answers = PLAIN | TODO_FREE, (), ()
+    flags = PLAIN | TODO_FREE
     message = seen.message
     if message is not None:
         flags |= HAS_MESSAGE
@@ -154,15 +162,14 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
             for block in content:
                 block_type = block.type
                 if block_type == "tool_use":
-                    if type(block.id) is not str:
+                    # the facts keep an assistant's calls with string ids
+                    if type(block.id) is not str or kind == "user":
                         return None
-                    calls += (block.id,)
                     if block.name == "TodoWrite":
                         flags &= ~TODO_FREE
                 elif block_type == "tool_result":
                     if type(block.tool_use_id) is not str:
                         return None
-                    answers += (block.tool_use_id,)
                     flags |= RESULTS
             if kind == "assistant" and content:
                 if all(block.type in THINKING for block in content):
@@ -180,7 +187,7 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
     kept = glanced_row(data, start, seen, previous)
     if kept is None:
         return None
-    return Glanced(kept[0], kept[1], line, side, flags, calls, answers)
+    return Glanced(kept[0], kept[1], line, side, flags)
 
 
 def _not_blank(content: list[SeedBlock]) -> bool:

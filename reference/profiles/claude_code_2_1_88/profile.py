@@ -8,8 +8,8 @@ keep that order and shape the rows. The views read the bytes themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from itertools import repeat
+from collections.abc import Callable, Iterable, Iterator
+from itertools import compress, repeat
 from typing import Any
 
 from rechain.reference import queued, view
@@ -33,9 +33,8 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     why every other line is not on it."""
     outcome = run(data, options, release)
     line_of = outcome.loaded.line_of
-    numbered = [(line_of(e), e) for e in outcome.chain]
-    rows = [e for n, e in numbered if n is not None]
-    return Source(ChainLines(data, [n for n, _ in numbered if n is not None], rows), data,
+    rows = [e for e in outcome.chain if line_of(e) is not None]
+    return Source(ChainLines(data, rows, line_of), data,
                   tuple(off_chain_reasons(data, outcome)), found=outcome)
 
 
@@ -44,11 +43,12 @@ class ChainLines(NumberedLines):
     the loader kept every one of them undecoded, its rows are what the SDK's parser
     would make of the lines (``parse_chain``); otherwise that parser glances at them."""
 
-    __slots__ = ("numbers", "rows")
+    __slots__ = ("line_of", "rows")
 
-    def __init__(self, data: bytes, numbers: list[int], rows: list[Json]) -> None:
+    def __init__(self, data: bytes, rows: list[Json],
+                 line_of: Callable[[Json], int | None]) -> None:
         super().__init__(data)
-        self.numbers, self.rows = numbers, rows  # the lines' numbers, the loader's rows
+        self.rows, self.line_of = rows, line_of  # the loader's rows and their line numbers
 
     def whole(self) -> bool:
         return False
@@ -63,14 +63,15 @@ class ChainLines(NumberedLines):
 
     def views(self) -> Iterator[tuple[int, memoryview, int]]:
         data = self.data
+        numbers: list[int] = list(map(self.line_of, self.rows))  # type: ignore[arg-type]
         # a row the loader kept undecoded knows where its line starts in the file
-        starts = {n: row.row.start for n, row in zip(self.numbers, self.rows, strict=True)
+        starts = {n: row.row.start for n, row in zip(numbers, self.rows, strict=True)
                   if type(row) is Glanced and row.row.data is data}
-        missing = {n for n in self.numbers if n not in starts}
+        missing = {n for n in numbers if n not in starts}
         if missing:
             starts.update(_starts_at(data, missing))
         view, find, end = memoryview(data), data.find, len(data)
-        for number in self.numbers:
+        for number in numbers:
             start = starts.get(number)
             if start is not None:
                 stop = find(b"\n", start)
@@ -142,11 +143,12 @@ def present(
     """Chain rows as SDK-shaped messages, paged like the SDK: filtered by their facts'
     type, each message built from its row (kept as stored) when read."""
     facts, line, include = graph.facts(), graph.line, options.include_system_messages
-    rows = [(item, line[uuid]) for item, uuid in zip(stored_rows(chain), chain_uuids(chain),
-                                                     strict=True)
-            if _hidden_kind(facts[uuid][KIND], include) is None]
-    rows = view.page(rows, options)
-    return view.Presented([r for r, _ in rows], [n for _, n in rows], view.session_message)
+    uuids = chain_uuids(chain)
+    # two lists, not a tuple per row: a chain may be a million rows
+    shown = [_hidden_kind(facts[uuid][KIND], include) is None for uuid in uuids]
+    rows = view.page(list(compress(stored_rows(chain), shown)), options)
+    lines = view.page(list(compress(map(line.__getitem__, uuids), shown)), options)
+    return view.Presented(rows, lines, view.session_message)  # type: ignore[arg-type]
 
 
 SEED = Profile(

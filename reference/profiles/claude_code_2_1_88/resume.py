@@ -237,7 +237,7 @@ def _answers(entry: Json) -> bool:
 def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
     """``recoverOrphanedParallelToolResults`` as 2.1.88 has it (parent links only)."""
     assistants = [e for e in chain if e.get("type") == "assistant"]
-    if not assistants:
+    if not assistants or _all_walked(loaded, seen):
         return chain
     anchors: dict[Any, Json] = {}
     for entry in assistants:
@@ -283,6 +283,30 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
         out.append(entry)
         out.extend(inserts.get(id(entry), ()))
     return out
+
+
+def _all_walked(loaded: Loaded, seen: set[Any]) -> bool:
+    """Whether every assistant and every tool result with a parent is on the walked chain
+    and has a message: no group then has a sibling or an orphan to put back, and nothing
+    throws (else the recovery runs, and throws where it would)."""
+    for entry in loaded.messages.values():
+        kind = entry.get("type")
+        if kind == "assistant":
+            if not _has_message(entry) or mkey(entry.get("uuid", UNDEFINED)) not in seen:
+                return False
+        elif kind == "user" and truthy(entry.get("parentUuid")):
+            if not _has_message(entry):
+                return False
+            if _answers(entry) and mkey(entry.get("uuid", UNDEFINED)) not in seen:
+                return False
+    return True
+
+
+def _has_message(entry: Json) -> bool:
+    if type(entry) is Glanced:
+        return bool(entry.flags & HAS_MESSAGE)
+    message = entry.get("message", UNDEFINED)
+    return message is not None and message is not UNDEFINED
 
 
 def remove_extra_fields(chain: list[Json]) -> list[Json]:
