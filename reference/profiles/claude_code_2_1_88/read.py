@@ -177,8 +177,10 @@ def _metadata_lines(data: bytes, end: int) -> Iterator[tuple[int, bytes]]:
 def hidden_from_continue(data: bytes, release: SeedRelease = BASE) -> bool:
     """``enrichLog`` drops sessions whose head holds ``"isSidechain":true`` (not before
     2.1.39) or a team name; between 2.1.39's lite list and 2.1.88's line also one whose
-    first 16 KiB hold no first prompt and whose head or tail no custom title."""
-    head = data[:LITE_BYTES]
+    first 16 KiB hold no first prompt and whose head or tail no custom title. The head is
+    what the list reads: 64 KiB on 2.1.88's line, 16 KiB before (2.1.39 lists a session
+    whose first ``"isSidechain":true`` lies past 16 KiB)."""
+    head = data[:LITE_BYTES if release.continue_lists_promptless else OLD_LITE_BYTES]
     if (b'"isSidechain":true' in head and release.continue_hides_sidechain_heads) \
             or _TEAM.search(head) is not None:
         return True
