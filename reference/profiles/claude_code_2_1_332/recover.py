@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from itertools import count
+from itertools import count, filterfalse
 from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
@@ -200,7 +200,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         recovered = own if interleave else []
         anchored: dict[str, list[Json]] = {}
         if calls:
-            children = _children(graph) if children is None else children
+            children = _children(graph, seen) if children is None else children
             recovered += _asides_of_turn(nodes, turn, children, seen)
             anchored = _asides_of_chain(uuids[start + 1:end], facts, nodes, children, seen)
         if not recovered and not early and not anchored:
@@ -308,40 +308,47 @@ def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> 
     uuids = chain_uuids(chain)
     out: list[Json | Pending] = []
     out_uuids: list[str] = []
-
-    def put(rows: list[Json]) -> None:
-        out.extend(rows)
-        out_uuids.extend(row["uuid"] for row in rows)
-
+    position, at_row = timeline.position, timeline.at
     done_to = 0
     for span in spans:
-        out.extend(stored[done_to:span.start + 1])
-        out_uuids.extend(uuids[done_to:span.start + 1])
-        put(span.early)
+        out += stored[done_to:span.start + 1]
+        out_uuids += uuids[done_to:span.start + 1]
+        rows: list[Json] = [*span.early]  # the recovered rows, in the order they go in
+        recovered, anchored = span.recovered, span.anchored
         taken = 0
         for at in range(span.start + 1, span.end):
             uuid = uuids[at]
-            here = timeline.position.get(uuid, 1 << 53)
-            while taken < len(span.recovered) and timeline.at(span.recovered[taken]) < here:
-                put([span.recovered[taken]])
+            here = position.get(uuid, 1 << 53)
+            while taken < len(recovered) and at_row(recovered[taken]) < here:
+                rows.append(recovered[taken])
                 taken += 1
+            if rows:
+                out += rows
+                out_uuids += [row["uuid"] for row in rows]
+                rows = []
             out.append(stored[at])
             out_uuids.append(uuid)
-            put(span.anchored.get(uuid, []))
-        put(span.recovered[taken:])
+            rows += anchored.get(uuid, ())
+        rows += recovered[taken:]
+        out += rows
+        out_uuids += [row["uuid"] for row in rows]
         done_to = span.end
-    out.extend(stored[done_to:])
-    out_uuids.extend(uuids[done_to:])
+    out += stored[done_to:]
+    out_uuids += uuids[done_to:]
     if type(chain) is LazyChain:
         return LazyChain(out, out_uuids)
     return out  # type: ignore[return-value]
 
 
-def _children(graph: Graph) -> dict[Any, list[str]]:
-    """Rows by truthy parent, in index order (the facts say which: no row is read)."""
+def _children(graph: Graph, seen: set[str]) -> dict[Any, list[str]]:
+    """Rows not in ``seen`` by truthy parent, in index order (the facts say which: no row
+    is read). A row in ``seen`` is never an aside to put back, nor counts among a row's
+    children (``_asides_below``), and ``seen`` only grows: the rows on the chain, most
+    of a file, are left out of the map."""
     out: dict[Any, list[str]] = {}
-    for uuid, fact in graph.facts().items():
-        parent = fact[PARENT]
+    facts = graph.facts()
+    for uuid in filterfalse(seen.__contains__, facts):
+        parent = facts[uuid][PARENT]
         if type(parent) is str:
             if parent:
                 out.setdefault(parent, []).append(uuid)  # ``any_key`` of a string
@@ -390,8 +397,10 @@ def _below_tip(graph: Graph, tip: str, seen: set[str]) -> list[Json]:
     """System and attachment rows below the tip, breadth first, by timestamp (the facts
     say which rows hang below it: only those are read)."""
     below: dict[Any, list[str]] = {}
-    nodes = graph.nodes
-    for uuid, fact in graph.facts().items():
+    nodes, facts = graph.nodes, graph.facts()
+    # a row in ``seen`` is neither appended nor walked through: only the others are mapped
+    for uuid in filterfalse(seen.__contains__, facts):
+        fact = facts[uuid]
         parent = fact[PARENT]
         if truthy(parent) and fact[KIND] not in ("user", "assistant"):
             below.setdefault(any_key(parent), []).append(uuid)
