@@ -33,14 +33,16 @@ def left_out(
     the graph's); only the chain's rows that are not shown are read one by one.
     """
     on_chain = dict(zip(chain_uuids(chain), stored_rows(chain), strict=True))
-    shown = set(shown_lines)
     lines = graph.line
     nodes = graph.nodes  # the entries: a line the profile pruned has a number, no node
     # filtered in C, without a set or map of every entry beside the index (a million-row
     # chain would hold several at once)
     off = set(map(lines.__getitem__, filterfalse(on_chain.__contains__, nodes)))
-    off.difference_update(shown)
+    off.difference_update(shown_lines)
     out = findings(sorted(off), "off-chain", "not on the chain from the leaf")
+    if shown_lines == list(map(lines.get, on_chain)):
+        return out  # every row of the chain shown, in order: no set of the shown lines
+    shown = set(shown_lines)
     on: list[Diagnostic] = []
     # line -> uuid of the chain's entries not shown, the last of a line's (a row the
     # profile made itself is none)

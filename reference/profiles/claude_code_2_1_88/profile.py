@@ -33,7 +33,9 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     why every other line is not on it."""
     outcome = run(data, options, release)
     line_of = outcome.loaded.line_of
-    rows = [e for e in outcome.chain if line_of(e) is not None]
+    rows = outcome.chain
+    if not all(map(line_of, rows)):  # line numbers start at 1
+        rows = [e for e in rows if line_of(e) is not None]
     return Source(ChainLines(data, rows, line_of), data,
                   tuple(off_chain_reasons(data, outcome)), found=outcome)
 
@@ -144,11 +146,17 @@ def present(
     type, each message built from its row (kept as stored) when read."""
     facts, line, include = graph.facts(), graph.line, options.include_system_messages
     uuids = chain_uuids(chain)
-    # two lists, not a tuple per row: a chain may be a million rows
-    shown = [_hidden_kind(facts[uuid][KIND], include) is None for uuid in uuids]
-    rows = view.page(list(compress(stored_rows(chain), shown)), options)
-    lines = view.page(list(compress(map(line.__getitem__, uuids), shown)), options)
-    return view.Presented(rows, lines, view.session_message)  # type: ignore[arg-type]
+    lines = list(map(line.__getitem__, uuids))
+    if lines == parsed.lines:
+        lines = parsed.lines  # the chain in the parser's order: its list, not a copy
+    if all(_hidden_kind(facts[uuid][KIND], include) is None for uuid in uuids):
+        # every row shown (the common case): the chain's own list, no flag per row
+        rows: list[Json] = chain
+    else:
+        shown = [_hidden_kind(facts[uuid][KIND], include) is None for uuid in uuids]
+        rows, lines = list(compress(stored_rows(chain), shown)), list(compress(lines, shown))
+    return view.Presented(view.page(rows, options), view.page(lines, options),  # type: ignore[arg-type]
+                          view.session_message)
 
 
 SEED = Profile(
