@@ -290,11 +290,12 @@ SEED_SWITCHES: tuple[Switch, ...] = (
 
 #: Releases checked against the real program, oldest first, and on what.
 VERIFIED: tuple[tuple[str, str], ...] = (
-    ("2.0.76", "the whole corpus, recorded (218 cases, 306/306 option sets: seed-* and the "
+    ("2.0.76", "the whole corpus, recorded (219 cases, 309/309 option sets: seed-* and the "
                "cases recorded since at all three entry points, the others at --resume <id>), "
                "200 generated at --continue (seed 76): 200/200, 2 of them hangs on both sides"),
-    ("2.1.39", "199 corpus cases, recorded (seed-* at all three entry points, 174 others at "
-               "--resume <id>: 249/249), 200 generated at --continue (seed 39): 200/200"),
+    ("2.1.39", "the whole corpus, recorded (219 cases, 309/309 option sets: seed-* and the "
+               "cases recorded since at all three entry points, the others at --resume <id>), "
+               "200 generated at --continue (seed 39): 200/200"),
     ("2.1.88", "the corpus's recorded 2.1.88 expectations, all three entry points; 200 "
                "generated (200/200, seed 88)"),
     ("2.1.91", "the whole corpus, one entry point per case (199/199), 200 generated (200/200, "
