@@ -69,8 +69,6 @@ class Loaded:
     collapse_commits: list[Json] = field(default_factory=list)
     collapse_snapshot: Json | None = None
     leaf_uuids: set[Any] = field(default_factory=set)
-    # line number -> the value orjson read from the line's own bytes (``parse_values``)
-    as_read: dict[int, Any] = field(default_factory=dict)
     #: the lines of glanced rows a later row of the same uuid replaced (``line`` holds
     #: those of decoded rows; a ``Glanced`` row carries its own)
     replaced: list[int] = field(default_factory=list)

@@ -69,7 +69,7 @@ class Spans:
 
 def parse_values(
     lines: Iterable[tuple[int, bytes | memoryview]], diagnostics: list[Diagnostic],
-    trimmed: bool = True, as_read: dict[int, Any] | None = None, spans: Spans | None = None,
+    trimmed: bool = True, spans: Spans | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Every line that ``JSON.parse`` accepts, as (line number, value); others reported.
     ``trimmed`` off (before 2.1.39): no JS ``trim()`` first, so only JSON's own
@@ -78,9 +78,7 @@ def parse_values(
     A line orjson takes as it is gets that value without being decoded to text: a
     valid UTF-8 line whose value only JSON whitespace surrounds is the same after
     ``trim()``. A long line no value can start on is refused from its first characters.
-    Such values are also kept in ``as_read`` by line number: what orjson gives the line's
-    own bytes, which a later parse of the same line need not decode again. With
-    ``spans``, a user or assistant row whose glance answers what the loader reads is
+    With ``spans``, a user or assistant row whose glance answers what the loader reads is
     yielded undecoded (``glanced.Glanced``: msgspec accepts a line only where
     ``JSON.parse`` of its trimmed text does, and gives the same fields).
     """
@@ -111,8 +109,6 @@ def parse_values(
         except (decode_error, RecursionError):
             pass
         else:
-            if as_read is not None:
-                as_read[number] = value
             yield number, value
             continue
         text = str(raw, "utf-8", "replace").strip(spaces)

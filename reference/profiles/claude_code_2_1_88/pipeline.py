@@ -60,11 +60,8 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
                                      not release.boundary_across_chunks)
     diagnostics: list[Diagnostic] = list(source.diagnostics)
     metadata = parse_values(source.metadata_lines, diagnostics, release.lines_trimmed)
-    as_read: dict[int, Any] = {}
-    values = parse_values(source.lines, diagnostics, release.lines_trimmed, as_read,
-                          source.spans)
+    values = parse_values(source.lines, diagnostics, release.lines_trimmed, spans=source.spans)
     loaded = load(values, metadata, release)
-    loaded.as_read = as_read
     loaded.diagnostics[:0] = diagnostics
     return loaded
 
