@@ -69,8 +69,8 @@ class Loaded:
     collapse_commits: list[Json] = field(default_factory=list)
     collapse_snapshot: Json | None = None
     leaf_uuids: set[Any] = field(default_factory=set)
-    #: the lines of glanced rows a later row of the same uuid replaced (``line`` holds
-    #: those of decoded rows; a ``Glanced`` row carries its own)
+    #: the lines of rows a later row of the same uuid replaced (``line`` is keyed by the
+    #: rows' ids, which a row let go may pass on; a ``Glanced`` row carries its own)
     replaced: list[int] = field(default_factory=list)
     #: the key of the last main-chain (not sidechain) row the loop put in ``messages``
     #: (``UNDEFINED`` when none had a truthy uuid); 2.1.101 narrows the leaves to it
@@ -184,8 +184,8 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
                     value = {**as_dict(value), "parentUuid": _null(bridge[parent])}
             slot = uuid if type(uuid) is str else mkey(uuid)
             old = messages.get(slot)
-            if type(old) is Glanced:
-                loaded.replaced.append(old.line)
+            if old is not None:  # its line, while the row is alive to be looked up
+                loaded.replaced.append(loaded.line_of(old))  # type: ignore[arg-type]
             if type(value) is not Glanced:
                 line[id(value)] = number
             messages[slot] = value
