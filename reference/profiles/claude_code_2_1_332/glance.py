@@ -58,4 +58,9 @@ def kept_as_written(seen: CliGlance, known: set[str], bridge: dict[str, Any],
     content = message.content
     if type(content) is str:
         return kind == "user" or not release.assistant_text_content_read
-    return type(content) is list and all(type(block.type) is str for block in content)
+    if type(content) is not list:
+        return False
+    for block in content:  # noqa: SIM110  (a loop, not ``all``: no generator per row)
+        if type(block.type) is not str:
+            return False
+    return True
