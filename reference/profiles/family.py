@@ -314,7 +314,7 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (224/224 option sets), its answers on the 68 cases "
+    ("2.1.120", "the whole corpus (225/225 option sets), its answers on the 69 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),

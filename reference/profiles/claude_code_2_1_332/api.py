@@ -646,9 +646,20 @@ def _ends_on_result(rows: list[Json], release: CliRelease = LATEST) -> bool:
 def _no_answer_before(rows: list[Json]) -> bool:
     """The last user or assistant row is not an assistant (or there is none): a sent reminder
     after it ends the conversation as a result does (probed on 2.1.280: a prompt or nothing,
-    then a hook's context, gets "Continue from where you left off.")."""
+    then a hook's context, gets "Continue from where you left off."); not after a compact
+    summary (``_after_summary``)."""
     last = next((r for r in reversed(rows) if r.get("type") in ("user", "assistant")), None)
-    return last is None or last.get("type") != "assistant"
+    return last is None or (last.get("type") != "assistant"
+                            and last.get("isCompactSummary") is not True)
+
+
+def _after_summary(rows: list[Json], last: int, release: CliRelease) -> bool:
+    """Sent reminders after a compact summary, the last user or assistant row: they and the
+    summary join the new prompt's turn, no sentinel (probed on 2.1.260, 2.1.268, 2.1.269
+    and 2.1.332 with a hook's context and a queued command; a summary alone gets one)."""
+    return release.trailing_reminders_join_prompt \
+        and rows[last].get("isCompactSummary") is True \
+        and any(_sends(row, release) for row in rows[last + 1:])
 
 
 def continued(rows: list[Json], release: CliRelease = LATEST) -> bool:
@@ -790,7 +801,8 @@ def _with_synthetic_rows(rows: list[Json], release: CliRelease = LATEST) -> list
                 None)
     if last is None and not any(_sends(row, release) for row in rows):
         return rows  # nothing sent (a lone attachment is sent, then the sentinel: probed)
-    if last is not None and rows[last].get("type") == "assistant":
+    if last is not None and (rows[last].get("type") == "assistant"
+                             or _after_summary(rows, last, release)):
         return rows
     last = sentinel_after(rows, release)
     sentinel = {"type": "assistant", "uuid": SENTINEL, "message": {
