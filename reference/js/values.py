@@ -58,6 +58,14 @@ def is_object(value: Any) -> bool:
     return type(value) is dict or type(value) is list
 
 
+def _double(value: int | float) -> float:
+    """The double JavaScript holds for a parsed number (too large an integer is infinite)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
 def strict_equal(a: Any, b: Any) -> bool:
     """``a === b`` for parsed JSON values: objects are never equal to a copy."""
     if a is b:
@@ -66,7 +74,7 @@ def strict_equal(a: Any, b: Any) -> bool:
     if ta is bool or tb is bool:
         return ta is tb and a == b
     if ta in (int, float) and tb in (int, float):
-        return a == b
+        return _double(a) == _double(b)  # digits beyond a double's precision do not count
     if ta is str and tb is str:
         return a == b
     return False

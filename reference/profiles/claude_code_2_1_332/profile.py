@@ -23,7 +23,7 @@ from rechain.reference.first_prompt import (
     first_prompt_fails,
 )
 from rechain.reference.graph import Graph, ReaderError
-from rechain.reference.js.values import truthy
+from rechain.reference.js.values import as_stringified, truthy
 from rechain.reference.lazyrows import chain_uuids, stored_rows
 from rechain.reference.model import Diagnostic, Json, Options, Rebuild
 from rechain.reference.parse import Parsed
@@ -292,8 +292,9 @@ def api_view(result: Rebuild, release: CliRelease = LATEST) -> Json:
         "profile": result.profile,
         "session_id": result.session_id,
         "model": model,
-        "messages": (to_api(found.chain, model, options.resume_interrupted_turn, release)
-                     if error is None else []),
+        # sent as JSON.stringify writes it: an integer beyond a double's digits is rounded
+        "messages": (as_stringified(to_api(found.chain, model, options.resume_interrupted_turn,
+                                           release)) if error is None else []),
         "error": error,
     }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rechain.reference.graph import ReaderError
-from rechain.reference.js.values import UNDEFINED, prop, truthy
+from rechain.reference.js.values import UNDEFINED, as_stringified, prop, truthy
 from rechain.reference.model import Json, Rebuild
 from rechain.reference.profiles.claude_code_2_1_88.api import to_api
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, mkey
@@ -74,8 +74,9 @@ def chain_view(result: Rebuild) -> Json:
         **_header(outcome, "chain", session_id),
         "chain": [{"uuid": e.get("uuid"), "type": e.get("type"), "line": loaded.line_of(e)}
                   for e in outcome.chain],
-        "messages": [resumed_message(e) for e in outcome.resumed.messages
-                     if written(e) or not release.empty_rows_not_written],
+        # the fork writes each row with JSON.stringify: big integers come back rounded
+        "messages": as_stringified([resumed_message(e) for e in outcome.resumed.messages
+                                    if written(e) or not release.empty_rows_not_written]),
         "interruption": outcome.resumed.interruption,
         "diagnostics": [d.to_json() for d in loaded.diagnostics],
     }
@@ -182,7 +183,8 @@ def api_view(result: Rebuild) -> Json:
         messages = to_api(outcome.resumed.messages, release=outcome.release)
     except ReaderError as error:
         return {**header, "error": f"request fails: {error}", "messages": []}
-    return {**header, "messages": messages}
+    # sent as JSON.stringify writes it: an integer beyond a double's digits is rounded
+    return {**header, "messages": as_stringified(messages)}
 
 
 VIEWS = {"chain": chain_view, "state": state_view, "api": api_view}
