@@ -13,7 +13,7 @@ from itertools import compress, repeat
 from typing import Any
 
 from rechain.reference import queued, view
-from rechain.reference.facts import KIND
+from rechain.reference.facts import KIND, Facts
 from rechain.reference.graph import Graph
 from rechain.reference.lazyrows import LazyChain, LazyEntries, chain_uuids, stored_rows
 from rechain.reference.model import Json, Options
@@ -93,14 +93,37 @@ def _starts_at(data: bytes, wanted: set[int]) -> dict[int, int]:
 
 
 def parse_chain(lines: Iterable[tuple[int, bytes]]) -> Parsed:
-    """The SDK's parser on the chain's lines; the loader's rows as they are when it kept
-    every one undecoded (the same ``Pending`` rows and facts: ``parse.glanced_row``)."""
-    rows = lines.glanced() if type(lines) is ChainLines else None
-    if rows is None:
+    """The SDK's parser on the chain's lines, given the loader's rows where it kept them
+    undecoded (the same ``Pending`` rows and facts: ``parse.glanced_row``); only the
+    other lines are parsed, and their entries put back in chain order. (The parser
+    tallies deliveries only from lines it decodes, which a glanced row's never is.)"""
+    if type(lines) is not ChainLines:
         return parse_sdk(lines)
-    parsed = Parsed(LazyEntries(row.row for row in rows), [row.line for row in rows],
-                    facts=[row.facts for row in rows])
-    parsed.delivered = queued.DeliveryTally().counts()
+    rows, line_of = lines.rows, lines.line_of
+    others = [row for row in rows if type(row) is not Glanced]
+    if len(others) == len(rows):
+        return parse_sdk(lines)
+    if others:
+        parsed = parse_sdk(ChainLines(lines.data, others, line_of))
+    else:
+        parsed = Parsed(facts=[])
+        parsed.delivered = queued.DeliveryTally().counts()
+    parsed_facts: list[Facts] = parsed.facts  # type: ignore[assignment]
+    done = list(zip(list.__iter__(parsed.entries), parsed.lines, parsed_facts, strict=True))
+    entries, numbers, facts = LazyEntries(), [], []
+    at = 0
+    for row in rows:
+        if type(row) is Glanced:
+            entries.append(row.row)
+            numbers.append(row.line)
+            facts.append(row.facts)
+        elif at < len(done) and done[at][1] == line_of(row):
+            entry, number, fact = done[at]
+            entries.append(entry)
+            numbers.append(number)
+            facts.append(fact)
+            at += 1
+    parsed.entries, parsed.lines, parsed.facts = entries, numbers, facts
     return parsed
 
 
