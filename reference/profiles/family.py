@@ -316,7 +316,7 @@ VERIFIED: tuple[tuple[str, str], ...] = (
                 "27/27), 200 generated (200/200, seed 112)"),
     ("2.1.120", "the whole corpus (225/225 option sets), its answers on the 69 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
-    ("2.1.269", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 269)"),
+    ("2.1.269", "the whole corpus (225/225 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),
     ("2.1.277", "the cases the 2.1.277 switches show on (4/4)"),
     ("2.1.280", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 280)"),
