@@ -108,6 +108,9 @@ TRICKY = [
     '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":null}]}',
     '"message":{"role":"user","content":[null]}',
     '"isMeta":true,' + _USER,
+    '"timestamp":"\\ud800",' + _USER,
+    '"timestamp":17e2,' + _USER,
+    '"timestamp":null,' + _USER,
 ]
 
 

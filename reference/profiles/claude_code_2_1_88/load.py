@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+from rechain.reference.facts import PARENT, UUID
 from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, as_dict
@@ -156,7 +157,22 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
     messages, line = loaded.messages, loaded.line
     kinds = MESSAGE_TYPES if release.progress_bridged or not release.progress_loaded \
         else MESSAGE_TYPES | {"progress"}
+    replaced, line_of = loaded.replaced, loaded.line_of
     for number, value in values:
+        if type(value) is Glanced:
+            # a user or assistant row with a string uuid (a member for every release): the
+            # branch below, read from its facts
+            uuid, parent, side = value.facts[UUID], value.facts[PARENT], value.side
+            if bridge and type(parent) is str and parent in bridge:
+                value = {**as_dict(value), "parentUuid": _null(bridge[parent])}
+                line[id(value)] = number
+            old = messages.get(uuid)
+            if old is not None:  # its line, while the row is alive to be looked up
+                replaced.append(line_of(old))  # type: ignore[arg-type]
+            messages[uuid] = value
+            if side is None or side is UNDEFINED or side is False:
+                loaded.last_main = uuid if uuid else UNDEFINED
+            continue
         if value is None and not release.null_line_stops_loading:
             continue
         if value is None:
