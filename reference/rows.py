@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rechain.reference.js.text import trim
-from rechain.reference.js.values import UNDEFINED, nullish, prop, strict_equal
+from rechain.reference.js.values import UNDEFINED, as_double, nullish, prop, strict_equal
 from rechain.reference.model import Json
 
 
@@ -28,9 +28,10 @@ def as_blocks(value: Any) -> list[Any]:
 
 
 def message_id(row: Json) -> Any:
-    """``message.id`` of any row, whatever its value (``None`` without a message object)."""
+    """``message.id`` of any row, whatever its value (``None`` without a message object);
+    a number as its double, since ids are only compared and JavaScript compares doubles."""
     message = row.get("message")
-    return message.get("id") if type(message) is dict else None
+    return as_double(message.get("id")) if type(message) is dict else None
 
 
 def assistant_message_id(row: Json) -> str | None:

@@ -66,6 +66,15 @@ def _double(value: int | float) -> float:
         return float("inf") if value > 0 else float("-inf")
 
 
+def as_double(value: Any) -> Any:
+    """A number as the double JavaScript holds, in one form per double (so ``==`` and
+    ``repr`` agree with ``===``); any other value as it is."""
+    if type(value) is not int and type(value) is not float:
+        return value
+    written = stringify_number(value)
+    return written if written is not None else _double(value)
+
+
 def strict_equal(a: Any, b: Any) -> bool:
     """``a === b`` for parsed JSON values: objects are never equal to a copy."""
     if a is b:
