@@ -23,11 +23,10 @@ from rechain.reference.js.values import prop, truthy
 from rechain.reference.lazyrows import GLANCE as _GLANCE
 from rechain.reference.lazyrows import Glance, LazyEntries, Pending, valid_utf8
 from rechain.reference.model import Diagnostic, Json
-from rechain.reference.read import DecodedLines, NumberedLines
+from rechain.reference.read import NumberedLines
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachment"})
 _LEADING = bytes(range(0x21))
-_UNREAD = object()  # no value decoded yet
 _FIRST_CHUNK = 256
 _LEADING_CHUNK = 1 << 16
 # types a glance can keep undecoded: attachments and queue operations feed the delivery
@@ -102,8 +101,6 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
             parsed.entries = LazyEntries()
     else:
         numbered = ((number, raw, 0) for number, raw in lines)
-    # lines a read stage decoded already (``DecodedLines``): their values, not decoded again
-    known = lines.decoded.get if isinstance(lines, DecodedLines) else None
     entries, numbers, diagnostics = parsed.entries, parsed.lines, parsed.diagnostics
     tally = queued.DeliveryTally()
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
@@ -136,10 +133,8 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
                     continue
                 if _glanced(parsed, number, seen):
                     continue
-        value = _UNREAD if known is None else known(number, _UNREAD)
         try:
-            if value is _UNREAD:
-                value = loads(data)  # the fast path; parse_line handles what orjson refuses
+            value = loads(data)  # the fast path; parse_line handles what orjson refuses
         except (decode_error, RecursionError):
             try:
                 value, replaced = parse_line(bytes(data))

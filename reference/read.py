@@ -11,7 +11,7 @@ per-line Python loop, and keeps every line's number in the original file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import count, islice, repeat
 from operator import sub
@@ -41,8 +41,6 @@ class Source:
     found: Any = None  # what a read stage worked out beyond the lines, for its profile's views
     # the buffer's attribution snapshots are left to the split (``SnapshotLines``)
     snapshots: bool = False
-    # line number -> the value a read stage already decoded from the line's own bytes
-    decoded: Mapping[int, Any] | None = None
     # where each line of ``data`` starts, when the read stage split it already
     starts: list[int] | None = None
 
@@ -51,28 +49,11 @@ class Source:
         if self.lines is not None:
             if isinstance(self.lines, NumberedLines):
                 return self.lines
-            if self.decoded is not None:
-                return DecodedLines(self.lines, self.decoded)
             return iter(self.lines)
         if self.snapshots:
             return SnapshotLines(self.data, self.first_line, self.diagnostics,  # type: ignore[arg-type]
                                  self.starts)
         return NumberedLines(self.data, self.first_line)
-
-
-class DecodedLines:
-    """Lines of which a read stage decoded some already (2.1.88's loader parsed every
-    line before choosing the chain): a parser takes ``decoded[number]`` (what orjson
-    gives the line's bytes, exactly what it would get itself) instead of decoding the
-    line a second time."""
-
-    __slots__ = ("decoded", "lines")
-
-    def __init__(self, lines: tuple[tuple[int, bytes], ...], decoded: Mapping[int, Any]) -> None:
-        self.lines, self.decoded = lines, decoded
-
-    def __iter__(self) -> Iterator[tuple[int, bytes]]:
-        return iter(self.lines)
 
 
 class NumberedLines:
