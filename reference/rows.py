@@ -9,7 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from rechain.reference.js.text import trim
-from rechain.reference.js.values import UNDEFINED, as_double, nullish, prop, strict_equal
+from rechain.reference.js.values import (
+    UNDEFINED,
+    as_double,
+    nullish,
+    prop,
+    strict_equal,
+    truthy,
+)
 from rechain.reference.model import Json
 
 
@@ -25,6 +32,15 @@ def as_blocks(value: Any) -> list[Any]:
     if type(value) is str:
         return [{"type": "text", "text": value}]
     return list(value) if type(value) is list else []
+
+
+def odd_result(block: Any) -> bool:
+    """A ``tool_result`` block whose ``content`` is truthy and neither text nor a list (a
+    number, ``true``, an object): every release before 2.1.284 fails the resume on it."""
+    if type(block) is not dict or block.get("type") != "tool_result":
+        return False
+    content = block.get("content")
+    return type(content) is not str and type(content) is not list and truthy(content)
 
 
 def message_id(row: Json) -> Any:

@@ -8,6 +8,8 @@ say what they mean without re-deriving JS rules at every use.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, Final
 
 
@@ -155,6 +157,61 @@ def number_to_string(value: int | float) -> str:
         mantissa = text if k == 1 else f"{text[0]}.{text[1:]}"
         body = f"{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
     return ("-" if number < 0 else "") + body
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a Python str holds only lone ones
+
+
+def _json_string(text: str) -> str:
+    """A string as ``JSON.stringify`` writes it: lone surrogates as ``\\udXXX`` escapes."""
+    written = json.dumps(text, ensure_ascii=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", written)
+
+
+def _array_index(name: str) -> bool:
+    return name.isascii() and name.isdigit() and (name == "0" or name[0] != "0") \
+        and int(name) < 2**32 - 1
+
+
+def own_entries(value: dict[str, Any]) -> list[tuple[str, Any]]:
+    """An object's entries in JavaScript's order: array-index keys first, ascending, then
+    the other keys as they were written."""
+    entries = list(value.items())
+    if not any(_array_index(name) for name in value):
+        return entries
+    indexed = sorted((e for e in entries if _array_index(e[0])), key=lambda e: int(e[0]))
+    return indexed + [e for e in entries if not _array_index(e[0])]
+
+
+def json_stringify(value: Any) -> str:
+    """``JSON.stringify(value)`` of a parsed JSON value: compact, keys in their order,
+    numbers as JavaScript prints its doubles (non-finite as ``null``); without recursion,
+    so any nesting is written."""
+    parts: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        t = type(item)
+        if t is tuple:  # punctuation and keys, already written
+            parts.append(item[0])
+        elif t is str:
+            parts.append(_json_string(item))
+        elif item is None or t is bool:
+            parts.append("null" if item is None else "true" if item else "false")
+        elif t is int or t is float:
+            text = number_to_string(item)
+            parts.append("null" if text in ("NaN", "Infinity", "-Infinity") else text)
+        elif t is dict:
+            written: list[Any] = [("{",)]
+            for at, (name, child) in enumerate(own_entries(item)):
+                written += [(("," if at else "") + _json_string(name) + ":",), child]
+            stack.extend(reversed([*written, ("}",)]))
+        else:  # a list
+            written = [("[",)]
+            for at, child in enumerate(item):
+                written += [(",",), child] if at else [child]
+            stack.extend(reversed([*written, ("]",)]))
+    return "".join(parts)
 
 
 def property_key(value: Any) -> str:

@@ -153,6 +153,13 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("preserved_messages_checked", "2.1.285",
            "a `preservedMessages` without a `uuids` list is left alone (before: the resume "
            "fails, \"undefined is not an object\")"),
+    Switch("odd_result_content_sent", "2.1.284",
+           "a tool result whose `content` is truthy and neither text nor a list (a number, "
+           "`true`, an object) is sent (before: the resume fails on it, exit 1, no request; "
+           "2.1.283 still so)"),
+    Switch("result_content_stringified", "2.1.303",
+           "a tool result whose `content` is not text, a list or null is sent as the text "
+           "`JSON.stringify` writes of it (before: as it is; 2.1.285 < first <= 2.1.303)"),
     Switch("tool_use_caller", "2.1.304",
            "tool_use blocks are sent with their `caller` (before: without it)"),
     Switch("voice_call_records", "2.1.319",
@@ -215,6 +222,10 @@ SEED_SWITCHES: tuple[Switch, ...] = (
     Switch("user_texts_checked", "2.1.69",
            "the request fails on a user text block whose text is not a string (before: sent "
            "as it is)"),
+    Switch("results_checked_at_request", "2.1.88",
+           "a tool result whose `content` is truthy and neither text nor a list fails the "
+           "request after the fork is written (before: the resume fails before anything is "
+           "written; 2.1.39 < first <= 2.1.88, the releases between not probed)"),
     Switch("legacy_tool_names_renamed", "2.1.63",
            "a `Task` tool call is sent as `Agent` (before: under its own name)"),
     Switch("local_command_sent", "2.1.63",
@@ -321,10 +332,12 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.277", "the cases the 2.1.277 switches show on (4/4)"),
     ("2.1.280", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 280)"),
     ("2.1.281", "the cases the 2.1.281 and 2.1.285 switches show on (15/15 option sets)"),
-    ("2.1.284", "the cases the 2.1.281 and 2.1.285 switches show on (3/3)"),
+    ("2.1.283", "the tool-result content cases (3/3, answered the older way)"),
+    ("2.1.284", "the cases the 2.1.281, 2.1.284 and 2.1.285 switches show on (6/6)"),
     ("2.1.285", "the whole corpus (202/202 option sets), 200 generated (200/200, seed 285); "
                 "its answers on the switch cases recorded"),
-    ("2.1.303", "the cases each switch shows on (9/9)"),
+    ("2.1.303", "the cases each switch shows on (9/9), the tool-result content and three "
+                "real cases recorded (6/6)"),
     ("2.1.304", "the whole corpus (205/205 option sets), 200 generated (200/200, seed 304); "
                 "its answers on the switch cases recorded"),
     ("2.1.318", "the cases each switch shows on (9/9)"),

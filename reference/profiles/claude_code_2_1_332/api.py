@@ -17,7 +17,15 @@ from typing import Any
 import orjson
 
 from rechain.reference.js.text import trim
-from rechain.reference.js.values import UNDEFINED, deep_copy, join, key, prop, to_string
+from rechain.reference.js.values import (
+    UNDEFINED,
+    deep_copy,
+    join,
+    json_stringify,
+    key,
+    prop,
+    to_string,
+)
 from rechain.reference.model import Json
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
 from rechain.reference.rows import any_key, as_blocks, joined_fragments, message_id
@@ -391,6 +399,8 @@ def _as_item(row: Json, model: str, release: CliRelease) -> tuple[Json, Any] | N
         if (_origin_kind(row) == "task-notification" and type(content) is str
                 and release.task_notification_rows_noticed):
             content = TASK_NOTIFICATION.format(prompt=content)
+        if type(content) is list and release.result_content_stringified:
+            content = [_result_as_text(b) for b in content]
         return {"role": "user", "content": content}, None
     if kind == "assistant":
         content = deep_copy(row_content(row, None))
@@ -416,6 +426,17 @@ def _as_item(row: Json, model: str, release: CliRelease) -> tuple[Json, Any] | N
             text = _hook_context(attachment, release)
             return ({"role": "user", "content": text}, None) if text is not None else None
     return None
+
+
+def _result_as_text(block: Any) -> Any:
+    """A tool result whose content is not text, a list or null, with that content as the
+    text ``JSON.stringify`` writes (probed: 5, 0, true, false, an object; null is kept)."""
+    if type(block) is not dict or block.get("type") != "tool_result":
+        return block
+    content = block.get("content", UNDEFINED)
+    if content is UNDEFINED or content is None or type(content) in (str, list):
+        return block
+    return {**block, "content": json_stringify(content)}
 
 
 def _origin_kind(entry: Json) -> Any:

@@ -54,6 +54,7 @@ from rechain.reference.read import (
     read_from,
     read_sdk,
 )
+from rechain.reference.rows import odd_result
 from rechain.reference.stages import Profile, drive, in_line_order
 from rechain.reference.view import Presented, session_message
 
@@ -235,6 +236,24 @@ def _hook_content_fails(chain: list[Json], release: CliRelease) -> str | None:
     return None
 
 
+ODD_RESULT_ERROR = ("the resume fails: a tool result's content is truthy and neither text nor a "
+                    "list (exit 1)")
+
+
+def _odd_result_fails(chain: list[Json], release: CliRelease) -> str | None:
+    """Before ``odd_result_content_sent``, a resumed user row holding a tool result whose
+    content is a number, ``true`` or an object fails the resume (probed on 2.1.120,
+    2.1.269, 2.1.277, 2.1.281 to 2.1.283: exit 1, nothing sent; 0, false, null are sent)."""
+    if release.odd_result_content_sent:
+        return None
+    for row in chain:
+        message = row.get("message") if row.get("type") == "user" else None
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is list and any(odd_result(b) for b in content):
+            return ODD_RESULT_ERROR
+    return None
+
+
 def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     """What the CLI's load decided, from one run of this profile's stages: every row of the
     chain counts as shown (the chain view lists them all), and a first prompt that is not a
@@ -248,7 +267,8 @@ def resumed(result: Rebuild, release: CliRelease = LATEST) -> Resumed:
     shown = [graph.line[row["uuid"]] for row in chain]
     diagnostics += left_out(graph, chain, shown, lambda row, _: None, options)
     failed = (state_of(graph).failure or _todo_scan_fails(chain, options, release)
-              or _text_not_string(chain, release) or _hook_content_fails(chain, release))
+              or _text_not_string(chain, release) or _hook_content_fails(chain, release)
+              or _odd_result_fails(chain, release))
     if failed is not None:
         diagnostics += [Diagnostic(n, "reader-error", f"not resumed: {failed}") for n in shown]
         return Resumed(leaf, [], [], list(in_line_order(diagnostics)),

@@ -106,6 +106,12 @@ class CliRelease:
     #: a compact boundary's ``compactMetadata.preservedMessages`` relinks the rows it lists
     #: after the boundary; before, only a ``preservedSegment`` is relinked
     preserved_messages_relinked: bool = True
+    #: a tool result whose content is truthy and neither text nor a list is sent; before,
+    #: the resume fails on it (exit 1, no request)
+    odd_result_content_sent: bool = True
+    #: a tool result whose content is not text, a list or null is sent as the text
+    #: ``JSON.stringify`` writes of it; before, as it is
+    result_content_stringified: bool = True
     #: a ``preservedMessages`` that is not an object with a ``uuids`` list is left alone;
     #: before, the resume fails ("undefined is not an object")
     preserved_messages_checked: bool = True

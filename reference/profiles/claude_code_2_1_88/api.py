@@ -39,7 +39,7 @@ from rechain.reference.profiles.claude_code_2_1_88.resume import (
     merge_user_messages,
 )
 from rechain.reference.rows import content as content_of
-from rechain.reference.rows import is_boundary, joined_fragments
+from rechain.reference.rows import is_boundary, joined_fragments, odd_result
 
 CONTEXT_PREFIX = ("<system-reminder>\nAs you answer the user's questions, you can use the "
                   "following context:")
@@ -188,6 +188,15 @@ def check_user_texts(entry: Json) -> None:
             raise ReaderError("text.startsWith is not a function (TypeError)")
 
 
+def check_results(entry: Json) -> None:
+    """Fail as the 2.1.88 line does on a user message holding a tool result whose content
+    is a number, ``true`` or an object (0, false and null are sent): exit 1, no output,
+    probed on 2.0.76, 2.1.39, 2.1.88 and 2.1.112."""
+    content = content_of(entry)
+    if type(content) is list and any(odd_result(b) for b in content):
+        raise ReaderError("a tool result's content is neither text nor a list (TypeError)")
+
+
 def normalise(messages: list[Json], release: SeedRelease = BASE) -> list[Json]:
     """``normalizeMessagesForAPI`` on deserialised rows (user and assistant rows out)."""
     result: list[Json] = []
@@ -201,6 +210,8 @@ def normalise(messages: list[Json], release: SeedRelease = BASE) -> list[Json]:
         elif kind == "user":
             if release.user_texts_checked:
                 check_user_texts(entry)
+            if release.results_checked_at_request:
+                check_results(entry)
             _add_user(result, entry, release)
         elif kind == "assistant":
             _add_assistant(result, entry, release)

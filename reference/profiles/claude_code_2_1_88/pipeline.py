@@ -8,6 +8,7 @@ from typing import Any
 from rechain.reference.graph import ReaderError
 from rechain.reference.model import Diagnostic, Json, Options, UsageError
 from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
+from rechain.reference.profiles.claude_code_2_1_88.api import check_results
 from rechain.reference.profiles.claude_code_2_1_88.file_rows import as_fresh, file_rows
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, LoadFailedError, load
 from rechain.reference.profiles.claude_code_2_1_88.parse import parse_values
@@ -75,12 +76,21 @@ def _every_row(data: bytes, release: SeedRelease) -> Outcome:
     outcome = Outcome("resume-file", loaded, release, chain=rows)
     try:
         outcome.resumed = deserialise(as_fresh(rows), release)
+        _check_results_at_load(outcome.resumed.messages, release)
         outcome.todos = extract_todos(outcome.resumed.messages, release.todos_need_block_lists)
     except ReaderError as error:
         outcome.error, outcome.chain, outcome.resumed = f"resume fails: {error}", [], Resumed()
     # a file without message rows resumes an empty conversation: no "No conversation
     # found", the prompt is sent alone (2.0.76 and 2.1.39 alike)
     return outcome
+
+
+def _check_results_at_load(messages: list[Json], release: SeedRelease) -> None:
+    """Before ``results_checked_at_request``, an odd tool result fails the resume itself."""
+    if not release.results_checked_at_request:
+        for entry in messages:
+            if entry.get("type") == "user":
+                check_results(entry)
 
 
 def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
@@ -121,6 +131,7 @@ def run(data: bytes, options: Options, release: SeedRelease = BASE) -> Outcome:
             raise ReaderError("first prompt: text.trim is not a function (TypeError)")
         outcome.chain = chain
         outcome.resumed = deserialise_chain(outcome.chain, release)
+        _check_results_at_load(outcome.resumed.messages, release)
         outcome.todos = extract_todos(todo_rows(outcome.resumed.messages),
                                       release.todos_need_block_lists)
     except WalkHangsError as error:

@@ -84,6 +84,10 @@ class SeedRelease:
     #: the request fails on a user text block whose text is not a string; before, it is
     #: sent as it is
     user_texts_checked: bool = True
+    #: a tool result whose content is truthy and neither text nor a list fails building the
+    #: request, after the fork is written; before, the resume fails before anything is
+    #: written (both fail: exit 1, no output)
+    results_checked_at_request: bool = True
     #: a tool call under a legacy name (``Task``) is sent under the current one (``Agent``);
     #: before, under its own
     legacy_tool_names_renamed: bool = True
