@@ -327,6 +327,8 @@ VERIFIED: tuple[tuple[str, str], ...] = (
                 "27/27), 200 generated (200/200, seed 112)"),
     ("2.1.120", "the whole corpus (225/225 option sets), its answers on the 69 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
+    ("2.1.268", "the whole corpus (231/231 option sets), 200 generated (200/200, seed 268); "
+                "its answers on the 22 cases the 2.1.268 and 2.1.269 switches show on recorded"),
     ("2.1.269", "the whole corpus (225/225 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),
     ("2.1.277", "the cases the 2.1.277 switches show on (4/4)"),
@@ -357,7 +359,7 @@ CLI_RANGE = ("2.1.269", "2.1.332")
 #: Older native releases the switches answer one by one: the changes between them and
 #: 2.1.269 were placed by probing a few installed releases, not bisected, so the releases
 #: in between are not answered.
-CLI_SINGLES = ("2.1.120",)
+CLI_SINGLES = ("2.1.120", "2.1.268")
 CLI_RANGES = (*((v, v) for v in CLI_SINGLES), CLI_RANGE)
 #: Older JS bundles the 2.1.88 loader answers one by one: the changes between them and
 #: 2.1.88 were not bisected, so the releases in between are not answered.
