@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import compress, count, islice, repeat
+from operator import is_not
 from typing import Any
 
 from rechain.reference.facts import PARENT, UUID
@@ -84,6 +85,9 @@ class Loaded:
 
     def parent(self, entry: Json) -> Json | None:
         """``entry.parentUuid ? messages.get(entry.parentUuid) : undefined``."""
+        if type(entry) is Glanced:  # its parent a string, null or absent
+            parent = entry.facts[PARENT]  # type: ignore[attr-defined]
+            return self.messages.get(parent) if type(parent) is str and parent else None
         parent = entry.get("parentUuid", UNDEFINED)
         return self.get(parent) if truthy(parent) else None
 
@@ -229,7 +233,10 @@ def apply_preserved_segment(loaded: Loaded) -> None:
     messages = loaded.messages
     last_segment: Any = None
     segment_at = absolute_at = -1
-    for at, entry in enumerate(messages.values()):
+    # a glanced row is a user or assistant row: only the others can be boundaries
+    entries = list(messages.values())
+    for at in compress(count(), map(is_not, map(type, entries), repeat(Glanced))):
+        entry = entries[at]
         # ``is_boundary`` (every entry is an object)
         if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
             absolute_at = at
@@ -247,8 +254,11 @@ def apply_preserved_segment(loaded: Loaded) -> None:
         walked: set[Any] = set()
         current = loaded.get(tail_uuid)
         reached = False
-        while current is not None and mkey(current.get("uuid", UNDEFINED)) not in walked:
-            uuid = current.get("uuid", UNDEFINED)
+        while current is not None:
+            uuid = current.facts[UUID] if type(current) is Glanced \
+                else current.get("uuid", UNDEFINED)  # type: ignore[attr-defined]
+            if mkey(uuid) in walked:
+                break
             walked.add(mkey(uuid))
             preserved.add(mkey(uuid))
             if strict_equal(uuid, head_uuid):
@@ -289,7 +299,8 @@ def _relink_segment(
     # ``===`` of a string is ``==`` of strings: most parents are, no call for those
     anchor_str = type(anchor_uuid) is str
     for slot, entry in list(messages.items()):
-        parent = entry.get("parentUuid", UNDEFINED)
+        parent = entry.facts[PARENT] if type(entry) is Glanced \
+            else entry.get("parentUuid", UNDEFINED)  # type: ignore[attr-defined]
         same = (anchor_str and parent == anchor_uuid) if type(parent) is str \
             else strict_equal(parent, anchor_uuid)
         if same and not strict_equal(_slot_value(slot, entry), head_uuid):

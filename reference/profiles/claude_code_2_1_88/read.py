@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, overload
 
 from rechain.reference import read as shared_read
@@ -23,7 +24,6 @@ from rechain.reference.listing.scan import last_field_88
 from rechain.reference.model import Diagnostic
 from rechain.reference.profiles.claude_code_2_1_88.deadbranch import (
     Lines,
-    contains,
     excise_dead_branches,
 )
 from rechain.reference.profiles.claude_code_2_1_88.parse import Spans, line_spans
@@ -65,19 +65,26 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         shared_read.BOUNDARY_MARKER, start, _line_end(data, start)) != -1]
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, quoted)
     source = shared_read.read_from(data, begin)
-    numbers, offsets = array("q"), array("q")
-    for number, _, start in source.numbered_lines().views():  # type: ignore[attr-defined]
-        numbers.append(number)
-        offsets.append(start)
-    spanned = SpanLines(source.data, numbers, offsets)
+    buffer, first = source.data, source.first_line
+    found = _line_starts(buffer)
+    numbers: Sequence[int]
+    if any(map(buffer.startswith, repeat(shared_read.SNAPSHOT_PREFIX), found)):
+        # attribution snapshots: all but the last dropped, the last read after the others
+        numbers, offsets = array("q"), array("q")
+        for number, _, start in source.numbered_lines().views():  # type: ignore[attr-defined]
+            numbers.append(number)
+            offsets.append(start)
+        starts = array("q", bytes(8 * (max(numbers, default=first) - first + 1)))
+        for number, start in zip(numbers, offsets, strict=True):
+            starts[number - first] = start
+    else:  # every line in order: its number follows from its place
+        numbers, offsets = range(first, first + len(found)), array("q", found)
+        starts = array("q", found)
+    spanned = SpanLines(buffer, numbers, offsets)
     lines = spanned
-    first = source.first_line
-    starts = array("q", bytes(8 * (max(numbers, default=first) - first + 1)))
-    for number, start in zip(numbers, offsets, strict=True):
-        starts[number - first] = start
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
-    has_segment = _has_live_segment_marker({start - begin for start in marked
-                                            if start >= begin}, spanned.spans())
+    has_segment = _has_live_segment_marker(
+        buffer, [start - begin for start in marked if start >= begin], offsets)
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
         kept = excise_dead_branches(lines)
@@ -144,20 +151,33 @@ def _dead(number: int) -> Diagnostic:
                       "removed before parsing")
 
 
-def _has_live_segment_marker(marked: set[int],
-                             views: Iterable[tuple[int, memoryview, int]]) -> bool:
+def _has_live_segment_marker(buffer: bytes, marked: list[int], offsets: array[int]) -> bool:
     """Whether a boundary with ``preservedSegment`` was seen after the last truncation.
 
     Only the lines that hold ``compact_boundary`` are looked at (``marked``: their
-    offsets in the buffer read, which ``views`` give with each line read).
+    offsets in the buffer read), of those the loader reads (``offsets``: a dropped
+    attribution snapshot is not among them).
     """
     if not marked:
         return False
-    for _, line, start in views:
-        if start in marked and contains(line, b"preservedSegment") \
-                and shared_read.boundary_keeps(bytes(line), ("preservedSegment",)):
+    read = set(offsets) if len(marked) > 1 else offsets
+    for start in marked:
+        line = buffer[start:_line_end(buffer, start)]
+        if b"preservedSegment" in line and start in read \
+                and shared_read.boundary_keeps(line, ("preservedSegment",)):
             return True
     return False
+
+
+def _line_starts(buffer: bytes) -> list[int]:
+    """Where each LF-separated line of ``buffer`` starts (no empty line after a final LF)."""
+    starts: list[int] = [0] if buffer else []
+    keep, find, end = starts.append, buffer.find, len(buffer)
+    newline = find(b"\n")
+    while newline != -1 and newline + 1 < end:
+        keep(newline + 1)
+        newline = find(b"\n", newline + 1)
+    return starts
 
 
 def _line_end(data: bytes, start: int) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from rechain.reference.facts import KIND, PARENT, UUID
 from rechain.reference.first_prompt import first_prompt_fails as scan_throws
 from rechain.reference.graph import Graph, ReaderError
 from rechain.reference.js import date_v8
@@ -236,7 +237,8 @@ def _answers(entry: Json) -> bool:
 
 def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
     """``recoverOrphanedParallelToolResults`` as 2.1.88 has it (parent links only)."""
-    assistants = [e for e in chain if e.get("type") == "assistant"]
+    assistants = [e for e in chain if (e.facts[KIND] if type(e) is Glanced
+                                       else e.get("type")) == "assistant"]
     if not assistants or _all_walked(loaded, seen):
         return chain
     anchors: dict[Any, Json] = {}
@@ -247,6 +249,15 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
     groups: dict[Any, list[Json]] = {}
     results: dict[Any, list[Json]] = {}
     for entry in loaded.messages.values():
+        if type(entry) is Glanced:  # its kind, parent and message id read from its facts
+            facts = entry.facts
+            if facts[KIND] == "assistant":
+                mid = _message_id(entry)
+                if mid:  # a string or None
+                    groups.setdefault(mid, []).append(entry)
+            elif type(facts[PARENT]) is str and facts[PARENT] != "" and _answers(entry):
+                results.setdefault(facts[PARENT], []).append(entry)
+            continue
         kind = entry.get("type")
         if kind == "assistant":
             mid = _message_id(entry)
@@ -262,13 +273,12 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
             continue
         done.add(mkey(mid))
         group = groups.get(mkey(mid), [entry])
-        siblings = [m for m in group if mkey(m.get("uuid", UNDEFINED)) not in seen]
-        orphans = [r for m in group for r in results.get(mkey(m.get("uuid", UNDEFINED)), ())
-                   if mkey(r.get("uuid", UNDEFINED)) not in seen]
+        siblings = [m for m in group if _key(m) not in seen]
+        orphans = [r for m in group for r in results.get(_key(m), ()) if _key(r) not in seen]
         if not siblings and not orphans:
             continue
         recovered = sorted_by_timestamp(siblings) + sorted_by_timestamp(orphans)
-        seen.update(mkey(r.get("uuid", UNDEFINED)) for r in recovered)
+        seen.update(map(_key, recovered))
         anchor = anchors[mkey(mid)]
         inserts.setdefault(id(anchor), []).extend(recovered)
         for r in recovered:
@@ -290,6 +300,16 @@ def _all_walked(loaded: Loaded, seen: set[Any]) -> bool:
     and has a message: no group then has a sibling or an orphan to put back, and nothing
     throws (else the recovery runs, and throws where it would)."""
     for entry in loaded.messages.values():
+        if type(entry) is Glanced:  # read from its facts and flags
+            facts = entry.facts
+            parent = type(facts[PARENT]) is str and facts[PARENT] != ""
+            if not entry.flags & HAS_MESSAGE:
+                if facts[KIND] == "assistant" or parent:
+                    return False
+            elif (facts[KIND] == "assistant" or (parent and entry.flags & RESULTS)) \
+                    and facts[UUID] not in seen:
+                return False
+            continue
         kind = entry.get("type")
         if kind == "assistant":
             if not _has_message(entry) or mkey(entry.get("uuid", UNDEFINED)) not in seen:
@@ -300,6 +320,12 @@ def _all_walked(loaded: Loaded, seen: set[Any]) -> bool:
             if _answers(entry) and mkey(entry.get("uuid", UNDEFINED)) not in seen:
                 return False
     return True
+
+
+def _key(entry: Json) -> Any:
+    """The key of the row's uuid in the loader's map (a glanced row's: its string uuid)."""
+    return entry.facts[UUID] if type(entry) is Glanced \
+        else mkey(entry.get("uuid", UNDEFINED))  # type: ignore[attr-defined]
 
 
 def _has_message(entry: Json) -> bool:
