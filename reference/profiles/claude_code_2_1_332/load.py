@@ -30,7 +30,9 @@ from rechain.reference.profiles.claude_code_2_1_332.glance import (
     CliGlance,
     kept_as_written,
 )
+from rechain.reference.profiles.claude_code_2_1_332.read import Guessed
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
+from rechain.reference.read import SNAPSHOT_PREFIX
 from rechain.reference.rows import is_boundary
 
 STATE = "claude-code"
@@ -145,6 +147,25 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
     (``lazyrows.Pending``) with its facts, and a line of another type is only accounted
     for; any other is decoded and dispatched.
     """
+    if isinstance(lines, Guessed):
+        if glance is not None:  # the guess is checked on the glances
+            found = _parse(lines, release, glance, lines)
+            if found is not None:
+                return found
+        # a line may be a plain boundary or a snapshot: read as the exact read would
+        # (from the plain boundary found, when that is what stopped the guess)
+        source = lines.exact()
+        found = _parse(source.numbered_lines(), release, glance, None)
+        lines.sink[:] = source.diagnostics  # its snapshots' too, found while split
+        return found  # type: ignore[return-value]
+    return _parse(lines, release, glance, None)  # type: ignore[return-value]
+
+
+def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
+           glance: Callable[[memoryview], CliGlance] | None, guess: Guessed | None
+           ) -> Parsed | None:
+    """``parse_cli`` of the lines; with ``guess``, None as soon as a line may be a plain
+    compact boundary or starts as an attribution snapshot, or is not glanced at."""
     parsed = Parsed(entries=LazyEntries(), facts=[])
     state = LoadState()
     parsed.extras[STATE] = state
@@ -166,9 +187,13 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
     entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
     keep, known, odd = list.append, seen.add, state.odd_calls
     previous: str | None = None  # the last glanced row's uuid: most rows' parent
+    prefixed = data.startswith
     for item in read_values(data, numbers, end, glance):
         if type(item) is tuple:
             number, glanced, start = item
+            if guess is not None and (prefixed(SNAPSHOT_PREFIX, start) or (
+                    glanced.subtype == "compact_boundary" and guess.plain_at(start))):
+                return None
             at = piece(number)
             if at > read_to + 1:
                 blank.append(range(read_to + 1, at))
@@ -194,6 +219,8 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
                 _dispatch(parsed, state, seen, bridge, number,
                           Pending(data, start).fresh(), release)
             continue
+        if guess is not None:  # not glanced: what its line holds is left to the exact read
+            return None
         at = piece(item.line)
         if at > read_to + 1:
             blank.append(range(read_to + 1, at))
@@ -458,8 +485,12 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
             _set_parent(graph, uuid, cursor)
             cursor = uuid
         if type(anchor) is str:
-            for uuid, fact in list(graph.facts().items()):
-                if fact[PARENT] == anchor and uuid != uuids[0]:
+            # the anchor's children picked out in C (a handful among the file's rows)
+            facts = graph.facts()
+            below = [*compress(facts, map(eq, map(itemgetter(PARENT), facts.values()),
+                                          repeat(anchor)))]
+            for uuid in below:
+                if uuid != uuids[0]:
                     _set_parent(graph, uuid, uuids[-1])
     # relinks replace rows in their places: the first ``last_at`` are those before the
     # last boundary
@@ -472,11 +503,22 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
         del facts[uuid]
     if listed is not None and pruned:
         gone = set(pruned)
-        for uuid, fact in list(facts.items()):
-            parent = fact[PARENT]
-            if fact[KIND] in ("user", "assistant") and type(parent) is str and parent in gone:
+        # the rows whose parent was pruned picked out in C (only a string is in ``gone``)
+        try:
+            orphaned = [*compress(facts, map(gone.__contains__,
+                                             map(itemgetter(PARENT), facts.values())))]
+        except TypeError:  # a parent that does not hash (a relinked anchor): none is a string
+            orphaned = [u for u, f in facts.items() if _in_strings(f[PARENT], gone)]
+        for uuid in orphaned:
+            if facts[uuid][KIND] in ("user", "assistant"):
                 _set_parent(graph, uuid, uuids[-1])
     return uuids[-1] if uuids else None
+
+
+def _in_strings(parent: Any, strings: set[str]) -> bool:
+    """Whether ``parent`` is a string among ``strings`` (a parent of any other type never
+    is one, nor is looked up: it may not hash)."""
+    return type(parent) is str and parent in strings
 
 
 def _preserved(meta: Json, nodes: dict[str, Json]) -> tuple[Any, list[Any]] | None:

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
 
-import orjson
-
 from rechain.reference.explain import left_out
 from rechain.reference.facts import KIND
 from rechain.reference.first_prompt import (
@@ -23,7 +21,7 @@ from rechain.reference.first_prompt import (
     first_prompt_fails,
 )
 from rechain.reference.graph import Graph, ReaderError
-from rechain.reference.js.values import as_stringified, truthy
+from rechain.reference.js.values import as_stringified
 from rechain.reference.lazyrows import chain_uuids, stored_rows
 from rechain.reference.model import Diagnostic, Json, Options, Rebuild
 from rechain.reference.parse import Parsed
@@ -45,56 +43,14 @@ from rechain.reference.profiles.claude_code_2_1_332.load import (
     relink_cli,
     state_of,
 )
+from rechain.reference.profiles.claude_code_2_1_332.read import read_cli
 from rechain.reference.profiles.claude_code_2_1_332.recover import recover_cli
 from rechain.reference.profiles.claude_code_2_1_332.release import LATEST, CliRelease
-from rechain.reference.read import (
-    LARGE_FILE_BYTES,
-    SDK_KEEPING_KEYS,
-    Source,
-    read_from,
-    read_sdk,
-)
 from rechain.reference.rows import odd_result
 from rechain.reference.stages import Profile, drive, in_line_order
 from rechain.reference.view import Presented, session_message
 
 DEFAULT_MODEL = "claude-sonnet-4-6"  # the oracle adapter's pinned --model
-
-
-def read_cli(data: bytes, options: Options) -> Source:
-    """Whole files up to 5 MiB; above, only the lines from the last plain compact boundary
-    on. The CLI finds that boundary on every line (the SDK's chunked scan can miss one:
-    ``large-file-compact-skip``)."""
-    if len(data) <= LARGE_FILE_BYTES or options.disable_precompact_skip:
-        return read_sdk(data, True)
-    return read_from(data, _last_plain_boundary(data))
-
-
-def _plain_boundary(line: bytes) -> bool:
-    """A compact_boundary system row whose metadata keeps no earlier rows."""
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return False
-    if type(value) is not dict or value.get("type") != "system" \
-            or value.get("subtype") != "compact_boundary":
-        return False
-    meta = value.get("compactMetadata")
-    return type(meta) is not dict or not any(truthy(meta.get(k)) for k in SDK_KEEPING_KEYS)
-
-
-def _last_plain_boundary(data: bytes) -> int:
-    """Start offset of the last line that is a compact boundary keeping nothing (0: none)."""
-    last = 0
-    at = data.find(b"compact_boundary")
-    while at != -1:
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        end = len(data) if end == -1 else end
-        if _plain_boundary(data[start:end]):
-            last = start
-        at = data.find(b"compact_boundary", end)
-    return last
 
 
 def hidden_reason_cli(row: Json, include_system: bool) -> str | None:
