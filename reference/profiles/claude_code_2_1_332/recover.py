@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import count, filterfalse
 from typing import Any
 
@@ -144,13 +145,14 @@ def _joined(chain: list[Json], rows: list[Json]) -> list[Json]:
 @dataclass(frozen=True, slots=True)
 class _Span:
     """Chain rows ``start`` .. ``end`` - 1 (a turn), the rows recovered into it (in the
-    order they are put back) and the asides hanging off its own aside rows."""
+    order they are put back) and the asides hanging off its own aside rows (uuids: a row
+    put back as it is kept, undecoded when it was)."""
 
     start: int
     end: int
-    recovered: list[Json]
-    anchored: dict[str, list[Json]]
-    early: list[Json] = field(default_factory=list)  # before ``recovered_interleaved``
+    recovered: list[str]
+    anchored: dict[str, list[str]]
+    early: list[str] = field(default_factory=list)  # before ``recovered_interleaved``
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,12 +163,11 @@ class _Timeline:
     position: dict[str, int]
     late: dict[str, float]
 
-    def at(self, row: Json) -> float:
-        uuid = row["uuid"]
+    def at(self, uuid: str) -> float:
         return self.late.get(uuid, self.position.get(uuid, 1 << 53))
 
-    def key(self, row: Json) -> tuple[float, int]:
-        return self.at(row), self.position.get(row["uuid"], 1 << 53)
+    def key(self, uuid: str) -> tuple[float, int]:
+        return self.at(uuid), self.position.get(uuid, 1 << 53)
 
 
 def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
@@ -184,7 +185,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
     spans: list[_Span] = []
     for turn in find_orphans(graph, chain, rules, seen,
                              chain_facts=[facts[uuid] for uuid in uuids]):
-        own = [nodes[u] for u in turn.siblings + turn.results]
+        own = turn.siblings + turn.results
         calls = any(_made_calls(u, facts, nodes, odd) for u in turn.rows)
         if not own and not calls:
             continue  # nothing put back, no asides below it (most turns of a long chain)
@@ -196,9 +197,9 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         # without ``interleave`` the rows go after the message's last row on the chain
         start = at_chain[turn.first if interleave else turn.last]
         end = _turn_end(stored, uuids, at_chain[turn.last] + 1, turn.message, facts)
-        early = [] if interleave else sorted(own, key=_stamp)
+        early = [] if interleave else sorted(own, key=lambda u: _stamp(nodes[u]))
         recovered = own if interleave else []
-        anchored: dict[str, list[Json]] = {}
+        anchored: dict[str, list[str]] = {}
         if calls:
             children = _children(graph, seen) if children is None else children
             recovered += _asides_of_turn(nodes, turn, children, seen)
@@ -207,14 +208,14 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
             continue
         recovered.sort(key=timeline.key)
         spans.append(_Span(start, end, recovered, anchored, early))
-        graph.extras.setdefault(RECOVERED, set()).update(r["uuid"] for r in early + recovered)
-        for r in early + recovered:
+        graph.extras.setdefault(RECOVERED, set()).update(early + recovered)
+        for uuid in early + recovered:
             graph.diagnostics.append(Diagnostic(
-                graph.line[r["uuid"]], "recovered",
+                graph.line[uuid], "recovered",
                 f"off the walked path; put back in the turn of {turn.first} by orphan recovery"))
     if not spans or timeline is None:
         return chain
-    return _interleaved(chain, _merged(spans, timeline), timeline)
+    return _interleaved(chain, _merged(spans, timeline), timeline, nodes)
 
 
 def _made_calls(uuid: str, facts: dict[str, Facts], nodes: dict[str, Json],
@@ -256,7 +257,7 @@ def _turn_end(stored: list[Json | Pending], uuids: list[str], end: int, message:
 
 def _asides_of_turn(
     nodes: dict[str, Json], turn: Turn, children: dict[Any, list[str]], seen: set[str]
-) -> list[Json]:
+) -> list[str]:
     """The asides below the message's rows and below the results filed under them that
     are on the chain or put back."""
     owners = turn.rows + [u for u in turn.filed if u in seen]
@@ -266,10 +267,10 @@ def _asides_of_turn(
 def _asides_of_chain(
     uuids: list[str], facts: dict[str, Facts], nodes: dict[str, Json],
     children: dict[Any, list[str]], seen: set[str]
-) -> dict[str, list[Json]]:
+) -> dict[str, list[str]]:
     """Chain aside row uuid -> the asides below it, put back right after it (a row with
     no child off the chain is not read)."""
-    anchored: dict[str, list[Json]] = {}
+    anchored: dict[str, list[str]] = {}
     for uuid in uuids:
         if not any(c not in seen for c in children.get(any_key(uuid), ())):
             continue
@@ -300,12 +301,15 @@ def _merged(spans: list[_Span], timeline: _Timeline) -> list[_Span]:
     return merged
 
 
-def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> list[Json]:
+def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline,
+                 nodes: dict[str, Json]) -> list[Json]:
     """The chain with each span's ``early`` rows right after its first row, its recovered
     rows put before the first chain row of the span that comes after them, and each chain
-    aside's own asides right after it (chain rows kept undecoded stay so)."""
+    aside's own asides right after it (rows kept undecoded stay so in a ``LazyChain``)."""
     stored = list(stored_rows(chain))
     uuids = chain_uuids(chain)
+    lazy = type(chain) is LazyChain
+    row = partial(dict.__getitem__, nodes) if lazy else nodes.__getitem__
     out: list[Json | Pending] = []
     out_uuids: list[str] = []
     position, at_row = timeline.position, timeline.at
@@ -313,7 +317,7 @@ def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> 
     for span in spans:
         out += stored[done_to:span.start + 1]
         out_uuids += uuids[done_to:span.start + 1]
-        rows: list[Json] = [*span.early]  # the recovered rows, in the order they go in
+        rows: list[str] = [*span.early]  # the recovered rows, in the order they go in
         recovered, anchored = span.recovered, span.anchored
         taken = 0
         for at in range(span.start + 1, span.end):
@@ -323,19 +327,19 @@ def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline) -> 
                 rows.append(recovered[taken])
                 taken += 1
             if rows:
-                out += rows
-                out_uuids += [row["uuid"] for row in rows]
+                out += map(row, rows)
+                out_uuids += rows
                 rows = []
             out.append(stored[at])
             out_uuids.append(uuid)
             rows += anchored.get(uuid, ())
         rows += recovered[taken:]
-        out += rows
-        out_uuids += [row["uuid"] for row in rows]
+        out += map(row, rows)
+        out_uuids += rows
         done_to = span.end
     out += stored[done_to:]
     out_uuids += uuids[done_to:]
-    if type(chain) is LazyChain:
+    if lazy:
         return LazyChain(out, out_uuids)
     return out  # type: ignore[return-value]
 
@@ -358,13 +362,13 @@ def _children(graph: Graph, seen: set[str]) -> dict[Any, list[str]]:
 
 
 def _asides_below(owner: str, nodes: dict[str, Json], children: dict[Any, list[str]],
-                  seen: set[str]) -> list[Json]:
+                  seen: set[str]) -> list[str]:
     """From each child of the row ``owner``: a single line of same-side aside rows, else
     nothing (a child already on the chain is not read, nor the owner for it)."""
-    found: list[Json] = []
+    found: list[str] = []
     owner_row: Json | None = None
     for child in children.get(any_key(owner), ()):
-        line: list[Json] = []
+        line: list[str] = []
         current: str | None = child
         while current is not None:
             if current in seen:
@@ -376,14 +380,13 @@ def _asides_below(owner: str, nodes: dict[str, Json], children: dict[Any, list[s
             if not _same_side_aside(row, owner_row):
                 line = []
                 break
-            line.append(row)
+            line.append(current)
             following = [c for c in children.get(any_key(current), ()) if c not in seen]
             if len(following) > 1:
                 line = []
                 break
             current = following[0] if following else None
-        for row in line:
-            seen.add(row["uuid"])
+        seen.update(line)
         found.extend(line)
     return found
 
