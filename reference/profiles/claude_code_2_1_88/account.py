@@ -8,12 +8,13 @@ diagnostics together account for every line of the file once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from rechain.reference.explain import accounted_lines
 from rechain.reference.model import Diagnostic
 from rechain.reference.profiles.claude_code_2_1_88.load import MESSAGE_TYPES
-from rechain.reference.profiles.claude_code_2_1_88.parse import line_views, parse_values
+from rechain.reference.profiles.claude_code_2_1_88.parse import BOM, parse_values
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import Outcome
 
 
@@ -29,9 +30,7 @@ def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
     aborted = next((d.line for d in given if d.kind == "load-aborted" and d.line), None)
     unused = _not_resumed(outcome)
     out = list(given)
-    for number, raw in line_views(data):
-        if number in done:
-            continue
+    for number, raw in _lines_not_in(data, done):
         if aborted is not None and number > aborted:
             out.append(Diagnostic(number, "load-aborted",
                                   f"not loaded: loading stopped at line {aborted}"))
@@ -44,6 +43,22 @@ def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
         else:
             out.append(_unloaded(number, raw))
     return out
+
+
+def _lines_not_in(data: bytes, done: set[int]) -> Iterator[tuple[int, memoryview]]:
+    """``line_views`` of the lines whose numbers are not in ``done`` (no view made for
+    the others: most lines are on the chain or accounted for)."""
+    view, find, end = memoryview(data), data.find, len(data)
+    start = len(BOM) if data.startswith(BOM) else 0
+    number = 1
+    while start < end:
+        newline = find(b"\n", start)
+        if newline == -1:
+            newline = end
+        if number not in done:
+            yield number, view[start:newline]
+        number += 1
+        start = newline + 1
 
 
 def _not_resumed(outcome: Outcome) -> str | None:

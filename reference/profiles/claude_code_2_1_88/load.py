@@ -274,13 +274,11 @@ def apply_preserved_segment(loaded: Loaded) -> None:
         _relink_segment(loaded, head_uuid, tail_uuid, anchor_uuid, preserved)
     # the relinks above replace entries in their places: the first ``absolute_at`` slots
     # are still the ones written before the boundary
-    for slot in list(islice(messages, max(absolute_at, 0))):
-        if slot not in preserved:
-            entry = messages.pop(slot)
-            loaded.diagnostics.append(
-                Diagnostic(loaded.line_of(entry), "before-compact-boundary",
-                           "pruned: written before the last compact boundary")
-            )
+    pruned = [slot for slot in islice(messages, max(absolute_at, 0)) if slot not in preserved]
+    line_of, pop = loaded.line_of, messages.pop
+    loaded.diagnostics.extend(
+        Diagnostic(line_of(pop(slot)), "before-compact-boundary",
+                   "pruned: written before the last compact boundary") for slot in pruned)
 
 
 def _member(value: Any, name: str) -> Any:

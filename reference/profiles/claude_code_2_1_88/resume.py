@@ -65,8 +65,9 @@ def latest(entries: list[Json], time: Callable[[Any], float], start: float) -> J
 
 def continue_pool(loaded: Loaded) -> list[Json]:
     """``loadFullLog``'s candidates: leaves of type user/assistant, sidechains not excluded."""
-    return [e for s, e in loaded.messages.items() if s in loaded.leaf_uuids
-            and e.get("type") in ("user", "assistant")]
+    leaves = loaded.leaf_uuids
+    return [e for s, e in loaded.messages.items() if s in leaves
+            and (e.facts[KIND] if type(e) is Glanced else e.get("type")) in ("user", "assistant")]
 
 
 def resume_id_pool(loaded: Loaded) -> list[Json]:
