@@ -229,7 +229,9 @@ def _read_bytes(data: bytes, end: int, numbers: Sequence[int],
             return
         newline = find(b"\n", pos, end)
         line_end = end if newline == -1 else newline
-        number = lines.of(pos)
+        # a line that starts where the count stopped (most): its number without a count
+        number = lines.first + lines.index if pos == lines.offset and lines.first is not None \
+            else lines.of(pos)
         first = data[pos]
         if first == 0x7B and glance is not None:  # an object: glanced, kept undecoded
             try:

@@ -183,6 +183,8 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
     pieces = {} if isinstance(numbers, Consecutive) else {n: i for i, n in enumerate(numbers)}
     piece = (numbers.piece if isinstance(numbers, Consecutive)
              else lambda number: pieces.get(number, len(numbers)))
+    # a whole buffer's piece of a line is its number less the first (``Consecutive.piece``)
+    first = numbers.first if isinstance(numbers, Consecutive) else None
     # the hot loop of a large file: its lookups bound once
     entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
     keep, known, odd = list.append, seen.add, state.odd_calls
@@ -194,7 +196,7 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
             if guess is not None and (prefixed(SNAPSHOT_PREFIX, start) or (
                     glanced.subtype == "compact_boundary" and guess.plain_at(start))):
                 return None
-            at = piece(number)
+            at = number - first if first is not None else piece(number)
             if at > read_to + 1:
                 blank.append(range(read_to + 1, at))
             read_to = at
