@@ -80,7 +80,7 @@ def rewrite_voice_call(value: Any) -> Any:
     return {**fold_rest, **without_meta, "type": "attachment", "attachment": attachment}
 
 
-def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
+def parse_sdk(lines: Iterable[tuple[int, bytes]], utf8: bool | None = None) -> Parsed:
     """The TS SDK's line parser, reporting each skipped line.
 
     Lines of a whole buffer (``NumberedLines``) are read in place, never copied, and
@@ -88,7 +88,7 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     conversation row is kept undecoded with its facts (short rows too: what a decoded
     row costs in memory, several times its line, is what a long chain cannot afford),
     a line of another type only reported; the rest, and every line of other inputs, is
-    parsed at once.
+    parsed at once. ``utf8``: whether that buffer is UTF-8, when the caller knows.
     """
     facts: list[Facts] = []
     parsed = Parsed(facts=facts)
@@ -96,7 +96,7 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     numbered: Iterable[tuple[int, bytes | memoryview, int]]
     if isinstance(lines, NumberedLines):
         numbered = lines.views()
-        if valid_utf8(lines.data):
+        if valid_utf8(lines.data) if utf8 is None else utf8:
             buffer = lines.data
             parsed.entries = LazyEntries()
     else:

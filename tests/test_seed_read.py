@@ -13,6 +13,7 @@ import json
 import pytest
 
 from rechain.reference import read as shared_read
+from rechain.reference.profiles.claude_code_2_1_88.deadbranch import excise_dead_branches
 from rechain.reference.profiles.claude_code_2_1_88.read import read_for_load
 
 PAD = "x" * 2000
@@ -71,3 +72,52 @@ def test_large_read_lines_match_the_general_split(name: str, chunk_edges: bool) 
     assert got.spans is not None
     assert all(got.spans.buffer.startswith(line, got.spans.starts[n - got.spans.first])
                for n, line in expected)
+
+
+def _message(uuid: str, parent: str | None, pad: str = "") -> bytes:
+    head = f'{{"parentUuid":{json.dumps(parent)},"uuid":"{uuid}","timestamp":"t"'
+    return f'{head},"type":"user","pad":"{pad}"}}'.encode()
+
+
+def _dead_file(extra: list[bytes]) -> bytes:
+    """A buffer whose last chain is short and whose dead branches hold most bytes."""
+    live = [_message(f"{n:036d}", f"{n - 1:036d}" if n else None) for n in range(3)]
+    dead = [_message(f"{900 + n:036d}", None, "y" * 100_000) for n in range(60)]
+    return b"\n".join([live[0], *dead, *extra, *live[1:]]) + b"\n"
+
+
+SEGMENT = _boundary(1, True)
+DEAD_CASES = {
+    "no boundary": _dead_file([]),
+    "live segment": _dead_file([SEGMENT]),
+    "segment marker in a dropped snapshot": _dead_file([
+        SNAPSHOT[:-1] + b',"type":"system","subtype":"compact_boundary",'
+        b'"compactMetadata":{"preservedSegment":{"headUuid":"1"}}}', SNAPSHOT]),
+    "segment marker in the last snapshot": _dead_file([
+        SNAPSHOT, SNAPSHOT[:-1] + b',"type":"system","subtype":"compact_boundary",'
+        b'"compactMetadata":{"preservedSegment":{"headUuid":"1"}}}']),
+    "segment named without compact_boundary": _dead_file([
+        b'{"type":"system","subtype":"x","compactMetadata":{"preservedSegment":{}}}']),
+    "segment with a falsy preservedSegment": _dead_file([
+        b'{"type":"system","subtype":"compact_boundary","compactMetadata":'
+        b'{"preservedSegment":null}}', b'{"note":"preservedSegment"}']),
+}
+
+
+@pytest.mark.parametrize("name", DEAD_CASES)
+def test_a_live_segment_marker_alone_keeps_the_dead_branches(name: str) -> None:
+    data = DEAD_CASES[name]
+    assert len(data) > shared_read.LARGE_FILE_BYTES
+    begin = shared_read.last_boundary_start(data, ("preservedSegment",), True)
+    general = [(n, bytes(line)) for n, line in shared_read.read_from(data, begin)
+               .numbered_lines()]
+    # any line read holding both markers that keeps its segment (the whole-line test)
+    live = any(b"compact_boundary" in line and b"preservedSegment" in line
+               and shared_read.boundary_keeps(line, ("preservedSegment",))
+               for _, line in general)
+    expected = general if live else [(n, bytes(line)) for n, line in
+                                     excise_dead_branches(tuple(general))]
+    got = read_for_load(data, False)
+    assert [(n, bytes(line)) for n, line in got.lines] == expected
+    assert live == (name in ("live segment", "segment marker in the last snapshot"))
+    assert live or begin or len(expected) < len(general)  # else no excision is exercised

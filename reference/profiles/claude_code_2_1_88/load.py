@@ -78,6 +78,8 @@ class Loaded:
     #: (``UNDEFINED`` when none had a truthy uuid); 2.1.101 narrows the leaves to it
     last_main: Any = UNDEFINED
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: whether the whole file is UTF-8, when the read found out (None: not known)
+    utf8: bool | None = None
 
     def get(self, uuid: Any) -> Json | None:
         """``messages.get(uuid)``."""
@@ -382,9 +384,16 @@ def apply_snips(loaded: Loaded) -> None:
 def compute_leaves(loaded: Loaded) -> None:
     """``leafUuids``: each terminal walked up to its nearest user/assistant (no pruning flag)."""
     entries = list(loaded.messages.values())
-    pointed = {mkey(e.get("parentUuid", UNDEFINED)) for e in entries if
-               e.get("parentUuid", UNDEFINED) is not None}
+    parents = [e.facts[PARENT] if type(e) is Glanced else e.get("parentUuid", UNDEFINED)
+               for e in entries]
+    pointed = {p if type(p) is str else mkey(p) for p in parents if p is not None}
+    leaves = loaded.leaf_uuids
     for terminal in entries:
+        if type(terminal) is Glanced:  # a user or assistant row: its own nearest message
+            uuid = terminal.facts[UUID]
+            if uuid not in pointed:
+                leaves.add(uuid)
+            continue
         if mkey(terminal.get("uuid", UNDEFINED)) in pointed:
             continue
         found = nearest_message(loaded, terminal)

@@ -64,6 +64,12 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     values = parse_values(source.lines, diagnostics, release.lines_trimmed, spans=source.spans)
     loaded = load(values, metadata, release)
     loaded.diagnostics[:0] = diagnostics
+    # the buffer parsed is UTF-8 when its lines have spans; it is the whole file from
+    # the file's start, and a part that is not UTF-8 makes the whole file not so
+    if source.spans is None:
+        loaded.utf8 = False
+    elif source.spans.buffer is data:
+        loaded.utf8 = True
     return loaded
 
 

@@ -36,7 +36,7 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     rows = outcome.chain
     if not all(map(line_of, rows)):  # line numbers start at 1
         rows = [e for e in rows if line_of(e) is not None]
-    return Source(ChainLines(data, rows, line_of), data,
+    return Source(ChainLines(data, rows, line_of, outcome.loaded.utf8), data,
                   tuple(off_chain_reasons(data, outcome)), found=outcome)
 
 
@@ -45,12 +45,13 @@ class ChainLines(NumberedLines):
     the loader kept every one of them undecoded, its rows are what the SDK's parser
     would make of the lines (``parse_chain``); otherwise that parser glances at them."""
 
-    __slots__ = ("line_of", "rows")
+    __slots__ = ("line_of", "rows", "utf8")
 
     def __init__(self, data: bytes, rows: list[Json],
-                 line_of: Callable[[Json], int | None]) -> None:
+                 line_of: Callable[[Json], int | None], utf8: bool | None = None) -> None:
         super().__init__(data)
         self.rows, self.line_of = rows, line_of  # the loader's rows and their line numbers
+        self.utf8 = utf8  # whether ``data`` is UTF-8, when the read found out
 
     def whole(self) -> bool:
         return False
@@ -102,9 +103,9 @@ def parse_chain(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     rows, line_of = lines.rows, lines.line_of
     others = [row for row in rows if type(row) is not Glanced]
     if len(others) == len(rows):
-        return parse_sdk(lines)
+        return parse_sdk(lines, lines.utf8)
     if others:
-        parsed = parse_sdk(ChainLines(lines.data, others, line_of))
+        parsed = parse_sdk(ChainLines(lines.data, others, line_of), lines.utf8)
     else:
         parsed = Parsed(facts=[])
         parsed.delivered = queued.DeliveryTally().counts()

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from operator import sub
 from typing import Any, overload
 
 from rechain.reference import read as shared_read
@@ -37,6 +39,7 @@ METADATA_MARKERS = tuple(
                  "agent-setting", "mode", "worktree-state", "pr-link")
 )
 CARRY_CAP = 64 * 1024
+SEGMENT_MARKER = b"preservedSegment"
 _TEAM = re.compile(rb'"teamName": ?"([^"]+)"')
 
 
@@ -58,15 +61,14 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         starts = array("q", (start for _, _, start in line_spans(data)))
         lines: Lines = SpanLines(data, range(1, len(starts) + 1), starts)
         return SeedSource(lines, spans=_spans(data, starts, 1))
-    # one search of the buffer serves both the boundary and the live-segment check (a
-    # line holding the quoted marker holds the bare one)
-    marked = shared_read.lines_holding(data, b"compact_boundary")
-    quoted = [start for start in marked if data.find(
-        shared_read.BOUNDARY_MARKER, start, _line_end(data, start)) != -1]
-    begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, quoted)
+    # one pass splits the buffer and picks the lines that may be boundaries
+    lines_at, judged = _split_marked(data, chunk_edges)
+    begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, judged)
     source = shared_read.read_from(data, begin)
     buffer, first = source.data, source.first_line
-    found = _line_starts(buffer)
+    found = lines_at[bisect_left(lines_at, begin):]
+    if begin:
+        found = list(map(sub, found, repeat(begin)))
     numbers: Sequence[int]
     if any(map(buffer.startswith, repeat(shared_read.SNAPSHOT_PREFIX), found)):
         # attribution snapshots: all but the last dropped, the last read after the others
@@ -83,8 +85,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     spanned = SpanLines(buffer, numbers, offsets)
     lines = spanned
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
-    has_segment = _has_live_segment_marker(
-        buffer, [start - begin for start in marked if start >= begin], offsets)
+    has_segment = _has_live_segment_marker(buffer, offsets, len(found) != len(offsets))
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
         kept = excise_dead_branches(lines)
@@ -151,33 +152,51 @@ def _dead(number: int) -> Diagnostic:
                       "removed before parsing")
 
 
-def _has_live_segment_marker(buffer: bytes, marked: list[int], offsets: array[int]) -> bool:
-    """Whether a boundary with ``preservedSegment`` was seen after the last truncation.
+def _has_live_segment_marker(buffer: bytes, offsets: array[int], dropped: bool) -> bool:
+    """Whether a boundary with ``preservedSegment`` was seen after the last truncation:
+    a line the loader reads (``offsets``; ``dropped``: some attribution snapshots are
+    not among them) holding ``compact_boundary`` and ``preservedSegment``.
 
-    Only the lines that hold ``compact_boundary`` are looked at (``marked``: their
-    offsets in the buffer read), of those the loader reads (``offsets``: a dropped
-    attribution snapshot is not among them).
+    The rarer marker is searched for, and the search stops at the first such line.
     """
-    if not marked:
-        return False
-    read = set(offsets) if len(marked) > 1 else offsets
-    for start in marked:
-        line = buffer[start:_line_end(buffer, start)]
-        if b"preservedSegment" in line and start in read \
+    read = set(offsets) if dropped else None
+    find = buffer.find
+    at = find(SEGMENT_MARKER)
+    while at != -1:
+        start = buffer.rfind(b"\n", 0, at) + 1
+        end = _line_end(buffer, at)
+        line = buffer[start:end]
+        if b"compact_boundary" in line and (read is None or start in read) \
                 and shared_read.boundary_keeps(line, ("preservedSegment",)):
             return True
+        at = find(SEGMENT_MARKER, end)
     return False
 
 
-def _line_starts(buffer: bytes) -> list[int]:
-    """Where each LF-separated line of ``buffer`` starts (no empty line after a final LF)."""
-    starts: list[int] = [0] if buffer else []
-    keep, find, end = starts.append, buffer.find, len(buffer)
-    newline = find(b"\n")
-    while newline != -1 and newline + 1 < end:
-        keep(newline + 1)
-        newline = find(b"\n", newline + 1)
-    return starts
+def _split_marked(data: bytes, chunk_edges: bool) -> tuple[list[int], list[int]]:
+    """Where each LF-separated line starts (no empty line after a final LF), and the
+    lines ``last_boundary_start`` must judge: those holding the quoted marker where the
+    reader looks for it (its first bytes; anywhere in a line across a chunk edge that
+    starts as a system row)."""
+    starts: list[int] = []
+    judged: list[int] = []
+    keep, mark, find = starts.append, judged.append, data.find
+    marker, prefixed, end = shared_read.BOUNDARY_MARKER, data.startswith, len(data)
+    window, chunk = shared_read.MARKER_WINDOW - 1 + len(marker), shared_read.CHUNK_BYTES
+    system = shared_read.SYSTEM_PREFIX
+    start = 0
+    while start < end:
+        newline = find(b"\n", start)
+        if newline == -1:
+            newline = end
+        keep(start)
+        stop = newline if newline < start + window else start + window
+        if find(marker, start, stop) != -1 or (
+                chunk_edges and start // chunk != newline // chunk and prefixed(system, start)
+                and find(marker, start, newline) != -1):
+            mark(start)
+        start = newline + 1
+    return starts, judged
 
 
 def _line_end(data: bytes, start: int) -> int:
