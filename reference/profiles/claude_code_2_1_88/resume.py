@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rechain.reference.facts import KIND, PARENT, UUID
+from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT, UUID
 from rechain.reference.first_prompt import first_prompt_fails as scan_throws
 from rechain.reference.graph import Graph, ReaderError
 from rechain.reference.js import date_v8
@@ -162,7 +162,8 @@ def walk(loaded: Loaded, leaf: Json, bridge: bool = False, cycle_detection: bool
     finder = _SlotBridge(loaded) if bridge else None
     current: Json | None = leaf
     while current is not None:
-        slot = mkey(current.get("uuid", UNDEFINED))
+        slot = current.facts[UUID] if type(current) is Glanced \
+            else mkey(current.get("uuid", UNDEFINED))  # type: ignore[attr-defined]
         if slot in seen:
             if not cycle_detection:
                 loaded.diagnostics.append(Diagnostic(loaded.line_of(chain[-1]), "cycle",
@@ -274,8 +275,11 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
             continue
         done.add(mkey(mid))
         group = groups.get(mkey(mid), [entry])
-        siblings = [m for m in group if _key(m) not in seen]
-        orphans = [r for m in group for r in results.get(_key(m), ()) if _key(r) not in seen]
+        siblings = [m for m in group if (m.facts[UUID] if type(m) is Glanced else _key(m))
+                    not in seen]
+        orphans = [r for m in group for r in results.get(
+            m.facts[UUID] if type(m) is Glanced else _key(m), ())
+            if (r.facts[UUID] if type(r) is Glanced else _key(r)) not in seen]
         if not siblings and not orphans:
             continue
         recovered = sorted_by_timestamp(siblings) + sorted_by_timestamp(orphans)
@@ -656,8 +660,10 @@ def _kept_rows(chain: list[Json], release: SeedRelease) -> list[Json] | None:
     answered: set[Any] = set()
     for entry in chain:
         if type(entry) is Glanced:
-            uses.update(entry.calls)
-            answered.update(entry.answers)
+            facts = entry.facts
+            uses.update(facts[CALLS])
+            if facts[ANSWERS]:
+                answered.update(facts[ANSWERS])
             continue
         if strip_permission_mode(migrate_attachment(entry)) is not entry:
             return None
