@@ -271,8 +271,10 @@ def _asides_of_chain(
     """Chain aside row uuid -> the asides below it, put back right after it (a row with
     no child off the chain is not read)."""
     anchored: dict[str, list[str]] = {}
-    for uuid in uuids:
-        if not any(c not in seen for c in children.get(any_key(uuid), ())):
+    # a chain uuid is a string, its own key (``any_key``): those with no child off the
+    # chain are passed over in C
+    for uuid in filter(children.__contains__, uuids):
+        if not any(c not in seen for c in children[uuid]):
             continue
         fact = facts[uuid]
         if fact[KIND] == "assistant" or (fact[KIND] == "user" and fact[ANSWERS] is not None):
