@@ -114,6 +114,10 @@ SWITCHES: tuple[Switch, ...] = (
            "rows put back by orphan recovery go among the turn's chain rows in file order "
            "(before: all right after the message's last chain row, by timestamp; 2.1.260 still "
            "so)"),
+    Switch("asides_recovered", "2.1.261",
+           "orphan recovery puts back the system, attachment and meta rows hanging off a "
+           "message's rows or results (before: none of them, so they are neither sent nor "
+           "the tip; 2.1.260 still so)"),
     Switch("interrupted_turn_kept", "2.1.265",
            "a cut-off turn's unanswered calls are kept and answered by a synthetic result "
            "(before: dropped like any unanswered call; 2.1.263 still so)"),
@@ -147,6 +151,9 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("strays_recovered", "2.1.281",
            "a result filed off its message's rows (below a system row) is put back (before: "
            "only results below the message's own rows)"),
+    Switch("chain_asides_recovered", "2.1.281",
+           "orphan recovery puts back the asides hanging off the chain's own aside rows "
+           "(before: left off, neither sent nor the tip; 2.1.280 still so)"),
     Switch("bridge_skips_chain_results", "2.1.281",
            "the timestamp bridge never lands on a result of a call on the chain (before: it "
            "could, and that result went as an orphan)"),
@@ -325,15 +332,18 @@ VERIFIED: tuple[tuple[str, str], ...] = (
     ("2.1.112", "the whole corpus at --resume <id> (201/201; its answers recorded on the 9 "
                 "cases the 2.1.101 to 2.1.112 switches show on, all three entry points, "
                 "27/27), 200 generated (200/200, seed 112)"),
-    ("2.1.120", "the whole corpus (225/225 option sets), its answers on the 69 cases "
+    ("2.1.120", "the whole corpus (233/233 option sets), its answers on the 74 cases "
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
-    ("2.1.268", "the whole corpus (231/231 option sets), 200 generated (200/200, seed 268); "
-                "its answers on the 22 cases the 2.1.268 and 2.1.269 switches show on recorded"),
-    ("2.1.269", "the whole corpus (225/225 option sets), 200 generated (200/200, seed 269)"),
+    ("2.1.260", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 260); "
+                "its answers on the cases 2.1.120 and 2.1.268 recorded"),
+    ("2.1.268", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 268); "
+                "its answers on the 24 cases the 2.1.268 to 2.1.281 switches show on recorded"),
+    ("2.1.269", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 269)"),
     ("2.1.276", "the cases the 2.1.277 switches show on (4/4 answered the older way)"),
     ("2.1.277", "the cases the 2.1.277 switches show on (4/4)"),
-    ("2.1.280", "the whole corpus (216/216 option sets), 200 generated (200/200, seed 280)"),
-    ("2.1.281", "the cases the 2.1.281 and 2.1.285 switches show on (15/15 option sets)"),
+    ("2.1.280", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 280)"),
+    ("2.1.281", "the cases the 2.1.281 and 2.1.285 switches show on (15/15 option sets); "
+                "its answer on the chain-aside case recorded"),
     ("2.1.283", "the tool-result content cases (3/3, answered the older way)"),
     ("2.1.284", "the cases the 2.1.281, 2.1.284 and 2.1.285 switches show on (6/6)"),
     ("2.1.285", "the whole corpus (202/202 option sets), 200 generated (200/200, seed 285); "
@@ -359,7 +369,7 @@ CLI_RANGE = ("2.1.269", "2.1.332")
 #: Older native releases the switches answer one by one: the changes between them and
 #: 2.1.269 were placed by probing a few installed releases, not bisected, so the releases
 #: in between are not answered.
-CLI_SINGLES = ("2.1.120", "2.1.268")
+CLI_SINGLES = ("2.1.120", "2.1.260", "2.1.268")
 CLI_RANGES = (*((v, v) for v in CLI_SINGLES), CLI_RANGE)
 #: Older JS bundles the 2.1.88 loader answers one by one: the changes between them and
 #: 2.1.88 were not bisected, so the releases in between are not answered.

@@ -127,7 +127,8 @@ def recover_cli(graph: Graph, chain: list[Json], release: CliRelease = LATEST) -
     if len(uuids) == len(graph.nodes):  # every row is on the chain: none to put back or append
         return chain
     out = _recover_orphans(graph, chain, seen, CLI if release.strays_recovered else CLI_DIRECT,
-                           release.recovered_interleaved)
+                           release.recovered_interleaved, release.asides_recovered,
+                           release.chain_asides_recovered)
     if chain and not graph.extras.get(BY_CHECKPOINT):
         below = _below_tip(graph, uuids[-1], seen)
         if below:
@@ -171,10 +172,14 @@ class _Timeline:
 
 
 def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
-                     rules: Rules = CLI, interleave: bool = True) -> list[Json]:
+                     rules: Rules = CLI, interleave: bool = True,
+                     asides: bool = True, chain_asides: bool = True) -> list[Json]:
     """Each turn's recovered rows, sorted into the chain rows of the turn (without
     ``interleave``, the message's fragments and results go right after its last chain row,
-    by timestamp, and only the asides are sorted in)."""
+    by timestamp, and only the asides are sorted in; without ``asides``, none are put
+    back: 2.1.260 and older, probed with a meta or system row below a fragment, a result
+    on the chain or put back; without ``chain_asides``, those below the chain's own aside
+    rows stay off: 2.1.261 to 2.1.280)."""
     nodes, facts = graph.nodes, graph.facts()
     odd = state_of(graph).odd_calls
     uuids = chain_uuids(chain)
@@ -186,7 +191,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
     for turn in find_orphans(graph, chain, rules, seen,
                              chain_facts=[facts[uuid] for uuid in uuids]):
         own = turn.siblings + turn.results
-        calls = any(_made_calls(u, facts, nodes, odd) for u in turn.rows)
+        calls = asides and any(_made_calls(u, facts, nodes, odd) for u in turn.rows)
         if not own and not calls:
             continue  # nothing put back, no asides below it (most turns of a long chain)
         if timeline is None or at_chain is None:
@@ -203,7 +208,8 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         if calls:
             children = _children(graph, seen) if children is None else children
             recovered += _asides_of_turn(nodes, turn, children, seen)
-            anchored = _asides_of_chain(uuids[start + 1:end], facts, nodes, children, seen)
+            if chain_asides:
+                anchored = _asides_of_chain(uuids[start + 1:end], facts, nodes, children, seen)
         if not recovered and not early and not anchored:
             continue
         recovered.sort(key=timeline.key)

@@ -53,6 +53,12 @@ class CliRelease:
     #: rows put back by orphan recovery go among the turn's chain rows in file order;
     #: before, all of them right after the message's last chain row, by timestamp
     recovered_interleaved: bool = True
+    #: orphan recovery also puts back the system, attachment and meta rows hanging off a
+    #: message's rows, its results and the chain's own asides; before, none of them
+    asides_recovered: bool = True
+    #: orphan recovery puts back the asides hanging off the chain's own aside rows (a meta
+    #: row below a system row on the chain); before, it left them off
+    chain_asides_recovered: bool = True
     #: a lone surrogate in the request's text is sent as U+FFFD; before, as it is
     #: (JSON-escaped)
     lone_surrogates_replaced: bool = True
