@@ -49,6 +49,8 @@ CASES = {
     "plain boundary": _file([_boundary(1, False)]),
     "boundary keeping a segment": _file([_boundary(1, True)]),
     "snapshots": _file([SNAPSHOT, _boundary(1, True), SNAPSHOT]),
+    "snapshots before a plain boundary only": _file([SNAPSHOT, SNAPSHOT, _boundary(1, False)]),
+    "a snapshot after a plain boundary": _file([SNAPSHOT, _boundary(1, False), SNAPSHOT]),
     "snapshot holding the segment marker": _file([
         SNAPSHOT[:-1] + b',"type":"system","subtype":"compact_boundary",'
         b'"compactMetadata":{"preservedSegment":{"headUuid":"1"}}}', SNAPSHOT]),

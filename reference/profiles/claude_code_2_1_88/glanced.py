@@ -178,6 +178,7 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
             return None
         content = message.content
         if type(content) is list:
+            thinking_only = True  # every block a thinking one (in the same loop)
             for block in content:
                 block_type = block.type
                 if block_type == "tool_use":
@@ -190,8 +191,10 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
                     if type(block.tool_use_id) is not str:
                         return None
                     flags |= RESULTS
+                if thinking_only and block_type not in THINKING:
+                    thinking_only = False
             if kind == "assistant" and content:
-                if all(block.type in THINKING for block in content):
+                if thinking_only:
                     flags |= THINKING_ONLY
                 else:
                     flags |= OTHER

@@ -62,7 +62,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         lines: Lines = SpanLines(data, range(1, len(starts) + 1), starts)
         return SeedSource(lines, spans=_spans(data, starts, 1))
     # one pass splits the buffer and picks the lines that may be boundaries
-    lines_at, judged = _split_marked(data, chunk_edges)
+    lines_at, judged, last_snapshot = _split_marked(data, chunk_edges)
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, judged)
     source = shared_read.read_from(data, begin)
     buffer, first = source.data, source.first_line
@@ -70,7 +70,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     if begin:
         found = list(map(sub, found, repeat(begin)))
     numbers: Sequence[int]
-    if any(map(buffer.startswith, repeat(shared_read.SNAPSHOT_PREFIX), found)):
+    if last_snapshot >= begin:
         # attribution snapshots: all but the last dropped, the last read after the others
         numbers, offsets = array("q"), array("q")
         for number, _, start in source.numbered_lines().views():  # type: ignore[attr-defined]
@@ -173,30 +173,32 @@ def _has_live_segment_marker(buffer: bytes, offsets: array[int], dropped: bool) 
     return False
 
 
-def _split_marked(data: bytes, chunk_edges: bool) -> tuple[list[int], list[int]]:
-    """Where each LF-separated line starts (no empty line after a final LF), and the
-    lines ``last_boundary_start`` must judge: those holding the quoted marker where the
-    reader looks for it (its first bytes; anywhere in a line across a chunk edge that
-    starts as a system row)."""
+def _split_marked(data: bytes, chunk_edges: bool) -> tuple[list[int], list[int], int]:
+    """Where each LF-separated line starts (no empty line after a final LF), the lines
+    ``last_boundary_start`` must judge: those holding the quoted marker where the reader
+    looks for it (its first bytes; anywhere in a line across a chunk edge that starts as
+    a system row), and where the last attribution snapshot starts (-1: none)."""
     starts: list[int] = []
     judged: list[int] = []
     keep, mark, find = starts.append, judged.append, data.find
     marker, prefixed, end = shared_read.BOUNDARY_MARKER, data.startswith, len(data)
     window, chunk = shared_read.MARKER_WINDOW - 1 + len(marker), shared_read.CHUNK_BYTES
-    system = shared_read.SYSTEM_PREFIX
+    system, snapshot, last_snapshot = shared_read.SYSTEM_PREFIX, shared_read.SNAPSHOT_PREFIX, -1
     start = 0
     while start < end:
         newline = find(b"\n", start)
         if newline == -1:
             newline = end
         keep(start)
+        if prefixed(snapshot, start):
+            last_snapshot = start
         stop = newline if newline < start + window else start + window
         if find(marker, start, stop) != -1 or (
                 chunk_edges and start // chunk != newline // chunk and prefixed(system, start)
                 and find(marker, start, newline) != -1):
             mark(start)
         start = newline + 1
-    return starts, judged
+    return starts, judged, last_snapshot
 
 
 def _line_end(data: bytes, start: int) -> int:
