@@ -1,4 +1,4 @@
-"""2.1.120, the one native release before 2.1.269 the family answers, held to its recording.
+"""2.1.120, the one native release before 2.1.260 the family answers, held to its recording.
 
 The answers come from the real 2.1.120 (``rechain corpus record --oracle
 claude-code@2.1.120``); each switch placed between 2.1.120 and 2.1.269 must be needed
@@ -16,7 +16,6 @@ from recorded_answers import answer, recorded
 from rechain.corpus import Case, Expectation, load_cases
 from rechain.reference.profiles import family
 from rechain.reference.profiles.family import (
-    CLI_RANGE,
     SWITCHES,
     cli_release,
     is_answered,
@@ -27,9 +26,10 @@ RELEASE = "2.1.120"
 PROFILE = f"claude-code@{RELEASE}"
 RECORDED = [(case, e) for case in load_cases() for e in case.expectations
             if e.profile == PROFILE]
-#: the switches whose first release lies after 2.1.120 and at or before 2.1.269's range
+#: the switches whose first release lies after 2.1.120 and at or before 2.1.269 (2.1.120
+#: recorded the cases of each)
 BETWEEN = [s for s in SWITCHES
-           if version_tuple(RELEASE) < version_tuple(s.first) <= version_tuple(CLI_RANGE[0])]
+           if version_tuple(RELEASE) < version_tuple(s.first) <= version_tuple("2.1.269")]
 
 
 def _answer(case: Case, expectation: Expectation) -> Any:
@@ -38,7 +38,7 @@ def _answer(case: Case, expectation: Expectation) -> Any:
 
 def test_2_1_120_is_answered_alone() -> None:
     assert is_answered(RELEASE)
-    for neighbour in ("2.1.119", "2.1.121", "2.1.200", "2.1.267"):
+    for neighbour in ("2.1.119", "2.1.121", "2.1.200", "2.1.259"):
         assert not is_answered(neighbour)
 
 

@@ -1,4 +1,4 @@
-"""2.1.260, answered alone between 2.1.120 and 2.1.268, held to its recording.
+"""2.1.260, the first release of the native line's range, held to its recording.
 
 The answers come from the real 2.1.260 (``rechain corpus record --oracle
 claude-code@2.1.260``); each switch placed after 2.1.260 and up to 2.1.268 must be needed
@@ -16,7 +16,13 @@ from recorded_answers import answer, recorded
 
 from rechain.corpus import Case, Expectation, load_cases
 from rechain.reference.profiles import family
-from rechain.reference.profiles.family import SWITCHES, cli_release, is_answered, version_tuple
+from rechain.reference.profiles.family import (
+    CLI_RANGE,
+    SWITCHES,
+    cli_release,
+    is_answered,
+    version_tuple,
+)
 
 RELEASE = "2.1.260"
 PROFILE = f"claude-code@{RELEASE}"
@@ -31,10 +37,10 @@ def _answer(case: Case, expectation: Expectation) -> Any:
     return answer(case, expectation, family.profile_for(RELEASE))  # read at each call
 
 
-def test_2_1_260_is_answered_alone() -> None:
-    assert is_answered(RELEASE)
-    for neighbour in ("2.1.250", "2.1.259", "2.1.261", "2.1.267"):
-        assert not is_answered(neighbour)
+def test_2_1_260_opens_the_range() -> None:
+    assert is_answered(RELEASE) and CLI_RANGE[0] == RELEASE
+    for older in ("2.1.250", "2.1.259"):
+        assert not is_answered(older)
 
 
 def test_2_1_260_answers_are_recorded() -> None:

@@ -1,4 +1,4 @@
-"""2.1.268, the release before 2.1.269, held to its recording.
+"""2.1.268, the release before 2.1.269, held to its recording, and the range it closes.
 
 The answers come from the real 2.1.268 (``rechain corpus record --oracle
 claude-code@2.1.268``); the two switches around it must each be needed for them: the
@@ -15,7 +15,7 @@ from recorded_answers import answer, recorded
 
 from rechain.corpus import Case, Expectation, load_cases
 from rechain.reference.profiles import family
-from rechain.reference.profiles.family import cli_release, is_answered
+from rechain.reference.profiles.family import VERIFIED, cli_release, is_answered, same_range
 
 RELEASE = "2.1.268"
 PROFILE = f"claude-code@{RELEASE}"
@@ -27,10 +27,15 @@ def _answer(case: Case, expectation: Expectation) -> Any:
     return answer(case, expectation, family.profile_for(RELEASE))  # read at each call
 
 
-def test_2_1_268_is_answered_alone() -> None:
-    assert is_answered(RELEASE)
-    for neighbour in ("2.1.261", "2.1.266", "2.1.267"):
-        assert not is_answered(neighbour)
+#: every release npm lists from 2.1.260 to 2.1.269, each checked on the whole corpus and
+#: 200 generated transcripts
+LISTED = ("2.1.260", "2.1.261", "2.1.263", "2.1.265", "2.1.266", "2.1.267", "2.1.268", "2.1.269")
+
+
+def test_the_releases_before_2_1_269_are_answered_as_one_range() -> None:
+    assert all(is_answered(v) and same_range(v, "2.1.332") for v in LISTED)
+    verified = {v for v, _ in VERIFIED}
+    assert set(LISTED) <= verified
 
 
 def test_2_1_268_answers_are_recorded() -> None:

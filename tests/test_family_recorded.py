@@ -37,10 +37,11 @@ def test_the_release_profile_gives_what_the_release_recorded(case: Case,
     assert answer(case, expectation) == recorded(expectation)
 
 
-def _sent(release: str) -> dict[str, list[Any]]:
-    """Case id -> the api messages ``release`` recorded with the default options."""
-    return {case.id: list(e.messages) for case in CASES for e in case.expectations
-            if e.profile == f"claude-code@{release}" and e.view == "api"
+def _sent(release: str) -> dict[tuple[str, str], list[Any]]:
+    """(case id, view) -> what ``release`` recorded with the default options: the api
+    messages and the chain (a switch may move only the tip, as ``users_kept_apart`` does)."""
+    return {(case.id, e.view): list(e.messages) for case in CASES for e in case.expectations
+            if e.profile == f"claude-code@{release}" and e.view in ("api", "chain")
             and not e.options.get("resume_interrupted_turn")}
 
 

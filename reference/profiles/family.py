@@ -1,6 +1,6 @@
 """The Claude Code release family: one profile per release, built from the known switches.
 
-Native releases from 2.1.269 to 2.1.332 are the 2.1.332 profile with the switches of
+Native releases from 2.1.260 to 2.1.332 are the 2.1.332 profile with the switches of
 ``CliRelease`` set from the first release of each change (found by bisecting with
 ``rechain drift`` or probing both neighbouring releases); the JS-bundle releases from
 2.1.88 on are the 2.1.88 profile with the switches of ``SeedRelease`` (``SEED_SWITCHES``).
@@ -336,6 +336,15 @@ VERIFIED: tuple[tuple[str, str], ...] = (
                 "its switches show on recorded; 200 generated (200/200, seed 120)"),
     ("2.1.260", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 260); "
                 "its answers on the cases 2.1.120 and 2.1.268 recorded"),
+    ("2.1.261", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 261); "
+                "its answers on the 24 cases the 2.1.261 to 2.1.269 switches show on recorded"),
+    ("2.1.263", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 263); "
+                "its answers on the 24 cases the 2.1.261 to 2.1.269 switches show on recorded"),
+    ("2.1.265", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 265); "
+                "its answers on the 24 cases the 2.1.261 to 2.1.269 switches show on recorded"),
+    ("2.1.266", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 266)"),
+    ("2.1.267", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 267); "
+                "its answers on the 24 cases the 2.1.261 to 2.1.269 switches show on recorded"),
     ("2.1.268", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 268); "
                 "its answers on the 24 cases the 2.1.268 to 2.1.281 switches show on recorded"),
     ("2.1.269", "the whole corpus (233/233 option sets), 200 generated (200/200, seed 269)"),
@@ -365,11 +374,11 @@ VERIFIED: tuple[tuple[str, str], ...] = (
 
 #: Ranges answered by the switches (both ends verified), newest line last.
 SEED_RANGE = ("2.1.88", "2.1.112")
-CLI_RANGE = ("2.1.269", "2.1.332")
+CLI_RANGE = ("2.1.260", "2.1.332")
 #: Older native releases the switches answer one by one: the changes between them and
-#: 2.1.269 were placed by probing a few installed releases, not bisected, so the releases
+#: 2.1.260 were placed by probing a few installed releases, not bisected, so the releases
 #: in between are not answered.
-CLI_SINGLES = ("2.1.120", "2.1.260", "2.1.268")
+CLI_SINGLES = ("2.1.120",)
 CLI_RANGES = (*((v, v) for v in CLI_SINGLES), CLI_RANGE)
 #: Older JS bundles the 2.1.88 loader answers one by one: the changes between them and
 #: 2.1.88 were not bisected, so the releases in between are not answered.
