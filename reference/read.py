@@ -56,6 +56,22 @@ class Source:
         return NumberedLines(self.data, self.first_line)
 
 
+def line_spans(data: bytes, first_line: int = 1, start: int = 0
+               ) -> Iterator[tuple[int, int, int]]:
+    """(number, start, end) of each line of ``data`` from ``start``: its bytes are
+    ``data[start:end]``, its LF (if any) at ``end``; no empty line after a final LF."""
+    find = data.find
+    end = len(data)
+    number = first_line
+    while start < end:
+        newline = find(b"\n", start)
+        if newline == -1:
+            newline = end
+        yield number, start, newline
+        number += 1
+        start = newline + 1
+
+
 class NumberedLines:
     """The lines of a buffer, numbered: (1-based number, bytes without the LF).
 
@@ -84,19 +100,9 @@ class NumberedLines:
     def views(self) -> Iterator[tuple[int, memoryview, int]]:
         """The same lines as ``__iter__``, as memoryviews into the buffer, and each
         line's offset in it."""
-        data = self.data
-        view = memoryview(data)
-        find = data.find
-        end = len(data)
-        start = 0
-        number = self.first_line
-        while start < end:
-            newline = find(b"\n", start)
-            if newline == -1:
-                newline = end
+        view = memoryview(self.data)
+        for number, start, newline in line_spans(self.data, self.first_line):
             yield number, view[start:newline], start
-            number += 1
-            start = newline + 1
 
 
 class SnapshotLines(NumberedLines):
@@ -160,7 +166,7 @@ class SnapshotLines(NumberedLines):
         starts = self.starts
         if starts is not None:
             return zip(count(self.first_line), starts, self._ends(starts))
-        return self._split()
+        return line_spans(self.data, self.first_line)
 
     def _ends(self, starts: list[int]) -> list[int]:
         """Where each line starting at ``starts`` ends (its LF, or the buffer's end)."""
@@ -170,18 +176,6 @@ class SnapshotLines(NumberedLines):
             ends.append(len(self.data) if stop == -1 else stop)
         return ends
 
-    def _split(self) -> Iterator[tuple[int, int, int]]:
-        find = self.data.find
-        end = len(self.data)
-        start = 0
-        number = self.first_line
-        while start < end:
-            newline = find(b"\n", start)
-            if newline == -1:
-                newline = end
-            yield number, start, newline
-            number += 1
-            start = newline + 1
 
 
 def read_whole(data: bytes) -> Source:

@@ -7,11 +7,10 @@ context block gone from 2.1.268 on, users kept apart only from 2.1.269.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
-from recorded_answers import answer, recorded
+from recorded_answers import answer, missed_with, recorded
 
 from rechain.corpus import Case, Expectation, load_cases
 from rechain.reference.profiles import family
@@ -47,12 +46,8 @@ def test_2_1_268_answers_are_recorded() -> None:
                                               ("context_block_gone", False)])
 def test_each_switch_around_2_1_268_is_needed_for_what_it_recorded(
         field: str, value: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    release = cli_release(RELEASE)
-    assert getattr(release, field) is not value
-    turned = replace(release, **{field: value})
-    monkeypatch.setattr(family, "cli_release", lambda _version: turned)
-    missed = [case.id for case, e in RECORDED if _answer(case, e) != recorded(e)]
-    assert missed, field
+    assert getattr(cli_release(RELEASE), field) is not value
+    assert missed_with(RELEASE, {field: value}, RECORDED, monkeypatch), field
 
 
 def _views(release: str) -> dict[tuple[str, str], Any]:

@@ -9,7 +9,6 @@ value; skipped when ``node`` is missing.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -17,10 +16,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from node_lines import NODE, ask, node_answering
 
 from rechain.reference.js.values import property_key, to_string
 
-NODE = shutil.which("node")
 pytestmark = [pytest.mark.xdist_group("node-jskeys"),
               pytest.mark.skipif(NODE is None, reason="node is not installed")]
 # each line a JSON value; the answer: the key it makes, or null when making it throws
@@ -31,21 +30,12 @@ SCRIPT = ("const rl=require('readline').createInterface({input:process.stdin});"
 
 @pytest.fixture(scope="module")
 def node() -> Iterator[subprocess.Popen[str]]:
-    assert NODE is not None
-    proc = subprocess.Popen([NODE, "-e", SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, env={"PATH": "/usr/bin:/bin"})
-    yield proc
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.close()
-    proc.wait(timeout=10)
-    proc.stdout.close()
+    with node_answering(SCRIPT) as proc:
+        yield proc
 
 
 def node_key(proc: subprocess.Popen[str], value: Any) -> str | None:
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps(value) + "\n")
-    proc.stdin.flush()
-    return json.loads(proc.stdout.readline())
+    return ask(proc, value)
 
 
 def mine(value: Any) -> str | None:

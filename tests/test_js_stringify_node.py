@@ -8,8 +8,6 @@ answers every value; skipped when ``node`` is missing.
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -17,10 +15,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from node_lines import NODE, ask, node_answering
 
 from rechain.reference.js.values import json_stringify
 
-NODE = shutil.which("node")
 pytestmark = [pytest.mark.xdist_group("node-jsstringify"),
               pytest.mark.skipif(NODE is None, reason="node is not installed")]
 # each line a JSON value; the answer: JSON.stringify of what JSON.parse made of it, as a
@@ -32,21 +30,12 @@ SCRIPT = ("const rl=require('readline').createInterface({input:process.stdin});"
 
 @pytest.fixture(scope="module")
 def node() -> Iterator[subprocess.Popen[str]]:
-    assert NODE is not None
-    proc = subprocess.Popen([NODE, "-e", SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, env={"PATH": "/usr/bin:/bin"})
-    yield proc
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.close()
-    proc.wait(timeout=10)
-    proc.stdout.close()
+    with node_answering(SCRIPT) as proc:
+        yield proc
 
 
 def node_text(proc: subprocess.Popen[str], value: Any) -> str:
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps(value) + "\n")  # ASCII: lone surrogates go as escapes
-    proc.stdin.flush()
-    return json.loads(proc.stdout.readline())
+    return ask(proc, value)  # Node wrote the text as a JSON string
 
 
 EXAMPLES = [5, 5.0, -0.0, 0, 1.5, 1e21, 1e-7, 1.5e-7, 0.000001, 123456789012345678901234,

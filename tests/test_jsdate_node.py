@@ -6,19 +6,17 @@ as the oracles run); skipped when ``node`` is missing.
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
 import subprocess
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from node_lines import NODE, ask, node_answering
 
 from rechain.reference.js import date_v8
 
-NODE = shutil.which("node")
 pytestmark = [pytest.mark.xdist_group("node-jsdate"),
               pytest.mark.skipif(NODE is None, reason="node is not installed")]
 SCRIPT = ("const rl=require('readline').createInterface({input:process.stdin});"
@@ -28,21 +26,12 @@ SCRIPT = ("const rl=require('readline').createInterface({input:process.stdin});"
 
 @pytest.fixture(scope="module")
 def node() -> Iterator[subprocess.Popen[str]]:
-    assert NODE is not None
-    proc = subprocess.Popen([NODE, "-e", SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, env={"TZ": "UTC", "PATH": "/usr/bin:/bin"})
-    yield proc
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.close()
-    proc.wait(timeout=10)
-    proc.stdout.close()
+    with node_answering(SCRIPT, env={'TZ': 'UTC'}) as proc:
+        yield proc
 
 
 def node_parse(proc: subprocess.Popen[str], text: str) -> float:
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps(text) + "\n")
-    proc.stdin.flush()
-    answer = json.loads(proc.stdout.readline())
+    answer = ask(proc, text)
     return math.nan if answer is None else float(answer)
 
 

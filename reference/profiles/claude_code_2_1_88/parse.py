@@ -20,6 +20,7 @@ from rechain.reference.js.jsonparse import JsonError, parse_text
 from rechain.reference.js.text import JS_SPACE
 from rechain.reference.model import Diagnostic
 from rechain.reference.profiles.claude_code_2_1_88.glanced import SEED_GLANCE, glanced
+from rechain.reference.read import line_spans
 
 BOM = b"\xef\xbb\xbf"
 JSON_SPACE = " \t\n\r"
@@ -39,21 +40,15 @@ def numbered_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
 
 def line_views(data: bytes, first: int = 1) -> Iterator[tuple[int, memoryview]]:
     """``numbered_lines`` as views into ``data``: no line is copied."""
-    return ((number, line) for number, line, _ in line_spans(data, first))
+    return ((number, line) for number, line, _ in placed_views(data, first))
 
 
-def line_spans(data: bytes, first: int = 1) -> Iterator[tuple[int, memoryview, int]]:
-    """``line_views`` with each line's offset in ``data``."""
+def placed_views(data: bytes, first: int = 1) -> Iterator[tuple[int, memoryview, int]]:
+    """``line_views`` with each line's offset in ``data`` (a BOM is not part of a line)."""
     view = memoryview(data)
-    start = 3 if data.startswith(BOM) else 0
-    end, find = len(data), data.find
-    number = first
-    while start < end:
-        newline = find(b"\n", start)
-        newline = end if newline == -1 else newline
-        yield number, view[start:newline], start
-        number += 1
-        start = newline + 1
+    skip = 3 if data.startswith(BOM) else 0
+    return ((number, view[start:end], start)
+            for number, start, end in line_spans(data, first, skip))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed, parse_sdk
 from rechain.reference.profiles.claude_code_2_1_88.account import off_chain_reasons
 from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced
-from rechain.reference.profiles.claude_code_2_1_88.parse import line_spans
+from rechain.reference.profiles.claude_code_2_1_88.parse import placed_views
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import run
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME, VIEWS
@@ -82,10 +82,10 @@ class ChainLines(NumberedLines):
 
 
 def _starts_at(data: bytes, wanted: set[int]) -> dict[int, int]:
-    """Where the lines of these numbers start (``line_spans``)."""
+    """Where the lines of these numbers start (``placed_views``)."""
     found: dict[int, int] = {}
     last = max(wanted)
-    for number, _, start in line_spans(data):
+    for number, _, start in placed_views(data):
         if number in wanted:
             found[number] = start
         if number >= last:

@@ -28,7 +28,7 @@ from rechain.reference.profiles.claude_code_2_1_88.deadbranch import (
     Lines,
     excise_dead_branches,
 )
-from rechain.reference.profiles.claude_code_2_1_88.parse import Spans, line_spans
+from rechain.reference.profiles.claude_code_2_1_88.parse import Spans, placed_views
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 
 LITE_BYTES = 65536
@@ -58,7 +58,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     """The bytes ``loadTranscriptFile`` parses, with their original line numbers
     (``chunk_edges``: off with ``SeedRelease.boundary_across_chunks``)."""
     if disable_skip or len(data) <= shared_read.LARGE_FILE_BYTES:
-        starts = array("q", (start for _, _, start in line_spans(data)))
+        starts = array("q", (start for _, _, start in placed_views(data)))
         lines: Lines = SpanLines(data, range(1, len(starts) + 1), starts)
         return SeedSource(lines, spans=_spans(data, starts, 1))
     # one pass splits the buffer and picks the lines that may be boundaries

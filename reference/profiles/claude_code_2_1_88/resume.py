@@ -383,22 +383,25 @@ def strip_permission_mode(entry: Json) -> Json:
     return {k: v for k, v in entry.items() if k != "permissionMode"}
 
 
+def _note_calls(content: list[Any], uses: set[Any], answered: set[Any]) -> None:
+    """The keys of a message's ``tool_use`` ids into ``uses``, of its ``tool_result``
+    blocks' ``tool_use_id`` into ``answered``."""
+    for block in content:
+        kind = block.get("type") if type(block) is dict else UNDEFINED  # ``prop``
+        if kind == "tool_use":
+            uses.add(mkey(block.get("id", UNDEFINED)))
+        elif kind == "tool_result":
+            answered.add(mkey(block.get("tool_use_id", UNDEFINED)))
+
+
 def filter_unresolved_tool_uses(messages: list[Json]) -> list[Json]:
     """Drop an assistant only when every tool_use in it is never answered."""
     uses: set[Any] = set()
     answered: set[Any] = set()
     for entry in messages:  # one pass over each row's blocks for both kinds
-        if entry.get("type") not in ("user", "assistant"):
-            continue
         content = content_of(entry)
-        if type(content) is not list:
-            continue
-        for block in content:
-            kind = block.get("type") if type(block) is dict else UNDEFINED  # ``prop``
-            if kind == "tool_use":
-                uses.add(mkey(block.get("id", UNDEFINED)))
-            elif kind == "tool_result":
-                answered.add(mkey(block.get("tool_use_id", UNDEFINED)))
+        if entry.get("type") in ("user", "assistant") and type(content) is list:
+            _note_calls(content, uses, answered)
     unresolved = uses - answered
     if not unresolved:
         return messages
@@ -668,14 +671,8 @@ def _kept_rows(chain: list[Json], release: SeedRelease) -> list[Json] | None:
         if strip_permission_mode(migrate_attachment(entry)) is not entry:
             return None
         content = content_of(entry)
-        if entry.get("type") not in ("user", "assistant") or type(content) is not list:
-            continue
-        for block in content:
-            kind = block.get("type") if type(block) is dict else UNDEFINED  # ``prop``
-            if kind == "tool_use":
-                uses.add(mkey(block.get("id", UNDEFINED)))
-            elif kind == "tool_result":
-                answered.add(mkey(block.get("tool_use_id", UNDEFINED)))
+        if entry.get("type") in ("user", "assistant") and type(content) is list:
+            _note_calls(content, uses, answered)
     unresolved = uses - answered
     rows = [e for e in chain if not _unanswered(e, unresolved)] if unresolved else chain
     if not release.blank_assistants_dropped:
