@@ -63,8 +63,14 @@ def resume_of(profile_name: str, data: bytes, entry: str | None) -> Resumed:
     sent = tuple(json.dumps(m, sort_keys=True, separators=(",", ":"))
                  for m in api.get("messages") or ())
     error = view.get("error") or api.get("error")  # the CLI's chain view has no error
+    error = _ONE_WORDING.get(error, error) if isinstance(error, str) else error
     return Resumed(uuids, tip if isinstance(tip, str) else None,
                    str(error) if error else None, sent)
+
+
+# the 2.1.88 line's profiles name a failure the CLI's profile words as the CLI prints it:
+# one wording, so releases that fail alike read alike
+_ONE_WORDING = {"no-conversation": "No conversation found"}
 
 
 def _parting(before: Sequence[str], after: Sequence[str]) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from rechain.cli import main
-from rechain.conformance.history import Resumed, first_difference, spans, table
+from rechain.conformance.history import Resumed, first_difference, resume_of, spans, table
 from rechain.corpus.cases_io import default_root, load_case
 from rechain.reference.profiles.family import same_range, verified_releases
 
@@ -53,6 +53,16 @@ def test_the_table_names_lines_types_and_texts() -> None:
     text = table(spans([("2.1.88", FAILED), ("2.1.332", A)]), data, "claude -p --resume <id>")
     assert "| 2.1.88 | fails: no-conversation | 0 | — |" in text
     assert '| 2.1.332 | line 2 · assistant · "hello" | 2 |' in text
+
+
+def test_releases_that_find_no_conversation_read_alike() -> None:
+    """The 2.1.88 line's profiles and the CLI's name "no conversation" in one wording, so
+    the table shows no difference where the releases behave the same."""
+    sidechain_only = (b'{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":true,'
+                      b'"message":{"content":"hi"}}\n')
+    errors = {resume_of(f"claude-code@{v}", sidechain_only, "resume-id").error
+              for v in ("2.0.76", "2.1.112", "2.1.120", "2.1.332")}
+    assert errors == {"No conversation found"}
 
 
 def _recorded(case_id: str) -> dict[str, list[str]]:
