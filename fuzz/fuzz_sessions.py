@@ -16,6 +16,7 @@ Run: ``rechain fuzz sessions``.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import re
@@ -35,6 +36,7 @@ from rechain.reference.sessions import (
 VALID_ID = "0f0e0d0c-0b0a-4000-8000-00000000abcd"
 _NAME = re.compile(r"[A-Za-z0-9-]{0,200}|[A-Za-z0-9-]{200}-[0-9a-z]+")
 _ROOT = Path(tempfile.mkdtemp(prefix="rechain-fuzz-sessions-"))
+atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)  # a worker's: its runner's scratch
 _COUNTER = itertools.count()
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import threading
@@ -115,9 +116,20 @@ def shim_dir(work: Path) -> Path:
     return root
 
 
+def scratch_dir(settings: Settings) -> Path:
+    """Where a worker's temporary files go (its ``TMPDIR``): libFuzzer ends a worker with
+    C ``exit()``, so Python never removes what it made; the runner empties this instead."""
+    return settings.work / "tmp"
+
+
 def environment(target: Target, settings: Settings) -> dict[str, str]:
-    """The worker's environment: a private HOME and config dir for third-party readers."""
+    """The worker's environment: a private HOME and config dir for third-party readers,
+    temporary files in the runner's scratch directory."""
     env = dict(os.environ)
+    if settings.work.is_dir():  # a worker runs only once ``prepare`` made the work directory
+        scratch = scratch_dir(settings)
+        scratch.mkdir(exist_ok=True)
+        env["TMPDIR"] = str(scratch)
     if settings.venv is not None:
         home = settings.work / "home"
         (home / ".claude").mkdir(parents=True, exist_ok=True)
@@ -328,6 +340,7 @@ def run(target: Target, settings: Settings) -> Report:
                 break
             report.restarts += 1
     report.wall_s = time.monotonic() - start
+    shutil.rmtree(scratch_dir(settings), ignore_errors=True)  # the workers' leftovers
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     report.cpu_s = (cpu_after.ru_utime - cpu_before.ru_utime) + (
         cpu_after.ru_stime - cpu_before.ru_stime

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from rechain.fuzz.findings import key_of
 from rechain.fuzz.registry import Target
 from rechain.fuzz.regressions import write_regression
-from rechain.fuzz.runner import Settings, environment, neutral_cwd, python_of
+from rechain.fuzz.runner import Settings, environment, neutral_cwd, python_of, scratch_dir
 from rechain.fuzz.traits import key, variant
 
 
@@ -58,6 +59,7 @@ def libfuzzer_minimise(
             timeout=seconds * 4 + 60,
             cwd=neutral_cwd(settings),
         )
+    shutil.rmtree(scratch_dir(settings), ignore_errors=True)  # the launcher libFuzzer ran
     return out if out.is_file() and out.stat().st_size <= source.stat().st_size else source
 
 

@@ -107,6 +107,9 @@ def _inputs(work: Path, signatures: set[str]) -> dict[str, bytes]:
 def test_cli_finds_and_shrinks_a_toy_readers_crash(tmp_path, monkeypatch):
     (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    temporary = tmp_path / "tmp"  # libFuzzer ends its workers with C exit(): nothing they
+    temporary.mkdir()             # make may stay behind (the minimiser's launcher script)
+    monkeypatch.setenv("TMPDIR", str(temporary))
     work = tmp_path / "work"
     code, [report] = _fuzz(["--target", "toy_reader:read", "--runs", "3000", *SAFETY,
                             "--work", str(work)])
@@ -118,6 +121,7 @@ def test_cli_finds_and_shrinks_a_toy_readers_crash(tmp_path, monkeypatch):
     small = shrink(target, Settings(0, work=work), finding, seconds=900)
     assert small.suffix == ".min"
     assert len(small.read_bytes().strip()) <= 2
+    assert list(temporary.iterdir()) == [] and list((work / "tmp").glob("*")) == []
 
 
 def test_one_site_two_triggers_two_minimal_cases(tmp_path, monkeypatch):
