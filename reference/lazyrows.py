@@ -169,25 +169,27 @@ class Pending(msgspec.Struct, gc=False, eq=False):
 
 
 class Stamped(msgspec.Struct, gc=False):
-    """A row's ``timestamp`` alone (None when absent)."""
+    """A row's ``timestamp`` alone (``UNDEFINED`` when absent)."""
 
-    timestamp: Any = None
+    timestamp: Any = UNDEFINED
 
 
 _STAMP = msgspec.json.Decoder(Stamped)
 
 
-def stamp_of(item: Json | Pending) -> Any:
-    """``row.get("timestamp")`` of a stored row. A row kept undecoded is glanced at (its
-    line decodes as the glance established), and decoded, not kept, only when the stamp
-    is neither a string nor absent or null (``JSON.parse`` decides such values)."""
+def stamp_of(item: Json | Pending, default: Any = None) -> Any:
+    """``row.get("timestamp", default)`` of a stored row. A row kept undecoded is glanced
+    at (its line decodes as the glance established), and decoded, not kept, only when the
+    stamp is neither a string, null nor absent (``JSON.parse`` decides such values)."""
     if type(item) is not Pending or item.value is not None:
-        return row_of(item).get("timestamp")
+        return row_of(item).get("timestamp", default)
     try:
         stamp = _STAMP.decode(item.raw()).timestamp
     except (msgspec.DecodeError, RecursionError):
-        stamp = UNDEFINED
-    return stamp if stamp is None or type(stamp) is str else item.fresh().get("timestamp")
+        return item.fresh().get("timestamp", default)
+    if stamp is None or type(stamp) is str:
+        return stamp
+    return default if stamp is UNDEFINED else item.fresh().get("timestamp", default)
 
 
 def row_of(item: Json | Pending) -> Json:

@@ -20,7 +20,14 @@ import msgspec
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.js.values import UNDEFINED
-from rechain.reference.lazyrows import _JSON_NAMES, Block, Glance, GlancedMessage, Pending
+from rechain.reference.lazyrows import (
+    _JSON_NAMES,
+    Block,
+    Glance,
+    GlancedMessage,
+    Pending,
+    stamp_of,
+)
 from rechain.reference.model import Json
 from rechain.reference.parse import glanced_row
 
@@ -58,14 +65,6 @@ class SeedGlance(Glance, gc=False,
 
 SEED_GLANCE = msgspec.json.Decoder(SeedGlance)
 
-
-class _Stamp(msgspec.Struct, gc=False):
-    """A row's ``timestamp`` alone (the leaf rules and recovery's sort read only it)."""
-
-    timestamp: Any = UNDEFINED
-
-
-_STAMP = msgspec.json.Decoder(_Stamp)
 
 # Glanced.flags: a message object; a tool_result block; kept by the blank-assistant filter
 # unless thinking-only; no TodoWrite call for ``extract_todos``; an assistant's non-empty
@@ -124,15 +123,7 @@ class Glanced(msgspec.Struct, gc=False, eq=False):
         if key == "isSidechain":
             return default if self.side is UNDEFINED else self.side
         if key == "timestamp":
-            # a string read by msgspec is JSON.parse's; any other value from the whole row
-            try:
-                stamp = _STAMP.decode(self.row.raw()).timestamp
-            except (msgspec.DecodeError, RecursionError):
-                stamp = None
-            if type(stamp) is str:
-                return stamp
-            if stamp is UNDEFINED:
-                return default
+            return stamp_of(self.row, default)
         return self.fresh().get(key, default)
 
     def __getitem__(self, key: str) -> Any:
