@@ -5,26 +5,31 @@ Each (reader, size) runs in a process of its own, so its peak resident memory
 ``orjson.loads`` per line), the reference in each profile, and the SDK readers when
 installed. The time is the reader's own measurement of the load (CPU for the floor and
 the reference, wall for the SDKs; imports never counted). The exponent of each curve
-is the least-squares slope of log(value) against log(size): 1 is linear.
+is the least-squares slope of log(value) against log(size): 1 is linear. Every process
+runs under limits (``limited``): the SDKs under the bench's ``--sdk-timeout`` and
+``--sdk-memory-mb``, rechain's own loads under ``OWN_BOUNDS``; a stopped reader's point
+says so and has no figures.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.bench import limited, sdks
+from rechain.conformance.bench.limited import Bounds
 from rechain.conformance.bench.synthetic import write_transcript
-from rechain.conformance.oracles import registry
 from rechain.reference import PROFILES
+
+#: rechain's own loads (floor, reference) end too, if far later than the SDKs: the bench is
+#: about them, but a run must not outlive its user's patience or the machine's memory
+OWN_BOUNDS = Bounds(3600, limited.default_memory_mb())
 
 #: the in-process loads, run by ``python -m rechain.conformance.bench.curve KIND PATH``
 _CHILD = """
@@ -57,85 +62,49 @@ print(json.dumps({"s": time.process_time() - started, "count": count, "base_mb":
 """
 
 
-def measured_process(argv: Sequence[str], env: dict[str, str], cwd: str | None = None,
-                     timeout: float = 3600) -> tuple[dict[str, Any] | None, float, float]:
-    """(its JSON line or None, CPU seconds, peak RSS in MB) of one child process.
+@dataclass(frozen=True)
+class Sample:
+    """One reader on one file: seconds, peak resident MiB and the MiB before the load (the
+    SDKs' is unknown), or ``stopped`` (the limit it passed) / ``failed`` with no figures."""
 
-    The peak is the ``peak_mb`` the child reports (its ``VmHWM``) when it does: Linux
-    carries the parent's ``ru_maxrss`` at fork over into the child's, so ``wait4``'s
-    figure is only an upper bound."""
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.DEVNULL, env=env,
-                                cwd=cwd)
-        deadline = time.monotonic() + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                _, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.02)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        text = out.read().decode("utf-8", "replace").strip().splitlines()
-    cpu = usage.ru_utime + usage.ru_stime
-    peak = usage.ru_maxrss / 1024  # KB on Linux
-    try:
-        found = json.loads(text[-1]) if proc.returncode == 0 and text else None
-    except ValueError:
-        found = None
-    if isinstance(found, dict) and isinstance(found.get("peak_mb"), int | float):
-        peak = float(found["peak_mb"])
-    return found, cpu, peak
+    seconds: float | None = None
+    peak_mb: float | None = None
+    base_mb: float | None = None
+    stopped: str | None = None
+    failed: str | None = None
+
+    def verdict(self) -> str | None:
+        """Why there are no figures, None when there are."""
+        if self.stopped is not None:
+            return f"{self.stopped} (stopped)"
+        return None if self.failed is None else f"failed ({self.failed})"
 
 
-Point = tuple[float, float, float | None]  # seconds, peak RSS MB, RSS MB before the load
-
-
-def _python_reader(kind: str) -> Callable[[Path], Point | None]:
-    def run(path: Path) -> Point | None:
+def _python_reader(kind: str, bounds: Bounds) -> Callable[[Path], Sample | None]:
+    def run(path: Path) -> Sample | None:
         env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(path.parent)}
-        found, _, peak = measured_process([sys.executable, "-c", _CHILD, kind, str(path)], env)
-        return None if found is None else (float(found["s"]), peak, float(found["base_mb"]))
+        done = limited.run([sys.executable, "-c", _CHILD, kind, str(path)], env, bounds)
+        if done.found is None:
+            return Sample(stopped=done.stopped, failed=done.failure())
+        return Sample(float(done.found["s"]), done.peak_mb, float(done.found["base_mb"]))
     return run
 
 
-def _laid_out_reader(argv: Callable[[], list[str] | None], seconds: Callable[[dict[str, Any]],
-                     float]) -> Callable[[Path], Point | None]:
-    """A real SDK timed on a copy of the file laid out in a throwaway config dir."""
-    from rechain.conformance.bench.load import _timer_output
-
-    def run(path: Path) -> Point | None:
-        command = argv()
-        found = None if command is None else _timer_output(path, command, 1)
-        return None if found is None else (seconds(found), float(found["peak_rss_mb"]), None)
+def _sdk_reader(name: str, bounds: Bounds) -> Callable[[Path], Sample | None]:
+    """A real SDK loading the file once (None when it is not installed)."""
+    def run(path: Path) -> Sample | None:
+        found = sdks.measure(name, path, 1, bounds)
+        if found is None:
+            return None
+        return Sample(found.seconds, found.peak_mb, None, found.stopped, found.failed)
     return run
 
 
-def _ts_argv() -> list[str] | None:
-    node = shutil.which("node")
-    if node is None or not registry.is_installed(registry.AGENT_SDK_TS):
-        return None
-    script = Path(__file__).resolve().parent.parent / "node" / "time_session_messages.mjs"
-    return [node, str(script), str(registry.entry_path(registry.AGENT_SDK_TS))]
-
-
-def _py_argv() -> list[str] | None:
-    from rechain.conformance.bench.load import _PY_TIMER
-
-    if not registry.is_installed(registry.AGENT_SDK_PY):
-        return None
-    return [str(registry.entry_path(registry.AGENT_SDK_PY)), "-c", _PY_TIMER]
-
-
-def readers() -> dict[str, Callable[[Path], Point | None]]:
-    """Every curve: name -> (file -> its ``Point``, or None when unavailable)."""
-    found: dict[str, Callable[[Path], Point | None]] = {"floor": _python_reader("floor")}
-    found.update({name: _python_reader(name) for name in PROFILES})
-    found["agent-sdk-ts"] = _laid_out_reader(_ts_argv, lambda r: min(r["ms"]) / 1000)
-    found["agent-sdk-py"] = _laid_out_reader(_py_argv, lambda r: float(r["s"]))
+def readers(bounds: Bounds) -> dict[str, Callable[[Path], Sample | None]]:
+    """The floor and each profile: name -> (file -> its ``Sample``), each in a process of
+    its own within ``bounds``."""
+    found = {"floor": _python_reader("floor", bounds)}
+    found.update({name: _python_reader(name, bounds) for name in PROFILES})
     return found
 
 
@@ -153,44 +122,74 @@ def exponent(sizes: Sequence[float], values: Sequence[float]) -> float | None:
 
 
 def run(sizes_mb: Sequence[float], seed: int, progress: Callable[[str], None],
-        kind: str = "linear") -> dict[str, Any]:
-    """Each reader at each size on a synthetic file of ``kind``, then each curve's exponents."""
-    curves = readers()
+        kind: str = "linear", bounds: Bounds | None = None) -> dict[str, Any]:
+    """Each reader at each size on a synthetic file of ``kind``, then each curve's exponents.
+
+    The SDKs run within ``bounds``; one stopped at a size is not run at the larger sizes
+    (it would pass the same limit later), which are recorded as skipped."""
+    bounds = bounds or Bounds(memory_mb=limited.default_memory_mb())
+    curves = {**readers(OWN_BOUNDS), **{name: _sdk_reader(name, bounds) for name in sdks.SDKS}}
     table: dict[str, list[dict[str, Any]]] = {name: [] for name in curves}
+    stopped_at: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
         for size in sizes_mb:
             path = Path(tmp) / "bench.jsonl"
             write_transcript(path, int(size * 1024 * 1024), seed, kind)
             actual = path.stat().st_size / 1024 / 1024
             for name, reader in curves.items():
+                if name in stopped_at and size >= stopped_at[name]:
+                    why = f"skipped: stopped at {stopped_at[name]:g} MB"
+                    table[name].append({"size_mb": round(actual, 2), "skipped": why})
+                    progress(f"{actual:8.1f} MB  {name:22s} {why}")
+                    continue
                 point = reader(path)
                 if point is None:
                     continue
-                seconds, peak, base = point
-                table[name].append({"size_mb": round(actual, 2), "seconds": round(seconds, 4),
-                                    "peak_rss_mb": round(peak, 1),
-                                    "rss_per_file": round(peak / actual, 2),
-                                    "base_rss_mb": None if base is None else round(base, 1)})
-                before = "" if base is None else f", {base:.0f} MB before the load"
-                progress(f"{actual:8.1f} MB  {name:22s} {seconds:9.3f} s  {peak:8.1f} MB peak "
-                         f"({peak / actual:.1f}x the file{before})")
+                table[name].append(_row(actual, point))
+                progress(f"{actual:8.1f} MB  {name:22s} {_line(actual, point)}")
+                if point.stopped is not None:
+                    stopped_at[name] = size
     summary: dict[str, Any] = {"sizes_mb": list(sizes_mb), "seed": seed, "kind": kind,
+                               "limits": {"sdk": bounds.to_json(),
+                                          "floor_and_reference": OWN_BOUNDS.to_json()},
                                "curves": {}}
     for name, points in table.items():
+        measured = [p for p in points if "seconds" in p]
         if not points:
             continue
-        sizes = [p["size_mb"] for p in points]
-        time_exp = exponent(sizes, [p["seconds"] for p in points])
-        rss_exp = exponent(sizes, [p["peak_rss_mb"] for p in points])
+        sizes = [p["size_mb"] for p in measured]
+        time_exp = exponent(sizes, [p["seconds"] for p in measured])
+        rss_exp = exponent(sizes, [p["peak_rss_mb"] for p in measured])
         summary["curves"][name] = {
             "points": points,
             "time_exponent": None if time_exp is None else round(time_exp, 3),
             "rss_exponent": None if rss_exp is None else round(rss_exp, 3),
         }
-        progress(f"{name:22s} time ~ size^{_shown(time_exp)}, peak RSS ~ size^{_shown(rss_exp)}")
+        progress(f"{name:22s} time ~ size^{_shown(time_exp)}, peak RSS ~ size^{_shown(rss_exp)}"
+                 + ("" if len(measured) == len(points)
+                    else f" (from the {len(measured)} sizes it finished)"))
     summary["timing"] = ("each reader and size in its own process; floor/reference: CPU time, "
                          "SDKs: wall time of the call; peak RSS of the whole process")
     return summary
+
+
+def _row(actual: float, point: Sample) -> dict[str, Any]:
+    """A point of the JSON: the figures, or the verdict that replaces them."""
+    if point.seconds is None or point.peak_mb is None:
+        return {"size_mb": round(actual, 2), "stopped": point.stopped, "failed": point.failed}
+    return {"size_mb": round(actual, 2), "seconds": round(point.seconds, 4),
+            "peak_rss_mb": round(point.peak_mb, 1),
+            "rss_per_file": round(point.peak_mb / actual, 2),
+            "base_rss_mb": None if point.base_mb is None else round(point.base_mb, 1)}
+
+
+def _line(actual: float, point: Sample) -> str:
+    verdict = point.verdict()
+    if verdict is not None or point.seconds is None or point.peak_mb is None:
+        return verdict or "no figures"
+    before = "" if point.base_mb is None else f", {point.base_mb:.0f} MB before the load"
+    return (f"{point.seconds:9.3f} s  {point.peak_mb:8.1f} MB peak "
+            f"({point.peak_mb / actual:.1f}x the file{before})")
 
 
 def _shown(value: float | None) -> str:

@@ -4,14 +4,14 @@ The floor is reading the file and ``orjson.loads`` of every line: no loader can
 do less. The ratio reference / floor says what the rest of the pipeline costs.
 ``retain`` (informational, not the floor) is the floor keeping every parsed value
 until the end, as any loader that returns messages must.
-The real SDK readers are timed on the same file when they are installed (their
-import is not timed; each laid out in a throwaway config dir).
+The real SDK readers are timed on the same file when they are installed (``sdks``:
+their import is not timed; each laid out in a throwaway config dir), each stopped at a
+time and a memory limit (``limited``) and then reported as stopped, without a figure.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import tempfile
 import time
@@ -21,14 +21,13 @@ from typing import Any
 
 import orjson
 
+from rechain.conformance.bench import sdks
+from rechain.conformance.bench.limited import Bounds, default_memory_mb
 from rechain.conformance.bench.synthetic import write_transcript
-from rechain.conformance.oracles import registry
 from rechain.reference import PROFILES, rebuild
 from rechain.reference.profiles import get_profile
-from rechain.reference.sessions import project_dir_name
 
 SDK_PROFILE = get_profile("sdk").name
-SESSION_ID = "5e55a1d0-0b1e-4c0d-9e1a-6b2c3d4e5f60"
 
 
 def _interleaved(runs: int, *works: Callable[[], Any]) -> list[tuple[float, Any]]:
@@ -90,76 +89,52 @@ def _reference(path: Path, profile: str) -> int:
     return sum(1 for _ in rebuild(path.read_bytes(), profile=profile).messages)
 
 
-def _timer_output(path: Path, command: list[str], runs: int) -> dict[str, Any] | None:
-    """Run a timer in its own process on a laid-out copy; its JSON line, or None if it failed.
+def _peaks(path: Path) -> tuple[dict[str, float], dict[str, str]]:
+    """Peak resident memory (MB) of the floor and each profile on the file, each loading it
+    once in a process of its own; and why any gave none."""
+    from rechain.conformance.bench.curve import OWN_BOUNDS, readers
 
-    The command gets the config dir, the project cwd, the session id and the run count
-    as its last arguments; its environment is PATH and a throwaway HOME only. The JSON
-    gets ``peak_rss_mb``, the process's peak resident memory.
-    """
-    with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
-        cwd = Path(tmp) / "project"
-        cwd.mkdir()
-        config = Path(tmp) / "config"
-        target = config / "projects" / project_dir_name(str(cwd.resolve()))
-        target.mkdir(parents=True)
-        shutil.copyfile(path, target / f"{SESSION_ID}.jsonl")
-        from rechain.conformance.bench.curve import measured_process
-
-        found, _, peak = measured_process(
-            [*command, str(config), str(cwd), SESSION_ID, str(runs)],
-            {"PATH": "/usr/bin:/bin", "HOME": tmp}, timeout=1800)
-    return None if found is None else {**found, "peak_rss_mb": peak}
-
-
-def _time_ts_sdk(path: Path, runs: int) -> float | None:
-    spec = registry.AGENT_SDK_TS
-    node = shutil.which("node")
-    if not registry.is_installed(spec) or node is None:
-        return None
-    script = Path(__file__).resolve().parent.parent / "node" / "time_session_messages.mjs"
-    timed = _timer_output(path, [node, str(script), str(registry.entry_path(spec))], runs)
-    return None if timed is None else min(timed["ms"]) / 1000
-
-
-_PY_TIMER = """
-import os, sys, time, json
-os.environ["CLAUDE_CONFIG_DIR"] = sys.argv[1]
-from claude_agent_sdk import get_session_messages
-best = float("inf")
-for _ in range(int(sys.argv[4])):
-    t = time.perf_counter()
-    m = get_session_messages(sys.argv[3], directory=sys.argv[2])
-    best = min(best, time.perf_counter() - t)
-peak = next(int(r.split()[1]) / 1024 for r in open("/proc/self/status") if r.startswith("VmHWM:"))
-print(json.dumps({"s": best, "messages": len(m), "peak_mb": peak}))
-"""
-
-
-def _time_py_sdk(path: Path, runs: int) -> float | None:
-    spec = registry.AGENT_SDK_PY
-    if not registry.is_installed(spec):
-        return None
-    timed = _timer_output(path, [str(registry.entry_path(spec)), "-c", _PY_TIMER], runs)
-    return None if timed is None else float(timed["s"])
-
-
-def _peaks(path: Path) -> dict[str, float]:
-    """Peak resident memory (MB) of the floor, each profile and the SDKs on the file, each
-    loading it once in a process of its own."""
-    from rechain.conformance.bench.curve import readers
-
-    peaks = {}
-    for name, reader in readers().items():
+    peaks: dict[str, float] = {}
+    missing: dict[str, str] = {}
+    for name, reader in readers(OWN_BOUNDS).items():
         point = reader(path)
-        if point is not None:
-            peaks[name] = round(point[1], 1)
-    return peaks
+        if point is None:
+            continue
+        if point.peak_mb is None:
+            missing[name] = point.verdict() or "no figures"
+        else:
+            peaks[name] = round(point.peak_mb, 1)
+    return peaks, missing
+
+
+def _sdks(path: Path, runs: int, bounds: Bounds, reference_s: float,
+          summary: dict[str, Any]) -> None:
+    """Each installed SDK's best load and peak memory (its own process, within ``bounds``)
+    into ``summary``, with its ratio to the reference; a stopped one gets its limit in
+    ``stopped`` and no figure."""
+    for name, sdk in sdks.SDKS.items():
+        found = sdks.measure(name, path, runs, bounds)
+        if found is None:
+            continue
+        key = "ts_sdk" if name == "agent-sdk-ts" else "py_sdk"
+        line = found.shown(sdk.label)
+        if found.seconds is not None and found.peak_mb is not None:
+            summary[f"{key}_s"] = round(found.seconds, 4)
+            summary[f"{key}_vs_reference"] = round(found.seconds / reference_s, 2)
+            summary["peak_rss_mb"][name] = round(found.peak_mb, 1)
+            line += f", {found.seconds / reference_s:.2f}x the reference ({reference_s:.3f}s CPU)"
+        else:
+            summary.setdefault("stopped" if found.stopped else "failed", {})[name] = (
+                found.stopped or found.failed)
+            line += f"; the reference: {reference_s:.3f}s CPU"
+        print(line, file=sys.stderr, flush=True)
 
 
 def run(size_mb: float, runs: int, seed: int, keep: Path | None,
-        kind: str = "linear") -> dict[str, Any]:
-    """Generate, measure, print lines as it goes; returns the summary object."""
+        kind: str = "linear", bounds: Bounds | None = None) -> dict[str, Any]:
+    """Generate, measure, print lines as it goes; returns the summary object. Each SDK
+    process runs within ``bounds`` (default: ``DEFAULT_TIMEOUT_S``, half the memory)."""
+    bounds = bounds or Bounds(memory_mb=default_memory_mb())
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
         path = Path(keep) if keep else Path(tmp) / "bench.jsonl"
@@ -200,18 +175,21 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None,
                 for name, (seconds, count) in zip(names, profiles, strict=True)
             },
         }
-        summary["peak_rss_mb"] = _peaks(path)
+        summary["peak_rss_mb"], missing = _peaks(path)
+        if missing:
+            summary["failed"] = missing
         print(f"peak RSS, each in its own process: {summary['peak_rss_mb']} MB "
-              f"({summary['size_mb']} MB file)", file=sys.stderr)
-        for name, timer in (("ts_sdk_s", _time_ts_sdk), ("py_sdk_s", _time_py_sdk)):
-            seconds = timer(path, runs)
-            if seconds is not None:
-                summary[name] = round(seconds, 4)
-                summary[name.removesuffix("_s") + "_vs_reference"] = round(seconds / reference_s, 2)
-                print(f"{name}: {seconds:.3f}s", file=sys.stderr)
+              f"({summary['size_mb']} MB file)"
+              + "".join(f"; {name}: {why}" for name, why in missing.items()), file=sys.stderr)
+        print(f"SDKs: each stopped past {bounds.seconds:g} s"
+              + ("" if bounds.memory_mb is None else f" or {bounds.memory_mb:g} MB resident"),
+              file=sys.stderr, flush=True)
+        _sdks(path, runs, bounds, reference_s, summary)
     summary["runs"] = runs
+    summary["limits"] = {"sdk": bounds.to_json()}
     summary["timing"] = (
-        "best of runs; floor/reference: CPU time, alternating; SDKs: wall time in their own process"
+        "best of runs; floor/reference: CPU time, alternating; SDKs: wall time and peak RSS of "
+        "their own process (one per SDK, stopped at the limits)"
     )
     return summary
 

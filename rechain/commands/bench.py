@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.bench.limited import DEFAULT_TIMEOUT_S, Bounds, default_memory_mb
 from rechain.conformance.bench.synthetic import KINDS
 from rechain.errors import UsageError
 
@@ -32,6 +33,13 @@ def register(subparsers: Any) -> None:
                       help="a scale curve instead: time and peak memory of the floor, each "
                            "profile and the SDKs at each size (e.g. 1,10,100,300), and each "
                            "curve's exponent")
+    load.add_argument("--sdk-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                      help="stop an SDK's measurement past this many seconds of wall time and "
+                           "report it as stopped, without a figure (default "
+                           f"{DEFAULT_TIMEOUT_S:g}; each SDK process, at each size)")
+    load.add_argument("--sdk-memory-mb", type=float, default=None, metavar="MB",
+                      help="stop an SDK's measurement once its processes hold more than MB "
+                           "resident (default: 8192, or half the machine's memory if less)")
     load.set_defaults(handler=_load)
     listing = kinds.add_parser(
         "listing", help="session-list time at several file sizes (sparse files; must be flat)"
@@ -63,6 +71,9 @@ def _load(args: argparse.Namespace) -> int:
 
     if args.size_mb <= 0 or args.runs < 1:
         raise UsageError("--size-mb must be > 0 and --runs >= 1")
+    if args.sdk_timeout <= 0 or (args.sdk_memory_mb is not None and args.sdk_memory_mb <= 0):
+        raise UsageError("--sdk-timeout and --sdk-memory-mb must be > 0")
+    bounds = Bounds(args.sdk_timeout, args.sdk_memory_mb or default_memory_mb())
     if args.sizes is not None:
         import json
         import sys
@@ -72,10 +83,11 @@ def _load(args: argparse.Namespace) -> int:
         sizes = _sizes(args.sizes, "--sizes")
         print(json.dumps(curve.run(sizes, args.seed,
                                    lambda text: print(text, file=sys.stderr, flush=True),
-                                   args.kind),
+                                   args.kind, bounds),
                          sort_keys=True))
         return 0
-    print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep, args.kind)))
+    print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep, args.kind,
+                                  bounds)))
     return 0
 
 
