@@ -35,8 +35,8 @@ Facts = tuple[str, Any, Any, bool, "str | None", tuple[str, ...], "tuple[str, ..
               "str | None", Any]
 UUID, KIND, PARENT, ELIGIBLE, MESSAGE_ID, CALLS, ANSWERS, SOURCE, WRITER = range(9)
 # the writer of a row with neither isSidechain nor agentId, by far the most common
-_MAIN_WRITER = (False, UNDEFINED)
-_KINDS = {kind: kind for kind in ("user", "assistant", "progress", "system", "attachment")}
+MAIN_WRITER = (False, UNDEFINED)
+KINDS = {kind: kind for kind in ("user", "assistant", "progress", "system", "attachment")}
 
 
 def writer(side: Any, agent: Any) -> Any:
@@ -51,7 +51,7 @@ def writer(side: Any, agent: Any) -> Any:
     elif type(side) is not bool and type(side) is not str:
         return None
     if agent is UNDEFINED or agent is None or type(agent) is str:
-        return _MAIN_WRITER if side is False and agent is UNDEFINED else (side, agent)
+        return MAIN_WRITER if side is False and agent is UNDEFINED else (side, agent)
     return None
 
 
@@ -65,7 +65,7 @@ def facts_of(entry: Json, previous: str | None = None) -> Facts:
     get = entry.get
     kind = get("type")
     if type(kind) is str:
-        kind = _KINDS.get(kind, kind)
+        kind = KINDS.get(kind, kind)
     parent = get("parentUuid", UNDEFINED)
     if parent == previous:
         parent = previous
@@ -112,7 +112,7 @@ def facts_of(entry: Json, previous: str | None = None) -> Facts:
         calls,
         None if answers is None else tuple(answers),
         source if type(source) is str else None,
-        _MAIN_WRITER if (side is None or side is False) and "agentId" not in entry
+        MAIN_WRITER if (side is None or side is False) and "agentId" not in entry
         else writer(side, get("agentId", UNDEFINED)),
     )
 
@@ -123,7 +123,7 @@ def glance_facts(seen: Glance, previous: str | None = None) -> Facts:
     sharing strings as ``facts_of`` does."""
     kind = seen.type
     if type(kind) is str:
-        kind = _KINDS.get(kind, kind)
+        kind = KINDS.get(kind, kind)
     parent = seen.parent_uuid
     if parent == previous:
         parent = previous
@@ -168,6 +168,6 @@ def glance_facts(seen: Glance, previous: str | None = None) -> Facts:
         calls,
         None if answers is None else tuple(answers),
         source if type(source) is str else None,
-        _MAIN_WRITER if (side is None or side is False) and agent is UNDEFINED
+        MAIN_WRITER if (side is None or side is False) and agent is UNDEFINED
         else writer(side, agent),
     )

@@ -17,9 +17,9 @@ import msgspec
 import orjson
 
 from rechain.reference import queued
-from rechain.reference.facts import Facts, facts_of, glance_facts
+from rechain.reference.facts import KINDS, MAIN_WRITER, Facts, facts_of, glance_facts, writer
 from rechain.reference.js.jsonparse import JsonError, parse_line
-from rechain.reference.js.values import prop, truthy
+from rechain.reference.js.values import UNDEFINED, prop, truthy
 from rechain.reference.lazyrows import GLANCE as _GLANCE
 from rechain.reference.lazyrows import Glance, LazyEntries, Pending, valid_utf8
 from rechain.reference.model import Diagnostic, Json
@@ -101,87 +101,166 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]], utf8: bool | None = None) -> P
             parsed.entries = LazyEntries()
     else:
         numbered = ((number, raw, 0) for number, raw in lines)
-    entries, numbers, diagnostics = parsed.entries, parsed.lines, parsed.diagnostics
     tally = queued.DeliveryTally()
-    loads, decode_error = orjson.loads, orjson.JSONDecodeError
-    # the glanced path is the hot loop of a large file: its lookups bound once
-    peek, refused = _GLANCE.decode, (msgspec.DecodeError, RecursionError)
-    keep, number_of, fact_of = list.append, numbers.append, facts.append
-    glancing = buffer is not None
-    previous = None  # the last glanced row's uuid: most rows' parent
-    for number, raw, start in numbered:
-        data = raw
-        if raw and raw[0] <= 0x20:
-            skipped = _leading(raw)
-            data = raw[skipped:]
-            start += skipped
-        if not data:
-            diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
-            continue
-        if glancing:
-            try:
-                seen = peek(data)
-            except refused:
-                seen = None
-            if seen is not None:
-                kept = glanced_row(buffer, start, seen, previous)  # type: ignore[arg-type]
-                if kept is not None:
-                    keep(entries, kept[0])  # type: ignore[arg-type]
-                    number_of(number)
-                    fact_of(kept[1])
-                    previous = seen.uuid
-                    continue
-                if _glanced(parsed, number, seen):
-                    continue
-        try:
-            value = loads(data)  # the fast path; parse_line handles what orjson refuses
-        except (decode_error, RecursionError):
-            try:
-                value, replaced = parse_line(bytes(data))
-            except JsonError as error:
-                diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
-                continue
-            if replaced:
-                diagnostics.append(
-                    Diagnostic(number, "invalid-utf8", "invalid UTF-8 bytes read as U+FFFD")
-                )
-        if type(value) is not dict:
-            if value is None:
-                diagnostics.append(Diagnostic(number, "not-an-object", "JSON null is not an entry"))
-                continue
-            kind = type(value).__name__
-            diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not an entry"))
-            continue
-        kind = value.get("type")
-        if type(kind) is not str:
-            kind = None  # a list or object type is in no set (JS ``Set.has`` by identity)
-        if kind == "system":
-            value = rewrite_voice_call(value)
-            kind = value.get("type")
-        if kind in MESSAGE_TYPES and type(value.get("uuid")) is str:
-            entries.append(value)
-            numbers.append(number)
-            facts.append(facts_of(value))  # now, while the entry is in the cache
-        elif kind == "host-row" and type(value.get("ranByToolUseId")) is str:
-            parsed.host_rows.append(value)
-            parsed.host_lines.append(number)
-        elif kind in MESSAGE_TYPES:
-            diagnostics.append(
-                Diagnostic(number, "missing-uuid", f"{kind} entry without a string uuid")
-            )
-        else:
-            diagnostics.append(_ignored(number, kind))
-        if kind == "attachment" or kind == "queue-operation":
-            tally.add(value)
+    if buffer is None:
+        for number, raw, start in numbered:
+            _parse_line(parsed, tally, number, raw, start, None, None)
+    else:
+        _glance_lines(parsed, tally, numbered, buffer)
     parsed.delivered = tally.counts()
     return parsed
+
+
+def _glance_lines(parsed: Parsed, tally: queued.DeliveryTally,
+                  numbered: Iterable[tuple[int, bytes | memoryview, int]], buffer: bytes) -> None:
+    """The hot loop of a large file: each line glanced at as it is, a conversation row kept
+    as a ``Pending`` with its facts (``glanced_row`` and ``glance_facts`` written out here:
+    one pass over the glance's fields, no call per row); a line the glance refuses (a
+    leading byte up to 0x20 that is not JSON whitespace, an empty line, anything msgspec
+    does not accept) goes through ``_parse_line``, as does any row the glance leaves to
+    the decoded value."""
+    entries, numbers, facts = parsed.entries, parsed.lines, parsed.facts
+    peek, refused = _GLANCE.decode, (msgspec.DecodeError, RecursionError)
+    keep, number_of, fact_of = entries.append, numbers.append, facts.append  # type: ignore[union-attr]
+    kinds, main_writer, undefined = KINDS, MAIN_WRITER, UNDEFINED
+    previous = None  # the last glanced row's uuid: most rows' parent
+    for number, raw, start in numbered:
+        try:
+            seen = peek(raw)
+        except refused:
+            previous = _parse_line(parsed, tally, number, raw, start, buffer, previous)
+            continue
+        kind, uuid = seen.type, seen.uuid
+        if type(uuid) is not str or type(kind) is not str or kind not in _GLANCED or (
+                kind == "system" and seen.subtype == "voice_call_talk"):
+            if not _glanced(parsed, number, seen):
+                _parse_line(parsed, tally, number, raw, start, None, None)
+            continue
+        kind = kinds[kind]
+        parent, side, team, agent = seen.parent_uuid, seen.is_sidechain, seen.team_name, \
+            seen.agent_id
+        if parent == previous:
+            parent = previous
+        if side is None or side is False:
+            eligible = team is None or not truthy(team)
+            main = True
+        else:
+            eligible = not truthy(side) and (team is None or not truthy(team))
+            main = False
+        message_id = answers = None
+        calls: tuple[str, ...] = ()
+        message = seen.message
+        if message is not None:
+            if kind == "assistant":
+                found = message.id
+                if type(found) is str:
+                    message_id = found
+            content = message.content
+            if type(content) is list:
+                for block in content:
+                    block_type = block.type
+                    if block_type == "tool_result":
+                        if answers is None:
+                            answers = ()
+                        value = block.tool_use_id
+                        if type(value) is str:
+                            answers += (value,)
+                    elif block_type == "tool_use" and kind == "assistant":
+                        value = block.id
+                        if type(value) is str:
+                            calls += (value,)
+        source = seen.source
+        meta = seen.is_meta
+        keep(Pending(buffer, start, main and team is None and (meta is None or meta is False)
+                     and seen.quiet is None and seen.host_hidden is None
+                     and seen.ran_by is None))
+        number_of(number)
+        fact_of((uuid, kind, parent, False if kind == "progress" else eligible, message_id,
+                 calls, answers, source if type(source) is str else None,
+                 main_writer if main and agent is undefined else writer(side, agent)))
+        previous = uuid
+
+
+def _parse_line(parsed: Parsed, tally: queued.DeliveryTally, number: int,
+                raw: bytes | memoryview, start: int, buffer: bytes | None,
+                previous: str | None) -> str | None:
+    """One line as the SDK parses it: leading bytes up to 0x20 skipped, then glanced at
+    when ``buffer`` is the UTF-8 buffer the line lies in, else (or when the glance leaves
+    it) decoded at once. Returns the uuid of the row it kept undecoded, else ``previous``."""
+    entries, numbers, diagnostics, facts = parsed.entries, parsed.lines, parsed.diagnostics, \
+        parsed.facts
+    data = raw
+    if raw and raw[0] <= 0x20:
+        skipped = _leading(raw)
+        data = raw[skipped:]
+        start += skipped
+    if not data:
+        diagnostics.append(Diagnostic(number, "blank", "empty or whitespace-only line"))
+        return previous
+    if buffer is not None:
+        try:
+            seen = _GLANCE.decode(data)
+        except (msgspec.DecodeError, RecursionError):
+            seen = None
+        if seen is not None:
+            kept = glanced_row(buffer, start, seen, previous)
+            if kept is not None:
+                entries.append(kept[0])  # type: ignore[arg-type]
+                numbers.append(number)
+                facts.append(kept[1])  # type: ignore[union-attr]
+                return seen.uuid  # type: ignore[no-any-return]
+            if _glanced(parsed, number, seen):
+                return previous
+    try:
+        value = orjson.loads(data)  # the fast path; parse_line handles what orjson refuses
+    except (orjson.JSONDecodeError, RecursionError):
+        try:
+            value, replaced = parse_line(bytes(data))
+        except JsonError as error:
+            diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
+            return previous
+        if replaced:
+            diagnostics.append(
+                Diagnostic(number, "invalid-utf8", "invalid UTF-8 bytes read as U+FFFD")
+            )
+    if type(value) is not dict:
+        if value is None:
+            diagnostics.append(Diagnostic(number, "not-an-object", "JSON null is not an entry"))
+            return previous
+        kind = type(value).__name__
+        diagnostics.append(Diagnostic(number, "not-an-object", f"JSON {kind} is not an entry"))
+        return previous
+    kind = value.get("type")
+    if type(kind) is not str:
+        kind = None  # a list or object type is in no set (JS ``Set.has`` by identity)
+    if kind == "system":
+        value = rewrite_voice_call(value)
+        kind = value.get("type")
+    if kind in MESSAGE_TYPES and type(value.get("uuid")) is str:
+        entries.append(value)
+        numbers.append(number)
+        facts.append(facts_of(value))  # type: ignore[union-attr]  # now, while it is in the cache
+    elif kind == "host-row" and type(value.get("ranByToolUseId")) is str:
+        parsed.host_rows.append(value)
+        parsed.host_lines.append(number)
+    elif kind in MESSAGE_TYPES:
+        diagnostics.append(
+            Diagnostic(number, "missing-uuid", f"{kind} entry without a string uuid")
+        )
+    else:
+        diagnostics.append(_ignored(number, kind))
+    if kind == "attachment" or kind == "queue-operation":
+        tally.add(value)
+    return previous
 
 
 def glanced_row(buffer: bytes, start: int, seen: Glance,
                 previous: str | None) -> tuple[Pending, Facts] | None:
     """A glanced line kept as a row undecoded (the ``Pending`` at ``start`` of ``buffer``
-    and its facts), or None when the parser does not keep it so. Also the 2.1.88
-    loader's, whose glance of a row is the one the SDK's parser would make."""
+    and its facts), or None when the parser does not keep it so. The 2.1.88 loader's,
+    whose glance of a row is the one the SDK's parser would make; the SDK parser's own
+    loop (``_glance_lines``) writes the same steps out, and ``tests/test_reference_lazy.py``
+    holds both to ``facts_of`` of the decoded row."""
     kind = seen.type
     if type(kind) is str and kind in _GLANCED and type(seen.uuid) is str and (
             kind != "system" or seen.subtype != "voice_call_talk"):
