@@ -15,9 +15,7 @@ import json
 import os
 import queue
 import shlex
-import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from collections import deque
@@ -29,6 +27,7 @@ from typing import Any
 from rechain.conformance import outcome_text
 from rechain.conformance.jsonl_process import drain, pump
 from rechain.conformance.lifetime import dies_with_parent
+from rechain.conformance.owned_dirs import make_owned, owned, release
 from rechain.conformance.protocol import (
     CaseInput,
     Crashed,
@@ -150,8 +149,7 @@ class OneShot:
     strict: bool = False
 
     def run(self, case: CaseInput) -> Outcome:
-        with tempfile.TemporaryDirectory(prefix="rechain-t1-") as scratch:
-            root = Path(scratch)
+        with owned("rechain-t1-") as root:
             path = root / f"{case.session_id}.jsonl"
             path.write_bytes(case.data)
             meta = {k: v for k, v in case.to_json().items() if k != "transcript_b64"}
@@ -215,7 +213,7 @@ class _Process:
 
     def __init__(self, argv: Sequence[str], limits: Limits,
                  environment: Environment = clean_env) -> None:
-        self._scratch = Path(tempfile.mkdtemp(prefix="rechain-t2-"))
+        self._scratch = make_owned("rechain-t2-")
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=environment(self._scratch), start_new_session=True,
@@ -286,7 +284,7 @@ class _Process:
             if pipe is not None:
                 with contextlib.suppress(OSError):
                     pipe.close()
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        release(self._scratch)
 
 
 class Harness:
