@@ -153,3 +153,33 @@ def test_a_chain_is_held_as_bytes_from_load_to_messages() -> None:
     assert len(messages) == len(stored)
     with _decoding_every_line():
         assert messages == list(drive(data, _eager(profile), Options(), None).messages)
+
+
+# progress rows the loader bridges from their glance, and shapes it must decode instead
+PROGRESS = [
+    '{"type":"progress","uuid":"p1","parentUuid":"u1","data":{}}',
+    '{"type":"progress","uuid":"p1","parentUuid":null}',
+    '{"type":"progress","uuid":"p1"}',
+    '{"type":"progress","uuid":"p1","parentUuid":""}',
+    '{"type":"progress","uuid":"p1","parentUuid":7}',
+    '{"type":"progress","uuid":"p1","parentUuid":1e400}',
+    '{"type":"progress","uuid":"p1","parentUuid":"u1","parentUuid":"u0"}',
+    '{"type":"progress","uuid":"p1","parentUuid":"\\u0075\\u0031"}',
+    '{"type":"progress","uuid":5,"parentUuid":"u1"}',
+    '{"type":"progress","parentUuid":"u1"}',
+    '{"type":"progress","uuid":"p1","parentUuid":"u1","x":"\\ud800"}',
+]
+
+
+@pytest.mark.parametrize("at", range(len(PROGRESS)))
+def test_glanced_and_decoded_loads_agree_on_progress_rows(at: int) -> None:
+    """A progress row between two rows (and one bridging to another progress row): the
+    bridge, the leaf and every line's reason agree with the decoded load's."""
+    lines = [_row("u1", None, "user", _USER), PROGRESS[at].encode(),
+             b'{"type":"progress","uuid":"p2","parentUuid":"p1"}',
+             _row("u2", "p2", "assistant", '"message":{"role":"assistant","id":"m",'
+                  '"content":[{"type":"text","text":"ok"}]}'),
+             _row("u3", "p1", "user", _USER)]
+    data = b"\n".join(lines) + b"\n"
+    for release in RELEASES:
+        _agree(data, release)

@@ -8,12 +8,11 @@ diagnostics together account for every line of the file once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Container, Iterator
 
 from rechain.reference.explain import accounted_lines
 from rechain.reference.model import Diagnostic
-from rechain.reference.profiles.claude_code_2_1_88.load import MESSAGE_TYPES
+from rechain.reference.profiles.claude_code_2_1_88.load import unkept_reason
 from rechain.reference.profiles.claude_code_2_1_88.parse import BOM, parse_values
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import Outcome
 
@@ -30,7 +29,8 @@ def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
     aborted = next((d.line for d in given if d.kind == "load-aborted" and d.line), None)
     unused = _not_resumed(outcome)
     out = list(given)
-    for number, raw in _lines_not_in(data, done):
+    unkept, unread = loaded.unkept, []
+    for number in _numbers_not_in(data, done, loaded.line_count):
         if aborted is not None and number > aborted:
             out.append(Diagnostic(number, "load-aborted",
                                   f"not loaded: loading stopped at line {aborted}"))
@@ -40,14 +40,31 @@ def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
         elif number in read:
             out.append(Diagnostic(number, "duplicate-uuid",
                                   "replaced by a later row with the same uuid"))
-        else:
-            out.append(_unloaded(number, raw))
+        elif number in unkept:
+            out.append(unkept[number])
+        else:  # a line the loop never saw a value of (a blank one): its place kept
+            unread.append(len(out))
+            out.append(Diagnostic(number, "blank", ""))
+    if unread:
+        wanted = {out[at].line: at for at in unread}
+        for number, raw in _lines_not_in(data, wanted.keys()):  # type: ignore[arg-type]
+            out[wanted[number]] = _unloaded(number, raw)
     return out
 
 
-def _lines_not_in(data: bytes, done: set[int]) -> Iterator[tuple[int, memoryview]]:
-    """``line_views`` of the lines whose numbers are not in ``done`` (no view made for
-    the others: most lines are on the chain or accounted for)."""
+def _numbers_not_in(data: bytes, done: set[int], count: int | None) -> list[int]:
+    """The numbers of the file's lines (as ``_lines_not_in`` numbers them; ``count`` of
+    them, when the read counted them) not in ``done``, in order."""
+    if count is None:
+        start = len(BOM) if data.startswith(BOM) else 0
+        count = data.count(b"\n", start) + (
+            0 if data.endswith(b"\n") or len(data) <= start else 1)
+    return [number for number in range(1, count + 1) if number not in done]
+
+
+def _lines_not_in(data: bytes, wanted: Container[int]) -> Iterator[tuple[int, memoryview]]:
+    """``line_views`` of the lines whose numbers are in ``wanted`` (no view made for the
+    others)."""
     view, find, end = memoryview(data), data.find, len(data)
     start = len(BOM) if data.startswith(BOM) else 0
     number = 1
@@ -55,7 +72,7 @@ def _lines_not_in(data: bytes, done: set[int]) -> Iterator[tuple[int, memoryview
         newline = find(b"\n", start)
         if newline == -1:
             newline = end
-        if number not in done:
+        if number in wanted:
             yield number, view[start:newline]
         number += 1
         start = newline + 1
@@ -73,17 +90,8 @@ def _not_resumed(outcome: Outcome) -> str | None:
 
 
 def _unloaded(number: int, raw: bytes | memoryview) -> Diagnostic:
-    """A line the loader read but kept no row from."""
+    """A line the loader read but kept no row from, and saw no value of."""
     values = list(parse_values([(number, raw)], []))
     if not values:
         return Diagnostic(number, "blank", "empty or whitespace-only line")
-    value: Any = values[0][1]
-    if type(value) is not dict:
-        return Diagnostic(number, "not-an-object", f"JSON {type(value).__name__} is not an entry")
-    kind = value.get("type")
-    if kind == "progress" and type(value.get("uuid")) is str:
-        return Diagnostic(number, "progress", "progress row: its children are re-parented")
-    if type(kind) is str and kind in MESSAGE_TYPES:
-        return Diagnostic(number, "off-chain", "not kept by the loader")
-    detail = f"type {kind!r} is not a conversation row" if type(kind) is str else "no type"
-    return Diagnostic(number, "ignored-type", detail)
+    return unkept_reason(number, values[0][1])

@@ -142,6 +142,24 @@ class Glanced(msgspec.Struct, gc=False, eq=False):
         return iter(self.fresh())
 
 
+class Progress(msgspec.Struct, gc=False, eq=False):
+    """A progress row the loader glanced at: all its bridge reads (``uuid`` a string,
+    ``parentUuid`` a string, null or absent: ``UNDEFINED``). Only a release that bridges
+    progress rows or does not load them is handed one (``parse_values``' ``progress``)."""
+
+    uuid: str
+    parent: Any
+
+
+def progress(seen: SeedGlance) -> Progress | None:
+    """The progress row's bridge fields, or None when the row must be decoded."""
+    parent = seen.parent_uuid
+    if seen.type != "progress" or type(seen.uuid) is not str or not (
+            parent is None or parent is UNDEFINED or type(parent) is str):
+        return None
+    return Progress(seen.uuid, parent)
+
+
 def as_dict(entry: Json | Glanced) -> Json:
     """A stored row as a dict (a ``Glanced`` one decoded, not kept)."""
     return entry.row.fresh() if type(entry) is Glanced else entry  # type: ignore[union-attr,return-value]

@@ -18,7 +18,7 @@ from typing import Any
 from rechain.reference.facts import PARENT, UUID
 from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
 from rechain.reference.model import Diagnostic, Json
-from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, as_dict
+from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, Progress, as_dict
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
@@ -78,6 +78,10 @@ class Loaded:
     #: (``UNDEFINED`` when none had a truthy uuid); 2.1.101 narrows the leaves to it
     last_main: Any = UNDEFINED
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: why each line the loop parsed but kept no row of is not on the chain (by line)
+    unkept: dict[int, Diagnostic] = field(default_factory=dict)
+    #: how many lines the file has, when the read counted them
+    line_count: int | None = None
     #: whether the whole file is UTF-8, when the read found out (None: not known)
     utf8: bool | None = None
 
@@ -163,7 +167,7 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
     messages, line = loaded.messages, loaded.line
     kinds = MESSAGE_TYPES if release.progress_bridged or not release.progress_loaded \
         else MESSAGE_TYPES | {"progress"}
-    replaced, line_of = loaded.replaced, loaded.line_of
+    replaced, line_of, unkept = loaded.replaced, loaded.line_of, loaded.unkept
     for number, value in values:
         if type(value) is Glanced:
             # a user or assistant row with a string uuid (a member for every release): the
@@ -179,7 +183,15 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
             if side is None or side is UNDEFINED or side is False:
                 loaded.last_main = uuid if uuid else UNDEFINED
             continue
+        if type(value) is Progress:  # handed only to releases that bridge or skip them
+            if release.progress_bridged:
+                parent = value.parent
+                bridged = type(parent) is str and parent != "" and parent in bridge
+                bridge[value.uuid] = (_null(bridge[parent])) if bridged else parent
+            unkept[number] = unkept_reason(number, value)
+            continue
         if value is None and not release.null_line_stops_loading:
+            unkept[number] = unkept_reason(number, value)
             continue
         if value is None:
             loaded.diagnostics.append(
@@ -187,17 +199,20 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
             )
             return
         if type(value) is not dict and type(value) is not Glanced:
+            unkept[number] = unkept_reason(number, value)
             continue
         kind = value.get("type")
         if type(kind) is not str:
             kind = None  # a list or object type is in no set (JS ``Set.has`` by identity)
         uuid = value.get("uuid", UNDEFINED)
         if kind == "progress" and not release.progress_loaded:
+            unkept[number] = unkept_reason(number, value)
             continue
         if kind == "progress" and type(uuid) is str and release.progress_bridged:
             parent = value.get("parentUuid", UNDEFINED)
             bridged = type(parent) is str and parent != "" and parent in bridge
             bridge[uuid] = (_null(bridge[parent])) if bridged else parent
+            unkept[number] = unkept_reason(number, value)
             continue
         if kind in kinds:
             if bridge:
@@ -223,6 +238,23 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
         except LoadAbortedError as error:
             loaded.diagnostics.append(Diagnostic(number, "load-aborted", str(error)))
             return
+        unkept[number] = unkept_reason(number, value)
+
+
+def unkept_reason(number: int, value: Any) -> Diagnostic:
+    """Why a parsed line of which the loader kept no row is off the chain, from its value
+    (named while the loop holds it: the accounting need not decode the line again)."""
+    if type(value) is Progress:
+        return Diagnostic(number, "progress", "progress row: its children are re-parented")
+    if type(value) is not dict:
+        return Diagnostic(number, "not-an-object", f"JSON {type(value).__name__} is not an entry")
+    kind = value.get("type")
+    if kind == "progress" and type(value.get("uuid")) is str:
+        return Diagnostic(number, "progress", "progress row: its children are re-parented")
+    if type(kind) is str and kind in MESSAGE_TYPES:
+        return Diagnostic(number, "off-chain", "not kept by the loader")
+    detail = f"type {kind!r} is not a conversation row" if type(kind) is str else "no type"
+    return Diagnostic(number, "ignored-type", detail)
 
 
 def _null(value: Any) -> Any:

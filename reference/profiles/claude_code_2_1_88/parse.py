@@ -19,7 +19,7 @@ import orjson
 from rechain.reference.js.jsonparse import JsonError, parse_text
 from rechain.reference.js.text import JS_SPACE
 from rechain.reference.model import Diagnostic
-from rechain.reference.profiles.claude_code_2_1_88.glanced import SEED_GLANCE, glanced
+from rechain.reference.profiles.claude_code_2_1_88.glanced import SEED_GLANCE, glanced, progress
 from rechain.reference.read import line_spans
 
 BOM = b"\xef\xbb\xbf"
@@ -64,7 +64,7 @@ class Spans:
 
 def parse_values(
     lines: Iterable[tuple[int, bytes | memoryview]], diagnostics: list[Diagnostic],
-    trimmed: bool = True, spans: Spans | None = None,
+    trimmed: bool = True, spans: Spans | None = None, progress_glanced: bool = False,
 ) -> Iterator[tuple[int, Any]]:
     """Every line that ``JSON.parse`` accepts, as (line number, value); others reported.
     ``trimmed`` off (before 2.1.39): no JS ``trim()`` first, so only JSON's own
@@ -75,7 +75,9 @@ def parse_values(
     ``trim()``. A long line no value can start on is refused from its first characters.
     With ``spans``, a user or assistant row whose glance answers what the loader reads is
     yielded undecoded (``glanced.Glanced``: msgspec accepts a line only where
-    ``JSON.parse`` of its trimmed text does, and gives the same fields).
+    ``JSON.parse`` of its trimmed text does, and gives the same fields). With
+    ``progress_glanced`` too, a progress row whose bridge fields the glance decides is
+    yielded as them (``glanced.Progress``), for a release that reads nothing else of it.
     """
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     spaces = JS_SPACE if trimmed else JSON_SPACE
@@ -99,6 +101,11 @@ def parse_values(
                     previous = row.uuid
                     yield number, row
                     continue
+                if progress_glanced:
+                    bridged = progress(seen)
+                    if bridged is not None:
+                        yield number, bridged
+                        continue
         try:
             value = loads(raw)
         except (decode_error, RecursionError):

@@ -61,9 +61,12 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
                                      not release.boundary_across_chunks)
     diagnostics: list[Diagnostic] = list(source.diagnostics)
     metadata = parse_values(source.metadata_lines, diagnostics, release.lines_trimmed)
-    values = parse_values(source.lines, diagnostics, release.lines_trimmed, spans=source.spans)
+    # a progress row is only a bridge (or nothing) unless the release keeps it as a row
+    values = parse_values(source.lines, diagnostics, release.lines_trimmed, spans=source.spans,
+                          progress_glanced=release.progress_bridged or not release.progress_loaded)
     loaded = load(values, metadata, release)
     loaded.diagnostics[:0] = diagnostics
+    loaded.line_count = source.line_count
     # the buffer parsed is UTF-8 when its lines have spans; it is the whole file from
     # the file's start, and a part that is not UTF-8 makes the whole file not so
     if source.spans is None:

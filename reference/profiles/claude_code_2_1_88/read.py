@@ -51,6 +51,9 @@ class SeedSource:
     metadata_lines: tuple[tuple[int, bytes], ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     spans: Spans | None = None  # where ``lines`` start in a UTF-8 buffer (``parse_values``)
+    #: how many lines the whole file has (a BOM is not a line's; no empty line after a
+    #: final LF), when the read counted them
+    line_count: int | None = None
 
 
 def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False,
@@ -60,7 +63,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     if disable_skip or len(data) <= shared_read.LARGE_FILE_BYTES:
         starts = array("q", (start for _, _, start in placed_views(data)))
         lines: Lines = SpanLines(data, range(1, len(starts) + 1), starts)
-        return SeedSource(lines, spans=_spans(data, starts, 1))
+        return SeedSource(lines, spans=_spans(data, starts, 1), line_count=len(starts))
     # one pass splits the buffer and picks the lines that may be boundaries
     lines_at, judged, last_snapshot = _split_marked(data, chunk_edges)
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, judged)
@@ -99,7 +102,8 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
             offsets[0] += 3
         else:
             lines = ((1, lines[0][1][3:]), *lines[1:])
-    return SeedSource(lines, metadata, diagnostics, _spans(source.data, starts, first))
+    return SeedSource(lines, metadata, diagnostics, _spans(source.data, starts, first),
+                      len(lines_at))
 
 
 class SpanLines(Sequence[tuple[int, memoryview]]):
