@@ -81,11 +81,11 @@ def _message(uuid: str, parent: str | None, pad: str = "") -> bytes:
     return f'{head},"type":"user","pad":"{pad}"}}'.encode()
 
 
-def _dead_file(extra: list[bytes]) -> bytes:
+def _dead_file(extra: list[bytes], tail: tuple[bytes, ...] = ()) -> bytes:
     """A buffer whose last chain is short and whose dead branches hold most bytes."""
     live = [_message(f"{n:036d}", f"{n - 1:036d}" if n else None) for n in range(3)]
     dead = [_message(f"{900 + n:036d}", None, "y" * 100_000) for n in range(60)]
-    return b"\n".join([live[0], *dead, *extra, *live[1:]]) + b"\n"
+    return b"\n".join([live[0], *dead, *extra, *live[1:], *tail]) + b"\n"
 
 
 SEGMENT = _boundary(1, True)
@@ -103,6 +103,21 @@ DEAD_CASES = {
     "segment with a falsy preservedSegment": _dead_file([
         b'{"type":"system","subtype":"compact_boundary","compactMetadata":'
         b'{"preservedSegment":null}}', b'{"note":"preservedSegment"}']),
+    # lines the in-place cut reads by 2.1.88's byte rules as the general cut does
+    "own uuids by their bytes": _dead_file([
+        b'{"parentUuid":', b'{"parentUuid":"short', b'{"parentUuid":7,"uuid":"'
+        + b"8" * 36 + b'","timestamp":"t"}',
+        b'{"parentUuid":null,"x":{"uuid":"' + b"1" * 36 + b'","timestamp":"t"},"uuid":"'
+        + b"2" * 36 + b'","timestamp":"t"}',
+        b'{"parentUuid":null,"uuid":"' + b"3" * 20, b'{"parentUuid":null,"uuid":"'
+        + b"4" * 36 + b'","isSidechain":true}']),
+    "a snapshot among dead branches": _dead_file([SNAPSHOT, SNAPSHOT]),
+    "a sidechain leaf": _dead_file([], (b'{"parentUuid":"' + b"9" * 36 + b'","uuid":"'
+                                        + b"5" * 36 + b'","timestamp":"t","isSidechain":true}',)),
+    "a leaf whose own uuid is the nested one": _dead_file([], (
+        b'{"parentUuid":"' + b"0" * 35 + b'2","x":{"uuid":"' + b"6" * 36
+        + b'","timestamp":"t"},"uuid":"' + b"7" * 36 + b'","timestamp":"t"}',
+        b'{"parentUuid":"' + b"7" * 36 + b'","uuid":"' + b"8" * 36 + b'","timestamp":"t"}')),
 }
 
 

@@ -12,6 +12,7 @@ every non-message line survive, in their order.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import sub
 
 PARENT_PREFIX = b'{"parentUuid":'
 UUID_KEY = b'"uuid":"'
@@ -112,3 +113,67 @@ def excise_dead_branches(lines: Lines, newline_terminated: bool = True) -> Lines
     message_lines = {index for index, _ in messages}
     return tuple(item for index, item in enumerate(lines)
                  if index not in message_lines or index in chain)
+
+
+def kept_spans(data: bytes, starts: Sequence[int], ends: Sequence[int]) -> list[int] | None:
+    """``excise_dead_branches`` of lines held as places in one buffer (line ``i`` is
+    ``data[starts[i]:ends[i]]``): the indices of the lines it keeps, in order, or None
+    when it keeps the buffer as it is. No line is copied (but one whose own uuid needs
+    its nesting depth)."""
+    total = sum(map(sub, ends, starts)) + len(starts)
+    if total <= 5 * 1024 * 1024:
+        return None
+    slots: dict[bytes, int] = {}
+    messages: list[tuple[int, bytes | None]] = []  # (index in lines, parent bytes)
+    prefixed, head = data.startswith, len(PARENT_PREFIX)
+    for index, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        if prefixed(PARENT_PREFIX, start, end):
+            uuid = _own_uuid_at(data, start, end)
+            if uuid is not None:
+                at = start + head + 1
+                parent = data[at:min(at + UUID_LEN, end)] if prefixed(b'"', at - 1, end) \
+                    else None
+                slots[uuid] = len(messages)
+                messages.append((index, parent))
+    find = data.find
+    leaf = next((s for s in range(len(messages) - 1, -1, -1)
+                 if find(SIDECHAIN_TRUE, starts[messages[s][0]], ends[messages[s][0]]) == -1),
+                None)
+    if leaf is None:
+        return None
+    chain: set[int] = set()
+    chain_bytes = 0
+    slot: int | None = leaf
+    while slot is not None and messages[slot][0] not in chain:
+        index, parent = messages[slot]
+        chain.add(index)
+        chain_bytes += ends[index] - starts[index] + 1
+        slot = slots.get(parent) if parent is not None else None
+    if total - chain_bytes < total >> 1:
+        return None
+    dead = {index for index, _ in messages} - chain
+    return [index for index in range(len(starts)) if index not in dead]
+
+
+def _own_uuid_at(data: bytes, start: int, end: int) -> bytes | None:
+    """``own_uuid`` of the line ``data[start:end]``, searched in place."""
+    first_any = -1
+    suffixed: list[int] = []
+    find, prefixed = data.find, data.startswith
+    at = find(UUID_KEY, start, end)
+    while at >= 0:
+        if first_any < 0:
+            first_any = at
+        if prefixed(TS_SUFFIX, at + len(UUID_KEY) + UUID_LEN, end):
+            suffixed.append(at)
+        at = find(UUID_KEY, at + len(UUID_KEY), end)
+    if len(suffixed) > 1:
+        line = data[start:end]
+        depth_one = [at for at in suffixed if _depth_at(line, at - start) == 1]
+        chosen = depth_one[0] if depth_one else suffixed[0]
+    else:
+        chosen = suffixed[0] if suffixed else first_any
+    if chosen < 0:
+        return None
+    begin = chosen + len(UUID_KEY)
+    return data[begin:min(begin + UUID_LEN, end)]

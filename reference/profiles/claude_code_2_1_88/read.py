@@ -26,7 +26,7 @@ from rechain.reference.listing.scan import last_field_88
 from rechain.reference.model import Diagnostic
 from rechain.reference.profiles.claude_code_2_1_88.deadbranch import (
     Lines,
-    excise_dead_branches,
+    kept_spans,
 )
 from rechain.reference.profiles.claude_code_2_1_88.parse import Spans, placed_views
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
@@ -88,20 +88,21 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     spanned = SpanLines(buffer, numbers, offsets)
     lines = spanned
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
-    has_segment = _has_live_segment_marker(buffer, offsets, len(found) != len(offsets))
+    marked = [start - begin for start in judged if start >= begin]
+    has_segment = _has_live_segment_marker(buffer, offsets, len(found) != len(offsets), marked)
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
-        kept = excise_dead_branches(lines)
-        if len(kept) != len(lines):
-            survivors = {number for number, _ in kept}
-            diagnostics += tuple(_dead(number) for number, _ in lines if number not in survivors)
-        lines = kept
+        kept = kept_spans(buffer, offsets, _line_ends(buffer, offsets, type(numbers) is range))
+        if kept is not None:
+            if len(kept) != len(offsets):
+                alive = set(kept)
+                diagnostics += tuple(_dead(numbers[at]) for at in range(len(offsets))
+                                     if at not in alive)
+            lines = SpanLines(buffer, array("q", [numbers[at] for at in kept]),
+                              array("q", [offsets[at] for at in kept]))
     if lines and lines[0][0] == 1 and lines[0][1][:3] == b"\xef\xbb\xbf":
         starts[0] += 3
-        if lines is spanned:
-            offsets[0] += 3
-        else:
-            lines = ((1, lines[0][1][3:]), *lines[1:])
+        lines.starts[0] += 3  # type: ignore[attr-defined]
     return SeedSource(lines, metadata, diagnostics, _spans(source.data, starts, first),
                       len(lines_at))
 
@@ -151,30 +152,56 @@ def _spans(buffer: bytes, starts: array[int], first: int) -> Spans | None:
     return Spans(buffer, starts, first) if valid_utf8(buffer) else None
 
 
+def _line_ends(buffer: bytes, starts: Sequence[int], contiguous: bool) -> Sequence[int]:
+    """Where each line ends (its LF, or the buffer's end); ``contiguous``: each line
+    starts right after the one before it, so only the last is searched for."""
+    if not starts:
+        return ()
+    last = buffer.find(b"\n", starts[-1])
+    last = len(buffer) if last == -1 else last
+    if contiguous:
+        ends = array("q", map(sub, starts[1:], repeat(1)))  # type: ignore[index]
+        ends.append(last)
+        return ends
+    return [_line_end(buffer, start) for start in starts]
+
+
 def _dead(number: int) -> Diagnostic:
     return Diagnostic(number, "dead-branch", "off the chain of a large, mostly dead buffer: "
                       "removed before parsing")
 
 
-def _has_live_segment_marker(buffer: bytes, offsets: array[int], dropped: bool) -> bool:
+def _has_live_segment_marker(buffer: bytes, offsets: array[int], dropped: bool,
+                             marked: Sequence[int] = ()) -> bool:
     """Whether a boundary with ``preservedSegment`` was seen after the last truncation:
     a line the loader reads (``offsets``; ``dropped``: some attribution snapshots are
     not among them) holding ``compact_boundary`` and ``preservedSegment``.
 
-    The rarer marker is searched for, and the search stops at the first such line.
+    The lines the split marked as boundaries (``marked``, where they start) are tried
+    first: one that passes answers without a search of the whole buffer. Otherwise the
+    rarer marker is searched for, and the search stops at the first such line.
     """
     read = set(offsets) if dropped else None
+    for start in marked:
+        if _live_segment_line(buffer, start, _line_end(buffer, start), read):
+            return True
     find = buffer.find
     at = find(SEGMENT_MARKER)
     while at != -1:
         start = buffer.rfind(b"\n", 0, at) + 1
         end = _line_end(buffer, at)
-        line = buffer[start:end]
-        if b"compact_boundary" in line and (read is None or start in read) \
-                and shared_read.boundary_keeps(line, ("preservedSegment",)):
+        if _live_segment_line(buffer, start, end, read):
             return True
         at = find(SEGMENT_MARKER, end)
     return False
+
+
+def _live_segment_line(buffer: bytes, start: int, end: int, read: set[int] | None) -> bool:
+    """The test of one line: read, holding both markers, a boundary keeping a segment."""
+    line = buffer[start:end]
+    return SEGMENT_MARKER in line and b"compact_boundary" in line \
+        and (read is None or start in read) \
+        and shared_read.boundary_keeps(line, ("preservedSegment",))
 
 
 def _split_marked(data: bytes, chunk_edges: bool) -> tuple[list[int], list[int], int]:
