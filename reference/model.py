@@ -39,16 +39,16 @@ class Diagnostic:
         return out
 
 
-def findings(lines: Sequence[int], kind: str, detail: str) -> list[Diagnostic]:
-    """One ``Diagnostic(line, kind, detail)`` per line, built without the frozen class's
-    ``__init__`` (one ``object.__setattr__`` call per field and instance): a large file's
-    off-chain lines are tens of thousands of findings, and ``__init__`` was most of
-    their cost."""
+def findings(lines: Sequence[int], kind: str, detail: str | Sequence[str]) -> list[Diagnostic]:
+    """One ``Diagnostic(line, kind, detail)`` per line (``detail``: one for all, or one
+    per line), built without the frozen class's ``__init__`` (one ``object.__setattr__``
+    call per field and instance): a large file's off-chain lines are tens of thousands
+    of findings, and ``__init__`` was most of their cost."""
     count = len(lines)
     made = list(map(object.__new__, repeat(Diagnostic, count)))  # type: ignore[call-overload]
     deque(map(_SET_LINE, made, lines), 0)
     deque(map(_SET_KIND, made, repeat(kind, count)), 0)
-    deque(map(_SET_DETAIL, made, repeat(detail, count)), 0)
+    deque(map(_SET_DETAIL, made, repeat(detail, count) if type(detail) is str else detail), 0)
     deque(map(_SET_THROUGH, made, repeat(None, count)), 0)
     return made
 

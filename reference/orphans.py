@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from itertools import chain as joined
-from itertools import filterfalse, repeat
-from operator import itemgetter
-from typing import Any
+from itertools import compress, filterfalse, repeat
+from operator import itemgetter, not_
+from typing import Any, NamedTuple
 
 from rechain.reference.facts import (
     ANSWERS,
@@ -41,7 +41,13 @@ from rechain.reference.rows import any_key, same_writer
 
 # the rows of one message: (uuid, message id, tool_use ids) each, in file order
 Group = list[tuple[str, Any, tuple[str, ...]]]
-_FIRST = itemgetter(0)
+_FIRST, _THIRD = itemgetter(0), itemgetter(2)
+_UUID_OF, _MESSAGE_OF, _CALLS_OF, _ANSWERS_OF = (
+    itemgetter(UUID), itemgetter(MESSAGE_ID), itemgetter(CALLS), itemgetter(ANSWERS))
+
+
+def _any_caller(uuid: str) -> bool:
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,16 +65,18 @@ class Rules:
     tag: Callable[[Any, str], Hashable]
     # whether a stray result is found through the row (its uuid key) that made its call
     # (the CLI: not when that uuid is falsy, as a lookup by it finds nothing)
-    finds_caller: Callable[[str], bool] = lambda uuid: True
+    finds_caller: Callable[[str], bool] = _any_caller
     # ``message`` is the row's ``Facts[MESSAGE_ID]`` when a non-empty string, else None: the
     # scan then passes over, without a call each, the rows of no message on the chain
     # that made no call (most assistant rows of a long file)
     by_message_id: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One API message on the chain and what the walk missed of it (uuids)."""
+class Turn(NamedTuple):
+    """One API message on the chain and what the walk missed of it (uuids).
+
+    A ``NamedTuple``: built in C, where a frozen dataclass sets each of its eight
+    fields with a call (a long chain's recovering turns are thousands)."""
 
     message: Any  # its message id, as its first row on the chain has it
     first: str  # its first row on the chain
@@ -98,9 +106,12 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], 
     if not on_chain:
         return
     found = _index(graph, chain_facts, rules, seen, on_chain)
-    homes, nothing = found.homes, repeat(())
-    for key, (first, last, message) in on_chain.items():
-        group = found.groups[key]
+    homes, groups, nothing = found.homes, found.groups, repeat(())
+    # ``seen`` only grows: without ``empty``, a message none of whose rows is off the
+    # chain or has a result filed under it recovers nothing, and is not looked at
+    for key in on_chain if empty else _loose(found, rules, seen, on_chain):
+        first, last, message = on_chain[key]
+        group = groups[key]
         if len(group) == 1 and first not in homes:  # walked, nothing filed under it
             if empty:
                 yield Turn(message, first, last, [first], [], [], [], [])
@@ -117,12 +128,27 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], 
         yield Turn(message, first, last, rows, filed, siblings, direct + strays, strays)
 
 
+def _loose(found: _Index, rules: Rules, seen: set[str],
+           on_chain: dict[Any, list[Any]]) -> list[Any]:
+    """The keys of the messages, in chain order, with a row off the chain or a row
+    results are filed under: the only ones that can recover a row."""
+    facts = found.facts
+    rows = found.members.difference(seen)
+    rows.update(found.members.intersection(found.homes))
+    if rules.by_message_id:
+        keys = set(map(_MESSAGE_OF, map(facts.__getitem__, rows)))
+    else:
+        keys = {_key(rules.message(facts[uuid], found.nodes)) for uuid in rows}
+    return [key for key in on_chain if key in keys]
+
+
 @dataclass(frozen=True, slots=True)
 class _Index:
     """What the scan of the whole file found, for every turn to look up."""
 
     facts: dict[str, Facts]
     groups: dict[Any, Group]  # message key -> its rows, in file order
+    members: set[str]  # the rows of the messages on the chain
     homes: dict[str, list[str]]  # row uuid -> the results filed under it
     callers: dict[str, str | None]  # tool_use id -> the row that made the call
     answered_on_chain: set[str]  # tool_use ids the chain's results answer
@@ -139,17 +165,19 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     facts, nodes = graph.facts(), graph.nodes
     groups, makers, results = _scan(facts, rules, nodes, seen, on_chain)
     further = [fact for fact in results if rules.looks_further(fact, facts)]
-    members = {uuid for group in groups.values() for uuid, _, _ in group} if results else set()
+    rows = list(joined.from_iterable(groups.values()))
+    members = set(map(_FIRST, rows))
     # a call's row is looked up only to be compared with ``members``: the calls a member
     # made are the only ones whose row can be one (a call rows of two messages made is
     # nobody's, so every row that made such a call is still looked at)
-    made = {call for group in groups.values() for _, _, calls in group for call in calls}
-    callers = _callers(makers, made & {call for fact in further for call in fact[ANSWERS]})  # type: ignore[union-attr]
-    callers = {call: row if row is None or rules.finds_caller(row) else None
-               for call, row in callers.items()}
+    made = set(joined.from_iterable(map(_THIRD, rows)))
+    callers = _callers(makers, made.intersection(joined.from_iterable(map(_ANSWERS_OF, further))))
+    if rules.finds_caller is not _any_caller:
+        callers = {call: row if row is None or rules.finds_caller(row) else None
+                   for call, row in callers.items()}
     homes = _homes(nodes, facts, results, further, callers, rules, members)
-    answered_on_chain = {call for fact in chain_facts if fact[ANSWERS] for call in fact[ANSWERS]}
-    return _Index(facts, groups, homes, callers, answered_on_chain, {}, nodes)
+    answered_on_chain = set(joined.from_iterable(filter(None, map(_ANSWERS_OF, chain_facts))))
+    return _Index(facts, groups, members, homes, callers, answered_on_chain, {}, nodes)
 
 
 def _results(
@@ -157,23 +185,37 @@ def _results(
 ) -> tuple[list[str], list[str]]:
     """The filed results a turn recovers: its rows' children, then the strays (in file
     order) that answer a call one of its rows made and nobody answered yet."""
-    fresh = [found.facts[uuid] for uuid in filed if uuid not in seen]
-    direct = [f for f in fresh if type(f[PARENT]) is str and f[PARENT] in members]
-    strays = [f for f in fresh if not (type(f[PARENT]) is str and f[PARENT] in members)]
+    facts = found.facts
+    direct: list[str] = []
+    strays: list[Facts] = []
+    for uuid in filed:
+        if uuid not in seen:
+            fact = facts[uuid]
+            parent = fact[PARENT]
+            if type(parent) is str and parent in members:
+                direct.append(uuid)
+            else:
+                strays.append(fact)
+    if not strays:
+        return direct, []
     kept: list[str] = []
-    if strays:
-        # the chain's answers are one shared set, never copied per turn (that was quadratic)
-        answered = {call for fact in direct for call in fact[ANSWERS]}  # type: ignore[union-attr]
-        if not found.position:
-            found.position.update((uuid, at) for at, uuid in enumerate(found.nodes))
-        strays.sort(key=lambda fact: found.position.get(fact[UUID], 2**53))
-        for fact in strays:
-            calls: tuple[str, ...] = fact[ANSWERS]  # type: ignore[assignment]
-            if any(c not in answered and c not in found.answered_on_chain
-                   and found.callers.get(c) in members for c in calls):
-                answered.update(calls)
-                kept.append(fact[UUID])
-    return [fact[UUID] for fact in direct], kept
+    # the chain's answers are one shared set, never copied per turn (that was quadratic)
+    answered = {call for uuid in direct for call in facts[uuid][ANSWERS]}  # type: ignore[union-attr]
+    if not found.position:
+        found.position.update((uuid, at) for at, uuid in enumerate(found.nodes))
+    strays.sort(key=lambda fact: found.position.get(fact[UUID], 2**53))
+    for fact in strays:
+        calls: tuple[str, ...] = fact[ANSWERS]  # type: ignore[assignment]
+        if any(c not in answered and c not in found.answered_on_chain
+               and found.callers.get(c) in members for c in calls):
+            answered.update(calls)
+            kept.append(fact[UUID])
+    return direct, kept
+
+
+def _key(message: Any) -> Any:
+    """A message's key in ``groups``."""
+    return message if type(message) is str else any_key(message)
 
 
 def _messages_on_chain(
@@ -210,21 +252,26 @@ def _scan(
     assistants = [fact for fact in values if fact[KIND] == "assistant"]
     answering = [fact for fact in values if fact[ANSWERS] is not None and fact[KIND] == "user"]
     groups: dict[Any, Group] = {key: [] for key in on_chain}
+    is_result = rules.is_result
+    results = [fact for fact in answering if is_result(fact, seen)]
+    if rules.by_message_id:  # the message is the id itself: no call a row
+        for fact in [fact for fact in assistants if fact[MESSAGE_ID] in groups]:
+            groups[fact[MESSAGE_ID]].append((fact[UUID], fact[MESSAGE_ID], fact[CALLS]))
+        calling = [fact for fact in assistants if fact[CALLS] and fact[MESSAGE_ID]]
+        return groups, list(zip(map(_UUID_OF, calling), map(_MESSAGE_OF, calling),
+                                map(_CALLS_OF, calling), strict=True)), results
     makers: Group = []
     message_of = rules.message
-    if rules.by_message_id:
-        assistants = [fact for fact in assistants if fact[CALLS] or fact[MESSAGE_ID] in groups]
     for fact in assistants:
         message = message_of(fact, nodes)
         if message is not None:
             row = (fact[UUID], message, fact[CALLS])
-            group = groups.get(message if type(message) is str else any_key(message))
+            group = groups.get(_key(message))
             if group is not None:
                 group.append(row)
             if row[2]:
                 makers.append(row)
-    is_result = rules.is_result
-    return groups, makers, [fact for fact in answering if is_result(fact, seen)]
+    return groups, makers, results
 
 
 def _callers(makers: Group, wanted: set[str]) -> dict[str, str | None]:
@@ -233,10 +280,9 @@ def _callers(makers: Group, wanted: set[str]) -> dict[str, str | None]:
     are the rows that made calls, in file order."""
     callers: dict[str, str | None] = {}
     messages: dict[str, Any] = {}  # call -> the message id of its caller
-    if wanted:
-        for uuid, message, calls in makers:
-            if wanted.isdisjoint(calls):
-                continue
+    if wanted:  # the rows that made a wanted call, picked out in C
+        for uuid, message, calls in compress(makers, map(not_, map(wanted.isdisjoint,
+                                                                  map(_THIRD, makers)))):
             for call in calls:
                 if call in wanted:
                     known = callers.get(call, UNDEFINED)

@@ -11,6 +11,8 @@ its calls; two filings are the same when ``${parent}\\n${uuid}`` is.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from rechain.reference.facts import MESSAGE_ID, PARENT, UUID, Facts
@@ -18,10 +20,11 @@ from rechain.reference.graph import Graph, ReaderError, walked_facts
 from rechain.reference.js.collate import locale_key
 from rechain.reference.js.values import nullish, to_string, truthy
 from rechain.reference.lazyrows import LazyChain, Pending, stamp_of, stored_rows
-from rechain.reference.model import Diagnostic, Json
+from rechain.reference.model import Json, findings
 from rechain.reference.orphans import Rules, find_orphans
 
 _DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
+_FIRST, _SECOND, _UUID_OF = itemgetter(0), itemgetter(1), itemgetter(UUID)
 T = TypeVar("T")
 
 
@@ -72,33 +75,38 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     """The chain with each message's recovered rows inserted after its last row on it."""
     nodes = graph.nodes
     chain_facts = walked_facts(graph, chain)
-    uuids = [fact[UUID] for fact in chain_facts]
+    uuids = list(map(_UUID_OF, chain_facts))
     if len(uuids) == len(nodes):  # every row is on the chain: none is off it to put back
         return chain
-    inserts: dict[str, list[Json]] = {}
-    for turn in find_orphans(graph, chain, SDK, set(uuids), empty=False,
-                             chain_facts=chain_facts):
-        if not turn.siblings and not turn.results:
-            continue
-        recovered = _by_timestamp(nodes, turn.siblings) + _by_timestamp(nodes, turn.results)
-        inserts[turn.last] = recovered
-        for _, uuid in recovered:
-            graph.diagnostics.append(Diagnostic(
-                graph.line[uuid], "recovered",
-                f"off the walked path; put back after {turn.last} "
-                f"(line {graph.line[turn.last]}) by orphan recovery"))
+    inserts: dict[str, list[tuple[Json | Pending, str]]] = {}
+    put_back: list[str] = []  # the recovered rows' uuids, in the order they are put back
+    details: list[str] = []  # each one's finding
+    try:
+        for turn in find_orphans(graph, chain, SDK, set(uuids), empty=False,
+                                 chain_facts=chain_facts):
+            recovered = _by_timestamp(nodes, turn.siblings) + _by_timestamp(nodes, turn.results)
+            if not recovered:
+                continue
+            inserts[turn.last] = recovered
+            put_back += map(_SECOND, recovered)
+            details += repeat(f"off the walked path; put back after {turn.last} "
+                              f"(line {graph.line[turn.last]}) by orphan recovery",
+                              len(recovered))
+    finally:  # a reader error keeps the findings of the turns before it
+        graph.diagnostics += findings(list(map(graph.line.__getitem__, put_back)),
+                                      "recovered", details)
     if not inserts:
         return chain
-    out: list[Json] = []
+    out: list[Json | Pending] = []
     out_uuids: list[str] = []
     for row, uuid in zip(stored_rows(chain), uuids, strict=True):
         out.append(row)
         out_uuids.append(uuid)
         if uuid in inserts:
-            for item, recovered_uuid in inserts[uuid]:
-                out.append(item)  # type: ignore[arg-type]
-                out_uuids.append(recovered_uuid)
-    return LazyChain(out, out_uuids) if type(chain) is LazyChain else out
+            recovered = inserts[uuid]
+            out += map(_FIRST, recovered)
+            out_uuids += map(_SECOND, recovered)
+    return LazyChain(out, out_uuids) if type(chain) is LazyChain else out  # type: ignore[return-value]
 
 
 def _by_timestamp(nodes: dict[str, Json], uuids: list[str]) -> list[tuple[Json | Pending, str]]:
