@@ -8,6 +8,9 @@ test must not fail because the machine is busy (speed is for the benchmarks to s
 """
 
 import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,3 +57,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             except ImportError:  # an older pytest reads _nodeid itself
                 return
             item._id = coerce_node_id(renamed)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``TMPDIR`` (and ``tempfile``'s cached choice) set to a directory of the test's own, for
+    this process and what it starts; after the test nothing named ``rechain-*`` may remain
+    there: a run that leaves its scratch in a user's temp dir fails the test that ran it."""
+    where = tmp_path / "tmp"
+    where.mkdir()
+    monkeypatch.setenv("TMPDIR", str(where))
+    monkeypatch.setattr(tempfile, "tempdir", str(where))
+    yield where
+    left = sorted(path.name for path in where.glob("rechain-*"))
+    assert left == [], f"left in the temp dir: {left}"

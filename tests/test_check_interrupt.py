@@ -43,7 +43,6 @@ GATED = textwrap.dedent(f'''
 def _rechain(args: list[str], cwd: Path, calls: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["RECHAIN_TEST_CALLS"] = str(calls)
-    env["TMPDIR"] = str(calls.with_name("tmp"))  # what the runs leave there is checked
     env["PYTHONFAULTHANDLER"] = "1"  # a stuck run, sent SIGABRT, prints every thread's stack
     return subprocess.Popen([sys.executable, "-m", "rechain", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -86,11 +85,12 @@ def _ids(lines: list[dict]) -> list[str]:
                                             (signal.SIGKILL, -signal.SIGKILL)],
                          ids=["SIGINT", "SIGTERM", "SIGKILL"])
 def test_a_stopped_run_keeps_what_finished_and_resume_finishes_it(
-        tmp_path: Path, sent: signal.Signals, code: int) -> None:
+        tmp_path: Path, private_tmpdir: Path, sent: signal.Signals, code: int) -> None:
+    """Also: the reader's scratch does not stay in the temp dir (``private_tmpdir``): removed
+    when its worker closed, or, when rechain was killed outright, by the next (resumed) run."""
     start, elsewhere = tmp_path / "start", tmp_path / "elsewhere"
     start.mkdir()
     elsewhere.mkdir()
-    (tmp_path / "tmp").mkdir()
     (start / "gated.py").write_text(GATED)
     calls, report = tmp_path / "calls", start / "run.jsonl"
     selection = [arg for glob in CASES for arg in ("--case", glob)]
@@ -138,6 +138,3 @@ def test_a_stopped_run_keeps_what_finished_and_resume_finishes_it(
     # the resumed run called the reader only for what was not on file
     assert len(calls.read_text()) == HANG_AT + len(everything) - (HANG_AT - 1)
     assert lines[-1]["exit"] == resumed.returncode
-    # the reader's scratch is gone: removed when its worker closed, or, when rechain was
-    # killed outright, by the next run (the resumed one)
-    assert list((tmp_path / "tmp").glob("rechain-*")) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +45,7 @@ def test_the_cli_fuzzes_from_the_shards_seed_slice(tmp_path) -> None:
     assert not (tmp_path / "parse-line" / "seeds").exists()
 
 
-def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path) -> None:
+def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path, private_tmpdir) -> None:
     from rechain.fuzz.contract import Contract
     from rechain.fuzz.registry import TARGETS
     from rechain.fuzz.runner import Settings, worker_command
@@ -63,3 +64,20 @@ def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path) -> None:
     launcher = Path(_launcher(args))
     assert launcher.read_text().startswith("#!/bin/sh") and launcher.stat().st_mode & 0o111
     assert "rechain.fuzz.worker" in launcher.read_text()
+    # it goes where TMPDIR says (``rechain fuzz`` points it at its own scratch and empties
+    # that: libFuzzer ends the worker that wrote it with C exit()); here the test is the runner
+    assert launcher.parent.parent == private_tmpdir
+    shutil.rmtree(launcher.parent)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris not installed")
+def test_a_forking_campaign_leaves_nothing_in_the_temp_dir(tmp_path, private_tmpdir) -> None:
+    """``--jobs 2`` is libFuzzer's fork mode: its launcher script and the harness's files go
+    to the campaign's scratch, emptied at the end (``private_tmpdir`` checks the temp dir)."""
+    command = [sys.executable, "-m", "rechain", "fuzz", "parse-line", "--jobs", "2",
+               "--runs", "200", "--time", "420", "--work", str(tmp_path / "work"), "--json"]
+    done = subprocess.run(command, capture_output=True, timeout=720, check=False)
+    assert done.returncode in (0, 1), done.stderr.decode()[-2000:]
+    [report] = json.loads(done.stdout)
+    assert report["executions"] > 0
+    assert list((tmp_path / "work" / "tmp").glob("*")) == []
