@@ -45,8 +45,7 @@ def _summary(capsys: pytest.CaptureFixture[str]) -> tuple[dict, str]:
 def test_an_sdk_that_never_finishes_is_stopped_at_the_time_limit(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     _stand_in(monkeypatch, SLEEPER)
-    assert main(["bench", "load", "--size-mb", "0.2", "--runs", "1", "--kind", "nul",
-                 "--sdk-timeout", "1"]) == 0
+    assert main(["bench", "load", "--size-mb", "0.2", "--runs", "1", "--sdk-timeout", "1"]) == 0
     summary, err = _summary(capsys)
     assert summary["stopped"] == {"agent-sdk-ts": "over 1 s"}
     assert "ts_sdk_s" not in summary and "ts_sdk_vs_reference" not in summary
@@ -54,6 +53,10 @@ def test_an_sdk_that_never_finishes_is_stopped_at_the_time_limit(
     assert summary["limits"]["sdk"]["timeout_s"] == 1
     assert "TS SDK: over 1 s (stopped)" in err
     assert "x the floor" in err and summary["ratio"] > 0  # the reference's ratios still print
+    assert "target SDK profile <= 1.5x the floor: " in err  # and its targets
+    assert "target at least 2x faster than the TS SDK: over 1 s (stopped)" in err
+    faster = next(v for v in summary["targets"] if "TS SDK" in v["target"])
+    assert faster["measured"] is None and faster["met"] is None
 
 
 def test_an_sdk_past_the_memory_limit_is_stopped(

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from rechain.conformance.bench import sdks
+from rechain.conformance.bench import sdks, targets
 from rechain.conformance.bench.limited import Bounds, default_memory_mb
 from rechain.conformance.bench.synthetic import write_transcript
 from rechain.reference import PROFILES, rebuild
@@ -185,6 +185,11 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None,
               + ("" if bounds.memory_mb is None else f" or {bounds.memory_mb:g} MB resident"),
               file=sys.stderr, flush=True)
         _sdks(path, runs, bounds, reference_s, summary)
+        stopped = {sdks.SDKS[name].label: f"{why} (stopped)"
+                   for name, why in summary.get("stopped", {}).items() if name in sdks.SDKS}
+        summary["targets"] = targets.verdicts(
+            targets.LOAD[kind], summary, lambda text: print(text, file=sys.stderr, flush=True),
+            stopped)
     summary["runs"] = runs
     summary["limits"] = {"sdk": bounds.to_json()}
     summary["timing"] = (

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.bench import targets
 from rechain.conformance.bench.capacity import available_cores
 from rechain.conformance.protocol import CaseInput, Outcome
 from rechain.conformance.runner import BATCH, run_many, run_one
@@ -232,9 +233,14 @@ def run(count: int, seed: int, cli: int, jobs: int, readers: Sequence[str],
                             f"each job" if spec.startswith("claude-code") else "") + ")")
         if base == "agent-sdk-ts":
             rows.append(_sdk_alone(spec, chosen, rows, progress))
-    return {"cases": len(cases), "seed": seed, "cores": os.cpu_count(),
-            "load": os.getloadavg()[0], "rows": rows, "skipped": skipped,
-            "timing": "wall and CPU (this process + children) of the same cases in one run"}
+    summary = {"cases": len(cases), "seed": seed, "cores": os.cpu_count(),
+               "load": os.getloadavg()[0], "rows": rows, "skipped": skipped,
+               "timing": "wall and CPU (this process + children) of the same cases in one run"}
+    summary["targets"] = targets.verdicts(targets.ORACLES, summary, progress, {
+        "TS SDK": "not measured (agent-sdk-ts not among --readers or not installed)",
+        "Python SDK": "not measured (agent-sdk-py not among --readers or not installed)",
+        "CLI": "not measured (claude-code not among --readers, or --cli 0)"})
+    return summary
 
 
 def _sdk_alone(spec: str, cases: Sequence[CaseInput], rows: list[dict[str, Any]],

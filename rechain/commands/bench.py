@@ -64,6 +64,12 @@ def register(subparsers: Any) -> None:
     oracles.add_argument("--readers", default=",".join(BENCH_READERS), metavar="LIST",
                          help=f"comma-separated readers (default {','.join(BENCH_READERS)})")
     oracles.set_defaults(handler=_oracles)
+    strategies = kinds.add_parser(
+        "strategies", help="transcripts the strategies generate per second, per configuration "
+                           "(python -m rechain.strategies.bench)")
+    strategies.add_argument("--examples", type=int, default=2000, metavar="N",
+                            help="transcripts drawn per configuration (default 2000)")
+    strategies.set_defaults(handler=_strategies)
 
 
 def _load(args: argparse.Namespace) -> int:
@@ -120,6 +126,14 @@ def _oracles(args: argparse.Namespace) -> int:
                           lambda text: print(text, file=sys.stderr, flush=True))
     print(json.dumps(summary, sort_keys=True))
     return 0
+
+
+def _strategies(args: argparse.Namespace) -> int:
+    from rechain.strategies import bench
+
+    if args.examples < 1:
+        raise UsageError("--examples must be >= 1")
+    return bench.main(["--examples", str(args.examples)])
 
 
 def _sizes(text: str, option: str) -> list[float]:
