@@ -163,15 +163,12 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     """The file's messages and results, each result filed under the rows it may belong to
     (only those that may be filed under a row of a message on the chain)."""
     facts, nodes = graph.facts(), graph.nodes
-    groups, makers, results = _scan(facts, rules, nodes, seen, on_chain)
+    groups, makers, results, members, made = _scan(facts, rules, nodes, seen, on_chain)
     further = [fact for fact in results if rules.looks_further(fact, facts)]
-    rows = list(joined.from_iterable(groups.values()))
-    members = set(map(_FIRST, rows))
     # a call's row is looked up only to be compared with ``members``: the calls a member
     # made are the only ones whose row can be one (a call rows of two messages made is
     # nobody's, so every row that made such a call is still looked at)
-    made = set(joined.from_iterable(map(_THIRD, rows)))
-    callers = _callers(makers, made.intersection(joined.from_iterable(map(_ANSWERS_OF, further))))
+    callers = _callers(makers, made)
     if rules.finds_caller is not _any_caller:
         callers = {call: row if row is None or rules.finds_caller(row) else None
                    for call, row in callers.items()}
@@ -242,24 +239,39 @@ def _messages_on_chain(
 def _scan(
     facts: dict[str, Facts], rules: Rules, nodes: dict[str, Json], seen: set[str],
     on_chain: dict[Any, list[Any]],
-) -> tuple[dict[Any, Group], Group, list[Facts]]:
+) -> _Scanned:
     """The file's assistant rows and results, in file order: the rows of each message on
     the chain, every row with a message that made calls, and the results to file.
 
-    Each kind is picked out by a comprehension first (most entries are of neither
-    kind a step reads)."""
+    With ``by_message_id`` one pass reads every entry's facts, calling no rule for an
+    assistant row; else each kind is picked out by a comprehension first."""
+    groups: dict[Any, Group] = {key: [] for key in on_chain}
+    is_result = rules.is_result
+    if rules.by_message_id:
+        calling: list[Facts] = []
+        results: list[Facts] = []
+        members: set[str] = set()
+        made: set[str] = set()
+        group_of = groups.get
+        for fact in facts.values():
+            kind = fact[KIND]
+            if kind == "assistant":
+                group = group_of(fact[MESSAGE_ID])  # type: ignore[arg-type]
+                if group is not None:
+                    group.append((fact[UUID], fact[MESSAGE_ID], fact[CALLS]))
+                    members.add(fact[UUID])
+                    if fact[CALLS]:
+                        made.update(fact[CALLS])
+                if fact[CALLS] and fact[MESSAGE_ID]:
+                    calling.append(fact)
+            elif kind == "user" and fact[ANSWERS] is not None and is_result(fact, seen):
+                results.append(fact)
+        return _Scanned(groups, list(zip(map(_UUID_OF, calling), map(_MESSAGE_OF, calling),
+                                         map(_CALLS_OF, calling), strict=True)),
+                        results, members, made)
     values = facts.values()
     assistants = [fact for fact in values if fact[KIND] == "assistant"]
     answering = [fact for fact in values if fact[ANSWERS] is not None and fact[KIND] == "user"]
-    groups: dict[Any, Group] = {key: [] for key in on_chain}
-    is_result = rules.is_result
-    results = [fact for fact in answering if is_result(fact, seen)]
-    if rules.by_message_id:  # the message is the id itself: no call a row
-        for fact in [fact for fact in assistants if fact[MESSAGE_ID] in groups]:
-            groups[fact[MESSAGE_ID]].append((fact[UUID], fact[MESSAGE_ID], fact[CALLS]))
-        calling = [fact for fact in assistants if fact[CALLS] and fact[MESSAGE_ID]]
-        return groups, list(zip(map(_UUID_OF, calling), map(_MESSAGE_OF, calling),
-                                map(_CALLS_OF, calling), strict=True)), results
     makers: Group = []
     message_of = rules.message
     for fact in assistants:
@@ -271,7 +283,19 @@ def _scan(
                 group.append(row)
             if row[2]:
                 makers.append(row)
-    return groups, makers, results
+    rows = list(joined.from_iterable(groups.values()))
+    return _Scanned(groups, makers, [fact for fact in answering if is_result(fact, seen)],
+                    set(map(_FIRST, rows)), set(joined.from_iterable(map(_THIRD, rows))))
+
+
+class _Scanned(NamedTuple):
+    """What ``_scan`` found."""
+
+    groups: dict[Any, Group]  # message key -> its rows, in file order
+    makers: Group  # the rows with a message that made calls, in file order
+    results: list[Facts]  # the results to file, in file order
+    members: set[str]  # the rows of the messages on the chain
+    made: set[str]  # the calls they made
 
 
 def _callers(makers: Group, wanted: set[str]) -> dict[str, str | None]:
@@ -310,20 +334,28 @@ def _homes(
     result's uuid: leaving it out changes no other result's filings)."""
     homes: dict[str, list[str]] = {}
     tags: set[Hashable] = set()
-    looking = {fact[UUID] for fact in further}
+    tag_of = rules.tag
+    # ``further`` is a part of ``results``: all of them when as long (the SDK's)
+    looking = None if len(further) == len(results) else {fact[UUID] for fact in further}
     # the calls whose row is a member: a result answering one may be filed under it
     reaching = {call for call, row in callers.items() if row in members}
     for fact in results:
         uuid, parent = fact[UUID], fact[PARENT]
-        further_too = uuid in looking
-        if not (type(parent) is str and parent in members) and not (further_too and (
-                fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS]))):  # type: ignore[arg-type]
-            continue
-        places = [parent] if truthy(parent) else []
+        further_too = looking is None or uuid in looking
+        if type(parent) is str:
+            if parent not in members and not (further_too and (
+                    fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS]))):  # type: ignore[arg-type]
+                continue
+            places = [parent] if parent else []
+        else:
+            if not (further_too and (
+                    fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS]))):  # type: ignore[arg-type]
+                continue
+            places = [parent] if truthy(parent) else []
         if further_too:
             places += _further_homes(nodes, facts, fact, callers)
         for place in places:
-            tag = rules.tag(place, uuid)
+            tag = tag_of(place, uuid)
             if tag not in tags:
                 tags.add(tag)
                 if type(place) is str:
