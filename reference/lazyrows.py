@@ -88,7 +88,8 @@ class Glance(msgspec.Struct, gc=False, rename=_JSON_NAMES):
     ran_by: Any = None
 
 
-GLANCE = msgspec.json.Decoder(Glance)  # ``glance`` without the call, for the parser's loop
+GLANCE = msgspec.json.Decoder(Glance)
+_loads = orjson.loads  # ``glance`` without the call, for the parser's loop
 _UTF8_CHUNK = 1 << 20
 
 
@@ -161,9 +162,11 @@ class Pending(msgspec.Struct, gc=False, eq=False):
         value = self.value
         if value is not None:
             return value
-        raw = self.raw()
+        data, start = self.data, self.start  # ``raw`` written out: once per message read
+        stop = data.find(b"\n", start)
+        raw = data[start:stop] if stop >= 0 else data[start:]
         try:
-            return orjson.loads(raw)  # type: ignore[no-any-return]
+            return _loads(raw)  # type: ignore[no-any-return]
         except (orjson.JSONDecodeError, RecursionError):
             return parse_line(raw)[0]  # type: ignore[no-any-return]
 
@@ -327,7 +330,7 @@ class Messages(Sequence[Json]):
         build = self._build
         if build is None:
             return item  # type: ignore[return-value]
-        message = build(row_of(item))
+        message = build(item.fresh() if type(item) is Pending else item)  # type: ignore[union-attr]
         message["line"] = line
         return message
 

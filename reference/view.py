@@ -173,7 +173,16 @@ _FLAG_FIELDS = frozenset(
 
 def session_message(row: Json) -> Json:
     """A chain row as the SDK's ``SessionMessage``; undefined fields are left out."""
-    out: Json = {"type": row.get("type"), "uuid": row["uuid"]}
+    get = row.get
+    session, message = get("sessionId", UNDEFINED), get("message", UNDEFINED)
+    if session is not UNDEFINED and message is not UNDEFINED and _FLAG_FIELDS.isdisjoint(row):
+        # the common shape, built in one step: a session, a message and no flag
+        timestamp = get("timestamp", UNDEFINED)
+        if timestamp is not UNDEFINED:
+            return {"type": get("type"), "uuid": row["uuid"], "session_id": session,
+                    "message": message, "parent_tool_use_id": None, "parent_agent_id": None,
+                    "timestamp": timestamp}
+    out: Json = {"type": get("type"), "uuid": row["uuid"]}
     if "sessionId" in row and row["sessionId"] is not UNDEFINED:
         out["session_id"] = row["sessionId"]
     if "message" in row and row["message"] is not UNDEFINED:

@@ -201,3 +201,25 @@ def test_the_tail_split_finds_the_last_plain_boundary_and_the_lines_from_it(
         read.CHUNK_BYTES = saved
     assert starts == [at for at in [0, *(i + 1 for i, b in enumerate(data) if b == 10)]
                       if begin <= at < len(data)]
+
+
+_NEAR_SNAPSHOT = [
+    b'{"type":"attribution-snapshot","messageId":"m"}', b'{"type":"attribution-snapshot"',
+    b'{"type":"attribution-snapshoX"}', b'{"type":"attribution"}', b'{"type":"assistant"}',
+    b'{"type":"user","uuid":"a"}', b"iiiiiiiiiiiiiiii", b"", b"{", b'{"type":"attri',
+    b' {"type":"attribution-snapshot"}',
+]
+
+
+@given(st.lists(st.sampled_from(_NEAR_SNAPSHOT), max_size=10), st.booleans())
+def test_the_snapshot_probe_finds_a_snapshot_line_exactly_when_one_starts_with_the_prefix(
+        pieces: list[bytes], final_newline: bool) -> None:
+    """``_any_snapshot`` reads one byte of each line before testing the whole prefix: it
+    answers as the prefix tested at every line start, short last lines included."""
+    from rechain.reference.read import SNAPSHOT_PREFIX, _any_snapshot
+
+    data = b"\n".join(pieces) + (b"\n" if final_newline and pieces else b"")
+    starts = [at for at in [0, *(i + 1 for i, b in enumerate(data) if b == 10)]
+              if at < len(data)]
+    assert _any_snapshot(data, starts) == any(data.startswith(SNAPSHOT_PREFIX, at)
+                                              for at in starts)
