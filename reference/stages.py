@@ -47,13 +47,20 @@ def drive(data: bytes, profile: Profile, options: Options, session_id: str | Non
 
     The cyclic garbage collector is paused meanwhile: parsing keeps every entry alive
     and creates no cycles, so its collections would only rescan a growing heap (on a
-    100 MB file that is most of the time spent).
+    100 MB file that is most of the time spent). What the load made is then moved to the
+    oldest generation as it is (``gc.freeze`` and ``gc.unfreeze``, unless the caller froze
+    objects itself): otherwise the first young collection after the load, while the
+    messages are read, would scan its ~100,000 facts, diagnostics and maps once more
+    (≈ 0.013 s on the 100 MB linear file, 7 % of the floor).
     """
     paused = gc.isenabled()
     gc.disable()
     try:
         return _drive(data, profile, options, session_id)
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if paused:
             gc.enable()
 
