@@ -41,6 +41,14 @@ KEEPING = orjson.dumps({"type": "system", "subtype": "compact_boundary", "uuid":
                         "compactMetadata": {"preservedSegment": {
                             "headUuid": "h", "anchorUuid": "a", "tailUuid": "t"}}})
 
+PROGRESS = orjson.dumps({"type": "progress", "uuid": "p1", "parentUuid": "b0"})
+BRIDGED = orjson.dumps({"type": "user", "uuid": "u1", "parentUuid": "p1", "isSidechain": False,
+                        "message": {"role": "user", "content": "hi"},
+                        "timestamp": "2026-11-02T00:00:00.000Z"})
+SENT = orjson.dumps({"type": "user", "uuid": "u2", "sentAsUuid": "s1", "parentUuid": None,
+                     "isSidechain": False, "message": {"role": "user", "content": "hey"},
+                     "timestamp": "2026-11-02T00:00:00.000Z"})
+
 
 @pytest.fixture(scope="module")
 def lines(tmp_path_factory: pytest.TempPathFactory) -> list[bytes]:
@@ -68,6 +76,17 @@ CASES: dict[str, tuple[tuple[int, bytes], ...]] = {
     "duplicate-subtype": ((500, BOUNDARY.replace(b'"subtype":"compact_boundary"',
                                                  b'"subtype":"compact_boundary","subtype":"x"')),),
     "boundary-then-snapshot": ((500, BOUNDARY), (900, SNAPSHOT)),
+    "snapshot-then-boundary": ((300, SNAPSHOT), (500, BOUNDARY)),
+    "boundary-then-not-glanced": ((500, BOUNDARY), (900, b'{"type":"user",\n"uuid":"m1"}')),
+    "not-glanced-then-boundary": ((100, b"{not json"), (500, BOUNDARY)),
+    "boundary-then-blank": ((500, BOUNDARY + b"\n\n  "),),
+    # what the rows before a boundary leave is forgotten: a progress row's bridge, a uuid
+    "bridge-before-boundary": ((400, PROGRESS), (500, BOUNDARY), (-1, BRIDGED)),
+    "sent-as-before-boundary": ((400, SENT), (500, BOUNDARY), (-1, SENT)),
+    "boundary-last": ((-1, BOUNDARY),),
+    "boundary-first": ((0, BOUNDARY),),
+    "plain-then-keeping": ((500, BOUNDARY), (1500, KEEPING)),
+    "keeping-then-plain": ((500, KEEPING), (1500, BOUNDARY)),
     "value-across-lines": ((100, b'{"type":"user",\n"uuid":"m1"}'),),
     "boundary-across-lines": ((100, BOUNDARY[:30] + b"\n" + BOUNDARY[30:]),),
     "not-utf8": ((100, b'{"type":"user","uuid":"\xff"}'),),

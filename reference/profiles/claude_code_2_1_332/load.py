@@ -152,8 +152,8 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
             found = _parse(lines, release, glance, lines)
             if found is not None:
                 return found
-        # a line may be a plain boundary or a snapshot: read as the exact read would
-        # (from the plain boundary found, when that is what stopped the guess)
+        # a line may be a snapshot, or was not glanced: read as the exact read would
+        # (from the last plain boundary found before it, if any)
         source = lines.exact()
         found = _parse(source.numbered_lines(), release, glance, None)
         lines.sink[:] = source.diagnostics  # its snapshots' too, found while split
@@ -164,11 +164,11 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
 def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
            glance: Callable[[memoryview], CliGlance] | None, guess: Guessed | None
            ) -> Parsed | None:
-    """``parse_cli`` of the lines; with ``guess``, None as soon as a line may be a plain
-    compact boundary or starts as an attribution snapshot, or is not glanced at."""
-    parsed = Parsed(entries=LazyEntries(), facts=[])
-    state = LoadState()
-    parsed.extras[STATE] = state
+    """``parse_cli`` of the lines; with ``guess``, None as soon as a line starts as an
+    attribution snapshot or is not glanced at. A plain compact boundary found on the way
+    starts the load over at its line, in the same pass: the lines before it are not read
+    (the exact read's lines are those from the last one on)."""
+    parsed, state = _fresh()
     data, end, numbers = join_lines(lines)
     # a whole buffer's pieces are not counted to know there are some (``Consecutive``)
     if not (data if isinstance(numbers, Consecutive) else numbers):
@@ -193,33 +193,65 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
     for item in read_values(data, numbers, end, glance):
         if type(item) is tuple:
             number, glanced, start = item
-            if guess is not None and (prefixed(SNAPSHOT_PREFIX, start) or (
-                    glanced.subtype == "compact_boundary" and guess.plain_at(start))):
-                return None
             at = number - first if first is not None else piece(number)
+            if guess is not None:
+                if prefixed(SNAPSHOT_PREFIX, start):
+                    return None
+                if glanced.subtype == "compact_boundary" and guess.plain_at(start, number):
+                    # the load starts over at this line, as if the file began there
+                    parsed, state = _fresh()
+                    seen, bridge, blank, read_to, previous = set(), {}, [], at - 1, None
+                    entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
+                    known, odd = seen.add, state.odd_calls
             if at > read_to + 1:
                 blank.append(range(read_to + 1, at))
             read_to = at
             kind = glanced.type
-            if type(kind) is str and kind in ROW_TYPES \
-                    and kept_as_written(glanced, seen, bridge, release):
-                uuid = glanced.uuid
-                known(uuid)
-                keep(entries, Pending(data, start))
-                keep(kept_lines, number)
-                fact = glance_facts(glanced, previous)
-                keep(facts, fact)
-                previous = uuid
-                message = glanced.message
-                if message is not None and not fact[CALLS] and type(message.content) is list:
-                    for block in message.content:
-                        if block.type == "tool_use":
-                            odd.add(uuid)
-                            break
-                _loaded(state, glanced, kind, uuid, release)
-            elif not _glanced_other(parsed, bridge, number, glanced):
+            if type(kind) is not str or kind not in ROW_TYPES:
+                if not _glanced_other(parsed, bridge, number, glanced):
+                    _dispatch(parsed, state, seen, bridge, number,
+                              Pending(data, start).fresh(), release)
+                continue
+            uuid, parent, message = glanced.uuid, glanced.parent_uuid, glanced.message
+            # most rows are decided here (``kept_as_written`` and ``_loaded`` decide the
+            # others): a main-chain user or assistant row with a string uuid, a string
+            # parent no progress row bridged or none, no ``sentAsUuid``, typed blocks
+            common = False
+            if glanced.is_sidechain is False and type(uuid) is str and message is not None \
+                    and (kind == "assistant" or (kind == "user" and glanced.sent_as is None)) \
+                    and (parent is None or (type(parent) is str
+                                            and not (bridge and parent and parent in bridge))) \
+                    and type(message.content) is list:
+                for block in message.content:  # a loop, not ``all``: no generator per row
+                    if type(block.type) is not str:
+                        break
+                else:
+                    common = True
+            if not common and not kept_as_written(glanced, seen, bridge, release):
                 _dispatch(parsed, state, seen, bridge, number,
                           Pending(data, start).fresh(), release)
+                continue
+            known(uuid)
+            keep(entries, Pending(data, start))
+            keep(kept_lines, number)
+            fact = glance_facts(glanced, previous)
+            keep(facts, fact)
+            previous = uuid
+            if message is not None and not fact[CALLS] and type(message.content) is list:
+                for block in message.content:
+                    if block.type == "tool_use":
+                        odd.add(uuid)
+                        break
+            if not common:
+                _loaded(state, glanced, kind, uuid, release)
+                continue
+            # ``_loaded`` of a main-chain user or assistant row
+            state.last_row = uuid
+            state.trailing_snapshots = 0
+            stamp = glanced.timestamp
+            if type(stamp) is str and stamp > state.newest_stamp:
+                state.newest_row, state.newest_stamp = uuid, stamp
+            state.explicit = state.cleared = False
             continue
         if guess is not None:  # not glanced: what its line holds is left to the exact read
             return None
@@ -243,6 +275,14 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                                          "only whitespace: no value starts here")
                               for gap in blank for at in gap)
     return parsed
+
+
+def _fresh() -> tuple[Parsed, LoadState]:
+    """An empty load: no row read yet."""
+    parsed = Parsed(entries=LazyEntries(), facts=[])
+    state = LoadState()
+    parsed.extras[STATE] = state
+    return parsed, state
 
 
 def _glanced_other(parsed: Parsed, bridge: dict[str, Any], number: int,

@@ -6,8 +6,9 @@ attribution snapshots but the last, which it reads after every other line.
 Both rules need a search of the whole buffer, which on a file with neither
 costs a fourth of the floor. So a large file is first read whole on the guess
 that it has neither (``Guessed``): the parser, which glances at every line
-anyway, tells from each line's glance whether it could be one, and where it
-cannot rule that out reads the file the exact way (``Guessed.exact``).
+anyway, tells from each line's glance whether it could be one. At a plain
+boundary it starts the load over from that line, in the same pass; where it
+cannot rule out a snapshot it reads the file the exact way (``Guessed.exact``).
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ from rechain.reference.read import (
     read_from,
     read_sdk,
 )
+from rechain.reference.read import _skipped_before as skipped_before
 
 MARKER = b"compact_boundary"
 
 
 class Guessed(NumberedLines):
-    """A large file's lines, read whole on the guess that no line is a plain compact
-    boundary nor starts as an attribution snapshot (``sink``: the ``Source``'s list,
-    where the exact read's diagnostics go when the guess fails)."""
+    """A large file's lines, read whole on the guess that no line starts as an
+    attribution snapshot, a plain compact boundary's line starting the load over
+    (``sink``: the ``Source``'s list, where the lines not read before the last such
+    boundary are reported, and the exact read's diagnostics go when the guess fails)."""
 
     __slots__ = ("after", "sink")
 
@@ -40,14 +43,16 @@ class Guessed(NumberedLines):
         self.sink = sink
         self.after = 0  # the start of a plain boundary's line, once one is found
 
-    def plain_at(self, start: int) -> bool:
-        """Whether the line holding byte ``start`` is a plain boundary, found by its text."""
+    def plain_at(self, start: int, number: int) -> bool:
+        """Whether the line holding byte ``start`` (line ``number``) is a plain boundary,
+        found by its text; if so, the lines before it are reported not read."""
         data = self.data
         begin = data.rfind(b"\n", 0, start) + 1
         end = data.find(b"\n", start)
         line = data[begin:] if end == -1 else data[begin:end]
         if MARKER in line and plain_boundary(line):
             self.after = begin  # the last plain boundary is no earlier: searched from here
+            self.sink[:] = [skipped_before(number)] if begin else []
             return True
         return False
 
