@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from rechain.cli import main
 from rechain.conformance.bench import limited, sdks
 from rechain.conformance.bench.limited import Bounds
 
+SAFETY_S = 120  # how long a killed process may take to be gone: never a speed claim
 SLEEPER = "import time; time.sleep(3600)"
 HOG = "import time; kept = b'x' * (400 << 20); time.sleep(3600)"  # 400 MiB, all touched
 #: starts a grandchild that sleeps, writes its pid where the test finds it, then hogs
@@ -74,7 +76,11 @@ def test_a_stopped_sdk_is_stopped_with_what_it_started(tmp_path: Path) -> None:
     done = limited.run([sys.executable, "-c", FAMILY, str(pid_file)], {"PATH": "/usr/bin:/bin"},
                        Bounds(600, memory_mb=100))
     assert done.stopped == "over 100 MB" and done.found is None
-    assert not running(int(pid_file.read_text()))  # its whole process group was killed
+    grandchild = int(pid_file.read_text())
+    deadline = time.monotonic() + SAFETY_S  # a SIGKILL lands in its own time: a safety bound
+    while running(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(grandchild)  # its whole process group was killed
 
 
 def test_a_finished_run_gives_its_json_and_a_failed_one_says_why() -> None:
