@@ -39,7 +39,7 @@ from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Json
 from rechain.reference.rows import any_key, same_writer
 
-# the rows of one message: (uuid, message id, tool_use ids) each, in file order
+# rows that made calls: (uuid, message id, tool_use ids) each, in file order
 Group = list[tuple[str, Any, tuple[str, ...]]]
 _FIRST, _THIRD = itemgetter(0), itemgetter(2)
 _UUID_OF, _MESSAGE_OF, _CALLS_OF, _ANSWERS_OF = (
@@ -116,7 +116,7 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], 
             if empty:
                 yield Turn(message, first, last, [first], [], [], [], [])
             continue
-        rows = list(map(_FIRST, group))
+        rows = group  # each message's list is read by its turn alone
         filed = list(dict.fromkeys(joined.from_iterable(map(homes.get, rows, nothing))))
         siblings = list(filterfalse(seen.__contains__, rows))
         direct, strays = _results(found, set(rows), filed, seen) if filed else ([], [])
@@ -147,7 +147,7 @@ class _Index:
     """What the scan of the whole file found, for every turn to look up."""
 
     facts: dict[str, Facts]
-    groups: dict[Any, Group]  # message key -> its rows, in file order
+    groups: dict[Any, list[str]]  # message key -> its rows, in file order
     members: set[str]  # the rows of the messages on the chain
     homes: dict[str, list[str]]  # row uuid -> the results filed under it
     callers: dict[str, str | None]  # tool_use id -> the row that made the call
@@ -245,9 +245,9 @@ def _scan(
 
     With ``by_message_id`` one pass reads every entry's facts, calling no rule for an
     assistant row; else each kind is picked out by a comprehension first."""
-    groups: dict[Any, Group] = {key: [] for key in on_chain}
     is_result = rules.is_result
     if rules.by_message_id:
+        groups: dict[Any, list[str]] = {key: [] for key in on_chain}
         calling: list[Facts] = []
         results: list[Facts] = []
         members: set[str] = set()
@@ -258,7 +258,7 @@ def _scan(
             if kind == "assistant":
                 group = group_of(fact[MESSAGE_ID])  # type: ignore[arg-type]
                 if group is not None:
-                    group.append((fact[UUID], fact[MESSAGE_ID], fact[CALLS]))
+                    group.append(fact[UUID])
                     members.add(fact[UUID])
                     if fact[CALLS]:
                         made.update(fact[CALLS])
@@ -273,25 +273,27 @@ def _scan(
     assistants = [fact for fact in values if fact[KIND] == "assistant"]
     answering = [fact for fact in values if fact[ANSWERS] is not None and fact[KIND] == "user"]
     makers: Group = []
+    rows_of: dict[Any, Group] = {key: [] for key in on_chain}
     message_of = rules.message
     for fact in assistants:
         message = message_of(fact, nodes)
         if message is not None:
             row = (fact[UUID], message, fact[CALLS])
-            group = groups.get(_key(message))
-            if group is not None:
-                group.append(row)
+            found = rows_of.get(_key(message))
+            if found is not None:
+                found.append(row)
             if row[2]:
                 makers.append(row)
-    rows = list(joined.from_iterable(groups.values()))
-    return _Scanned(groups, makers, [fact for fact in answering if is_result(fact, seen)],
+    rows = list(joined.from_iterable(rows_of.values()))
+    return _Scanned({key: list(map(_FIRST, found)) for key, found in rows_of.items()}, makers,
+                    [fact for fact in answering if is_result(fact, seen)],
                     set(map(_FIRST, rows)), set(joined.from_iterable(map(_THIRD, rows))))
 
 
 class _Scanned(NamedTuple):
     """What ``_scan`` found."""
 
-    groups: dict[Any, Group]  # message key -> its rows, in file order
+    groups: dict[Any, list[str]]  # message key -> its rows' uuids, in file order
     makers: Group  # the rows with a message that made calls, in file order
     results: list[Facts]  # the results to file, in file order
     members: set[str]  # the rows of the messages on the chain

@@ -24,6 +24,7 @@ from rechain.reference.model import Json, findings
 from rechain.reference.orphans import Rules, find_orphans
 
 _DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
+_STRINGS = {str}
 _FIRST, _SECOND, _UUID_OF = itemgetter(0), itemgetter(1), itemgetter(UUID)
 T = TypeVar("T")
 
@@ -32,20 +33,21 @@ def sorted_by_timestamp(rows: list[T], stamps: list[Any] | None = None) -> list[
     """``localeCompare`` on timestamps, throwing where the SDK's comparator throws.
 
     ``stamps``: each row's ``timestamp`` (None when absent), when the caller read them
-    without decoding the rows; else ``rows`` are the rows and are read.
+    without decoding the rows; else ``rows`` are the rows and are read. The common
+    case, ASCII strings of one format where only digits differ, is settled in C and
+    collates as string order.
     """
     if len(rows) < 2:
         return rows
     if stamps is None:
         stamps = [row.get("timestamp") for row in rows]  # type: ignore[attr-defined]
-    for stamp in stamps[1:]:
-        if not nullish(stamp) and type(stamp) is not str:
-            raise ReaderError("timestamp.localeCompare is not a function (TypeError)")
     key: Callable[[int], Any] = stamps.__getitem__
-    if not all(type(s) is str and s.isascii() for s in stamps) or \
-            len({s.translate(_DIGITS_TO_ZERO) for s in stamps}) != 1:
+    if not (set(map(type, stamps)) == _STRINGS and all(map(str.isascii, stamps))
+            and len(set(map(str.translate, stamps, repeat(_DIGITS_TO_ZERO)))) == 1):
+        for stamp in stamps[1:]:
+            if not nullish(stamp) and type(stamp) is not str:
+                raise ReaderError("timestamp.localeCompare is not a function (TypeError)")
         key = lambda at: locale_key(stamps[at])  # noqa: E731
-    # else one format, only digits differ: collation is string order
     return [rows[at] for at in sorted(range(len(rows)), key=key)]
 
 

@@ -141,13 +141,11 @@ def _homes_both_ways(data: bytes) -> list[tuple[object, object]]:
         facts, nodes = graph.facts(), graph.nodes
         on_chain = {row["uuid"] for row in run.chain}
         messages = _messages_on_chain([facts[u] for u in on_chain], rules, nodes)
-        groups, makers, results, _, _ = _scan(facts, rules, nodes, on_chain, messages)
+        _, makers, results, members, made = _scan(facts, rules, nodes, on_chain, messages)
         further = [f for f in results if rules.looks_further(f, facts)]
         answered = {c for f in further for c in f[ANSWERS]}
-        members = {u for group in groups.values() for u, _, _ in group}
         # everywhere: every result filed under every row, every call's row looked up;
         # restricted: only the calls the chain's messages made (as ``_index`` does)
-        made = {c for group in groups.values() for _, _, calls in group for c in calls}
         everywhere = _homes(nodes, facts, results, further, _callers(makers, answered),
                             rules, set(nodes))
         restricted = _homes(nodes, facts, results, further,
