@@ -183,3 +183,78 @@ def test_a_call_whose_id_is_not_a_string_still_brings_back_the_asides_below_it()
     ]) + b"\n"
     _agree(data)
     assert drive(data, CLI, Options(), None).view("chain")["chain"] == ["u1", "a1", "t1", "u2"]
+
+
+def test_a_decoded_row_whose_call_id_is_not_a_string_still_brings_back_its_asides() -> None:
+    """The same call in a row the loader decodes (a block without a string type is
+    dropped from it): the loader notes the call its facts miss for that row too."""
+    decoded = TRICKY[1].replace(b'"input":{}}]', b'"input":{}},{"type":7}]')
+    data = b"\n".join([
+        TRICKY[0], decoded, TRICKY[2],
+        b'{"type":"user","uuid":"u2","parentUuid":"a1","timestamp":"2026-01-01T00:00:03.000Z",'
+        b'"message":{"role":"user","content":"next"}}',
+    ]) + b"\n"
+    _agree(data)
+    expected = drive(b"\n".join([TRICKY[0], TRICKY[1], *data.split(b"\n")[2:]]), CLI,
+                     Options(), None).view("chain")["chain"]
+    assert drive(data, CLI, Options(), None).view("chain")["chain"] == expected
+
+
+# assistant rows whose message ids are not strings: recovery then groups rows by reading
+# each assistant row (its rules), else by the facts' string ids alone
+ODD_IDS = [
+    b'{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+    b'"message":{"role":"user","content":"hello"}}',
+    b'{"type":"assistant","uuid":"a1","parentUuid":"u1","timestamp":"2026-01-01T00:00:01.000Z",'
+    b'"message":{"id":5,"role":"assistant","content":[{"type":"text","text":"one"}]}}',
+    b'{"type":"assistant","uuid":"a2","parentUuid":"u1","timestamp":"2026-01-01T00:00:01.500Z",'
+    b'"message":{"id":5,"role":"assistant","content":[{"type":"text","text":"two"}]}}',
+    b'{"type":"assistant","uuid":"a3","parentUuid":"a1","timestamp":"2026-01-01T00:00:02.000Z",'
+    b'"message":{"id":{"k":1},"role":"assistant","content":[{"type":"text","text":"3"}]}}',
+    b'{"type":"assistant","uuid":"a4","parentUuid":"a1","timestamp":"2026-01-01T00:00:02.500Z",'
+    b'"message":{"id":"m4","role":"assistant","content":[{"type":"tool_use","id":"c1",'
+    b'"name":"Bash","input":{}}]}}',
+    b'{"type":"user","uuid":"r1","parentUuid":"a4","timestamp":"2026-01-01T00:00:03.000Z",'
+    b'"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1"}]}}',
+    b'{"type":"user","uuid":"u2","parentUuid":"a3","timestamp":"2026-01-01T00:00:04.000Z",'
+    b'"message":{"role":"user","content":"next"}}',
+]
+
+
+class _GenericRules:
+    """Recovery with the CLI's rules always (no by-id shortcut)."""
+
+    def __enter__(self) -> None:
+        from rechain.reference.profiles.claude_code_2_1_332 import recover
+
+        self.saved = dict(recover._BY_ID)
+        recover._BY_ID.update({rules: rules for rules in self.saved})
+
+    def __exit__(self, *exc: object) -> None:
+        from rechain.reference.profiles.claude_code_2_1_332 import recover
+
+        recover._BY_ID.update(self.saved)
+
+
+def _same_with_generic_rules(data: bytes, profile: Profile) -> None:
+    """Loaded with the glance and decoding every line (each row's id noted either way)."""
+    for loaded in (profile, _eager(profile)):
+        fast = _answers(data, loaded, Options())
+        with _GenericRules():
+            assert fast == _answers(data, loaded, Options())
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(ODD_IDS + TRICKY[:3]), max_size=10))
+def test_recovery_by_the_facts_ids_answers_as_its_rules(profile: Profile,
+                                                        lines: list[bytes]) -> None:
+    _same_with_generic_rules(b"\n".join(lines) + b"\n", profile)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=40, deadline=None)
+@given(t=transcripts(rewinds=True, compaction=True))
+def test_recovery_by_the_facts_ids_answers_as_its_rules_on_generated_transcripts(
+        profile: Profile, t: object) -> None:
+    _same_with_generic_rules(t.to_bytes(), profile)  # type: ignore[attr-defined]

@@ -58,8 +58,10 @@ class LoadState:
     trailing_snapshots: int = 0  # file_snapshot rows written since the last main-chain row
     dropped: dict[str, Any] = field(default_factory=dict)  # unusable rows: uuid -> parent
     relink_tail: str | None = None  # the tail of the preserved segment, when relinked
-    # rows kept undecoded that hold a tool_use block though their facts name no call
+    # rows that hold a tool_use block though their facts name no call
     odd_calls: set[str] = field(default_factory=set)
+    # some assistant row's ``message.id`` is truthy but not a string (so not in its facts)
+    odd_ids: bool = False
     failure: str | None = None  # why this release's resume fails on the file (exit 1)
 
 
@@ -237,11 +239,15 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
             fact = glance_facts(glanced, previous)
             keep(facts, fact)
             previous = uuid
-            if message is not None and not fact[CALLS] and type(message.content) is list:
-                for block in message.content:
-                    if block.type == "tool_use":
-                        odd.add(uuid)
-                        break
+            if message is not None:
+                if not fact[CALLS] and type(message.content) is list:
+                    for block in message.content:
+                        if block.type == "tool_use":
+                            odd.add(uuid)
+                            break
+                if kind == "assistant" and type(found := message.id) is not str \
+                        and found is not None and truthy(found):
+                    state.odd_ids = True
             if not common:
                 _loaded(state, glanced, kind, uuid, release)
                 continue
@@ -405,7 +411,17 @@ def _add_row(
     seen.add(uuid)
     parsed.entries.append(row)
     parsed.lines.append(number)
-    parsed.facts.append(facts_of(row))  # type: ignore[union-attr]  # now, while it is hot
+    fact = facts_of(row)  # now, while it is hot
+    parsed.facts.append(fact)  # type: ignore[union-attr]
+    message = row.get("message")
+    if type(message) is dict:  # what recovery cannot tell from the facts (``LoadState``)
+        content = message.get("content")
+        if not fact[CALLS] and type(content) is list and any(
+                type(b) is dict and b.get("type") == "tool_use" for b in content):
+            state.odd_calls.add(uuid)
+        found = message.get("id")
+        if kind == "assistant" and type(found) is not str and truthy(found):
+            state.odd_ids = True
     side = row.get("isSidechain")
     if kind == "system" and row.get("subtype") == "file_snapshot":  # ``is_snapshot_row``
         state.trailing_snapshots += 1

@@ -14,9 +14,10 @@ system and attachment rows below the tip are appended, oldest timestamp first.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import count, filterfalse
+from itertools import compress, count, filterfalse
+from operator import itemgetter, not_
 from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
@@ -44,6 +45,8 @@ def _has_block(row: Json, kind: str) -> bool:
 
 
 RECOVERED = "claude-code:recovered"
+_CALLS, _KIND = itemgetter(CALLS), itemgetter(KIND)
+_CHATS = frozenset({"user", "assistant"})
 
 
 def is_aside(row: Json) -> bool:
@@ -102,7 +105,7 @@ def _not_its_parents(fact: Facts, facts: dict[str, Facts]) -> bool:
     owner = facts.get(parent) if type(parent) is str else None
     calls = owner[CALLS] if owner is not None and owner[KIND] == "assistant" else ()
     answers: tuple[str, ...] = fact[ANSWERS]  # type: ignore[assignment]
-    return not answers or not all(a in calls for a in answers)
+    return not answers or not all(map(calls.__contains__, answers))
 
 
 def _keyed(parent: Any, uuid: str) -> tuple[Any, str]:
@@ -117,6 +120,9 @@ CLI = Rules(message=_any_id, is_result=_every_result, looks_further=_not_its_par
             tag=_keyed, finds_caller=truthy_key)
 #: before ``strays_recovered``: only the results below a message's own rows come back
 CLI_DIRECT = Rules(message=_any_id, is_result=_every_result, looks_further=_never, tag=_keyed)
+# when no assistant row's ``message.id`` is truthy but not a string, each row's is in its
+# facts: the scan passes over, without a call each, the rows of no message on the chain
+_BY_ID = {rules: replace(rules, by_message_id=True) for rules in (CLI, CLI_DIRECT)}
 
 
 def recover_cli(graph: Graph, chain: list[Json], release: CliRelease = LATEST) -> list[Json]:
@@ -126,7 +132,9 @@ def recover_cli(graph: Graph, chain: list[Json], release: CliRelease = LATEST) -
     seen: set[str] = graph.extras.pop("claude-code:seen", None) or set(uuids)
     if len(uuids) == len(graph.nodes):  # every row is on the chain: none to put back or append
         return chain
-    out = _recover_orphans(graph, chain, seen, CLI if release.strays_recovered else CLI_DIRECT,
+    rules = CLI if release.strays_recovered else CLI_DIRECT
+    out = _recover_orphans(graph, chain, seen,
+                           rules if state_of(graph).odd_ids else _BY_ID[rules],
                            release.recovered_interleaved, release.asides_recovered,
                            release.chain_asides_recovered)
     if chain and not graph.extras.get(BY_CHECKPOINT):
@@ -191,7 +199,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
     for turn in find_orphans(graph, chain, rules, seen,
                              chain_facts=[facts[uuid] for uuid in uuids]):
         own = turn.siblings + turn.results
-        calls = asides and any(_made_calls(u, facts, nodes, odd) for u in turn.rows)
+        calls = asides and _made_calls(turn.rows, facts, nodes, odd)
         if not own and not calls:
             continue  # nothing put back, no asides below it (most turns of a long chain)
         if timeline is None or at_chain is None:
@@ -224,17 +232,15 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
     return _interleaved(chain, _merged(spans, timeline), timeline, nodes)
 
 
-def _made_calls(uuid: str, facts: dict[str, Facts], nodes: dict[str, Json],
+def _made_calls(uuids: list[str], facts: dict[str, Facts], nodes: dict[str, Json],
                 odd: set[str]) -> bool:
-    """Whether the row holds a tool_use block: one with a string id is in its facts, and
-    of the rows kept undecoded only those in ``odd`` may hold one without (no other is
-    decoded to find out)."""
-    if facts[uuid][CALLS]:
+    """Whether one of the rows holds a tool_use block: one with a string id is in its
+    facts, and only the rows in ``odd`` may hold one without (the loader noted each; a
+    row in it is read, since a later row of its uuid may hold none)."""
+    if any(map(_CALLS, map(facts.__getitem__, uuids))):
         return True
-    item = dict.__getitem__(nodes, uuid)
-    if type(item) is Pending and uuid not in odd:
-        return False
-    return _has_block(row_of(item), "tool_use")
+    return bool(odd) and any(_has_block(row_of(dict.__getitem__(nodes, uuid)), "tool_use")
+                             for uuid in odd.intersection(uuids))
 
 
 def _stamp(row: Json) -> float:
@@ -267,7 +273,10 @@ def _asides_of_turn(
     """The asides below the message's rows and below the results filed under them that
     are on the chain or put back."""
     owners = turn.rows + [u for u in turn.filed if u in seen]
-    return [row for owner in owners for row in _asides_below(owner, nodes, children, seen)]
+    # a row's uuid is a string, its own key (``any_key``): those with no child off the
+    # chain are passed over in C
+    return [row for owner in filter(children.__contains__, owners)
+            for row in _asides_below(owner, nodes, children, seen)]
 
 
 def _asides_of_chain(
@@ -409,11 +418,14 @@ def _below_tip(graph: Graph, tip: str, seen: set[str]) -> list[Json]:
     say which rows hang below it: only those are read)."""
     below: dict[Any, list[str]] = {}
     nodes, facts = graph.nodes, graph.facts()
-    # a row in ``seen`` is neither appended nor walked through: only the others are mapped
-    for uuid in filterfalse(seen.__contains__, facts):
-        fact = facts[uuid]
-        parent = fact[PARENT]
-        if truthy(parent) and fact[KIND] not in ("user", "assistant"):
+    # a row in ``seen`` is neither appended nor walked through: only the others are mapped,
+    # and of those only the rows neither user nor assistant (picked in C: a loaded row's
+    # type is one of the four the loader keeps)
+    off = [*filterfalse(seen.__contains__, facts)]
+    chats = map(_CHATS.__contains__, map(_KIND, map(facts.__getitem__, off)))
+    for uuid in compress(off, map(not_, chats)):
+        parent = facts[uuid][PARENT]
+        if truthy(parent):
             below.setdefault(any_key(parent), []).append(uuid)
     found: list[Json] = []
     queue = [tip]
