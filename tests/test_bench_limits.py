@@ -7,6 +7,7 @@ verdict is asserted, never how long anything took.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -110,3 +111,17 @@ def test_the_curve_skips_larger_sizes_once_an_sdk_is_stopped(
 def test_bad_limits_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "load", "--sdk-timeout", "0"]) == 2
     assert "--sdk-timeout" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_the_sdk_alone_row_is_stopped_at_its_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rechain.conformance.bench import sdk_alone
+    from rechain.conformance.bench.oracles import generated_cases
+    from rechain.conformance.oracles import registry
+
+    never = tmp_path / "never.mjs"
+    never.write_text("setInterval(() => {}, 1000);\n")
+    monkeypatch.setattr(sdk_alone, "_script", lambda: never)
+    found = sdk_alone.measure(registry.AGENT_SDK_TS, generated_cases(2, seed=1), Bounds(1))
+    assert found == {"calls": 0, "failed": "over 1 s (stopped)"}

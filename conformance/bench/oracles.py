@@ -251,6 +251,10 @@ def _sdk_alone(spec: str, cases: Sequence[CaseInput], rows: list[dict[str, Any]]
     from rechain.conformance.oracles.registry import get as get_oracle
 
     alone = sdk_alone.measure(get_oracle(spec), cases)
+    if "failed" in alone:
+        progress(f"{spec:24s} SDK alone  (no rechain): {alone['failed']}")
+        return {"reader": spec, "mode": "sdk_alone", "jobs": 1, "cases": 0,
+                "failed": alone["failed"], "same_answers": None}
     own = alone["cpu_ms_per_case"]
     for row in rows:
         if row["reader"] == spec and row["mode"] == "batched":

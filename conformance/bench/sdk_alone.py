@@ -6,7 +6,8 @@ the request and reply, Python reading answers). The transcripts are laid out as 
 batch is for the bridge (``BATCH`` cases in one config dir, distinct ids in one project, on
 the same scratch file system) and ``conformance/node/sdk_alone.mjs`` calls ``getSessionMessages``
 on each with the bridge's concurrency and V8 flags, timing its own CPU after one warm-up
-call.
+call. It runs under the bench's limits (``limited``): a run past them is reported, not
+waited for.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.bench import limited
+from rechain.conformance.bench.limited import Bounds, default_memory_mb
 from rechain.conformance.oracles.batch_files import BatchFiles
 from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.registry import OracleSpec, entry_path
@@ -55,23 +57,28 @@ def _plan(root: Path, cases: Sequence[CaseInput]) -> list[dict[str, Any]]:
     return plan
 
 
-def measure(spec: OracleSpec, cases: Sequence[CaseInput]) -> dict[str, Any]:
-    """The SDK's own CPU ms a case on ``cases`` (its Node process: every thread)."""
+def measure(spec: OracleSpec, cases: Sequence[CaseInput],
+            bounds: Bounds | None = None) -> dict[str, Any]:
+    """The SDK's own CPU ms a case on ``cases`` (its Node process: every thread), or, when
+    it passed a limit of ``bounds`` or failed, ``{"calls": 0, "failed": why}``."""
     node = shutil.which("node")
     if node is None:
         raise RuntimeError("node is not on PATH")
+    bounds = bounds or Bounds(memory_mb=default_memory_mb())
     root = make_scratch("rechain-alone-")
     try:
         plan = _plan(root, cases)
         (root / "plan.json").write_text(json.dumps(plan), "utf-8")
-        done = subprocess.run(
+        done = limited.run(
             [node, *NODE_FLAGS, str(_script()), str(entry_path(spec)), str(root / "plan.json"),
              str(CONCURRENCY)],
-            capture_output=True, check=True, cwd=root,
-            env={"PATH": os.environ.get("PATH", ""), "HOME": str(root),
-                 "TMPDIR": str(root), "LANG": "C.UTF-8"})
+            {"PATH": os.environ.get("PATH", ""), "HOME": str(root), "TMPDIR": str(root),
+             "LANG": "C.UTF-8"}, bounds, cwd=str(root))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    found = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    found = done.found
+    if found is None or not found.get("calls"):
+        why = done.failure() or f"no calls made: {found}"
+        return {"calls": 0, "failed": why + (" (stopped)" if done.stopped else "")}
     return {"calls": found["calls"],
             "cpu_ms_per_case": round(found["cpu_ms"] / found["calls"], 3)}
