@@ -130,7 +130,9 @@ def test_a_buffer_with_invalid_utf8_is_parsed_eagerly() -> None:
 
 
 def test_utf8_check_spans_chunk_edges() -> None:
-    data = b"a" * ((1 << 20) - 1) + "é".encode() + b"\n"
+    from rechain.reference.lazyrows import _UTF8_CHUNK
+
+    data = b"a" * (2 * _UTF8_CHUNK - 1) + "é".encode() + b"\n"  # é across the second edge
     assert valid_utf8(data)
     assert not valid_utf8(data[:-2])  # ends inside a sequence
 
