@@ -39,7 +39,7 @@ from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.model import Json
 from rechain.reference.rows import any_key, same_writer
 
-# rows that made calls: (uuid, message id, tool_use ids) each, in file order
+# rows of messages: (uuid, message id, tool_use ids) each, in file order
 Group = list[tuple[str, Any, tuple[str, ...]]]
 _FIRST, _THIRD = itemgetter(0), itemgetter(2)
 _UUID_OF, _MESSAGE_OF, _CALLS_OF, _ANSWERS_OF = (
@@ -70,6 +70,9 @@ class Rules:
     # scan then passes over, without a call each, the rows of no message on the chain
     # that made no call (most assistant rows of a long file)
     by_message_id: bool = False
+    # ``is_result`` is: off the chain, with a parent (a non-empty string or any truthy
+    # value): the scan tests it without a call each
+    results_off_chain: bool = False
 
 
 class Turn(NamedTuple):
@@ -132,13 +135,10 @@ def _loose(found: _Index, rules: Rules, seen: set[str],
            on_chain: dict[Any, list[Any]]) -> list[Any]:
     """The keys of the messages, in chain order, with a row off the chain or a row
     results are filed under: the only ones that can recover a row."""
-    facts = found.facts
-    rows = found.members.difference(seen)
-    rows.update(found.members.intersection(found.homes))
-    if rules.by_message_id:
-        keys = set(map(_MESSAGE_OF, map(facts.__getitem__, rows)))
-    else:
-        keys = {_key(rules.message(facts[uuid], found.nodes)) for uuid in rows}
+    members = found.members
+    rows = members.keys() - seen
+    rows.update(filter(members.__contains__, found.homes))
+    keys = set(map(members.__getitem__, rows))
     return [key for key in on_chain if key in keys]
 
 
@@ -148,7 +148,7 @@ class _Index:
 
     facts: dict[str, Facts]
     groups: dict[Any, list[str]]  # message key -> its rows, in file order
-    members: set[str]  # the rows of the messages on the chain
+    members: dict[str, Any]  # the rows of the messages on the chain -> their message's key
     homes: dict[str, list[str]]  # row uuid -> the results filed under it
     callers: dict[str, str | None]  # tool_use id -> the row that made the call
     answered_on_chain: set[str]  # tool_use ids the chain's results answer
@@ -163,12 +163,12 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     """The file's messages and results, each result filed under the rows it may belong to
     (only those that may be filed under a row of a message on the chain)."""
     facts, nodes = graph.facts(), graph.nodes
-    groups, makers, results, members, made = _scan(facts, rules, nodes, seen, on_chain)
+    groups, makers, messages, results, members, made = _scan(facts, rules, nodes, seen, on_chain)
     further = [fact for fact in results if rules.looks_further(fact, facts)]
     # a call's row is looked up only to be compared with ``members``: the calls a member
     # made are the only ones whose row can be one (a call rows of two messages made is
     # nobody's, so every row that made such a call is still looked at)
-    callers = _callers(makers, made)
+    callers = _callers(makers, made, messages)
     if rules.finds_caller is not _any_caller:
         callers = {call: row if row is None or rules.finds_caller(row) else None
                    for call, row in callers.items()}
@@ -250,72 +250,87 @@ def _scan(
         groups: dict[Any, list[str]] = {key: [] for key in on_chain}
         calling: list[Facts] = []
         results: list[Facts] = []
-        members: set[str] = set()
+        members: dict[str, Any] = {}
         made: set[str] = set()
         group_of = groups.get
+        inline = rules.results_off_chain
         for fact in facts.values():
             kind = fact[KIND]
             if kind == "assistant":
-                group = group_of(fact[MESSAGE_ID])  # type: ignore[arg-type]
+                message = fact[MESSAGE_ID]
+                group = group_of(message)  # type: ignore[arg-type]
                 if group is not None:
                     group.append(fact[UUID])
-                    members.add(fact[UUID])
+                    members[fact[UUID]] = message
                     if fact[CALLS]:
                         made.update(fact[CALLS])
-                if fact[CALLS] and fact[MESSAGE_ID]:
+                if fact[CALLS] and message:
                     calling.append(fact)
-            elif kind == "user" and fact[ANSWERS] is not None and is_result(fact, seen):
-                results.append(fact)
-        return _Scanned(groups, list(zip(map(_UUID_OF, calling), map(_MESSAGE_OF, calling),
-                                         map(_CALLS_OF, calling), strict=True)),
-                        results, members, made)
+            elif kind == "user" and fact[ANSWERS] is not None:
+                if inline:
+                    parent = fact[PARENT]
+                    if fact[UUID] not in seen and (
+                            parent != "" if type(parent) is str else truthy(parent)):
+                        results.append(fact)
+                elif is_result(fact, seen):
+                    results.append(fact)
+        return _Scanned(groups, calling, None, results, members, made)
     values = facts.values()
     assistants = [fact for fact in values if fact[KIND] == "assistant"]
     answering = [fact for fact in values if fact[ANSWERS] is not None and fact[KIND] == "user"]
-    makers: Group = []
     rows_of: dict[Any, Group] = {key: [] for key in on_chain}
+    makers: list[Facts] = []
+    messages: list[Any] = []
     message_of = rules.message
     for fact in assistants:
         message = message_of(fact, nodes)
         if message is not None:
             row = (fact[UUID], message, fact[CALLS])
-            found = rows_of.get(_key(message))
+            key = _key(message)
+            found = rows_of.get(key)
             if found is not None:
                 found.append(row)
             if row[2]:
-                makers.append(row)
+                makers.append(fact)
+                messages.append(message)
+    keyed = {row[0]: key for key, found in rows_of.items() for row in found}
     rows = list(joined.from_iterable(rows_of.values()))
     return _Scanned({key: list(map(_FIRST, found)) for key, found in rows_of.items()}, makers,
-                    [fact for fact in answering if is_result(fact, seen)],
-                    set(map(_FIRST, rows)), set(joined.from_iterable(map(_THIRD, rows))))
+                    messages, [fact for fact in answering if is_result(fact, seen)],
+                    keyed, set(joined.from_iterable(map(_THIRD, rows))))
 
 
 class _Scanned(NamedTuple):
     """What ``_scan`` found."""
 
     groups: dict[Any, list[str]]  # message key -> its rows' uuids, in file order
-    makers: Group  # the rows with a message that made calls, in file order
+    makers: list[Facts]  # the rows with a message that made calls, in file order
+    messages: list[Any] | None  # their message ids (None: each row's ``Facts[MESSAGE_ID]``)
     results: list[Facts]  # the results to file, in file order
-    members: set[str]  # the rows of the messages on the chain
+    members: dict[str, Any]  # the rows of the messages on the chain -> their message's key
     made: set[str]  # the calls they made
 
 
-def _callers(makers: Group, wanted: set[str]) -> dict[str, str | None]:
+def _callers(makers: list[Facts], wanted: set[str],
+             messages: list[Any] | None = None) -> dict[str, str | None]:
     """tool_use id -> the row that made the call; None when rows of two messages made it
     (rows of one message: the last). Only the ``wanted`` calls are looked up; ``makers``
-    are the rows that made calls, in file order."""
+    are the rows that made calls, in file order, and ``messages`` their message ids
+    (None: each row's ``Facts[MESSAGE_ID]``)."""
     callers: dict[str, str | None] = {}
-    messages: dict[str, Any] = {}  # call -> the message id of its caller
+    by_call: dict[str, Any] = {}  # call -> the message id of its caller
     if wanted:  # the rows that made a wanted call, picked out in C
-        for uuid, message, calls in compress(makers, map(not_, map(wanted.isdisjoint,
-                                                                  map(_THIRD, makers)))):
-            for call in calls:
+        hits = map(not_, map(wanted.isdisjoint, map(_CALLS_OF, makers)))  # type: ignore[arg-type]
+        for at in compress(range(len(makers)), hits):
+            fact = makers[at]
+            message = fact[MESSAGE_ID] if messages is None else messages[at]
+            for call in fact[CALLS]:
                 if call in wanted:
                     known = callers.get(call, UNDEFINED)
                     claimed = known is UNDEFINED or (known is not None
-                                                     and messages[call] == message)
-                    callers[call] = uuid if claimed else None
-                    messages[call] = message
+                                                     and by_call[call] == message)
+                    callers[call] = fact[UUID] if claimed else None
+                    by_call[call] = message
     return callers
 
 

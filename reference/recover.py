@@ -70,7 +70,7 @@ def _joined(parent: Any, uuid: str) -> str:
 
 
 SDK = Rules(message=_string_id, is_result=_off_chain_with_parent, looks_further=_always,
-            tag=_joined, by_message_id=True)
+            tag=_joined, by_message_id=True, results_off_chain=True)
 
 
 def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:

@@ -141,15 +141,15 @@ def _homes_both_ways(data: bytes) -> list[tuple[object, object]]:
         facts, nodes = graph.facts(), graph.nodes
         on_chain = {row["uuid"] for row in run.chain}
         messages = _messages_on_chain([facts[u] for u in on_chain], rules, nodes)
-        _, makers, results, members, made = _scan(facts, rules, nodes, on_chain, messages)
+        _, makers, ids, results, members, made = _scan(facts, rules, nodes, on_chain, messages)
         further = [f for f in results if rules.looks_further(f, facts)]
         answered = {c for f in further for c in f[ANSWERS]}
         # everywhere: every result filed under every row, every call's row looked up;
         # restricted: only the calls the chain's messages made (as ``_index`` does)
-        everywhere = _homes(nodes, facts, results, further, _callers(makers, answered),
+        everywhere = _homes(nodes, facts, results, further, _callers(makers, answered, ids),
                             rules, set(nodes))
         restricted = _homes(nodes, facts, results, further,
-                            _callers(makers, made & answered), rules, members)
+                            _callers(makers, made & answered, ids), rules, members)
         pairs.append(({m: everywhere.get(m) for m in members},
                       {m: restricted.get(m) for m in members}))
     return pairs
