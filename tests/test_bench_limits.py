@@ -72,6 +72,17 @@ def test_an_sdk_past_the_memory_limit_is_stopped(
     assert "TS SDK: over 100 MB (stopped)" in err
 
 
+def test_an_sdk_that_fails_says_how_without_a_figure(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _stand_in(monkeypatch, "import sys; sys.exit('no such session')")
+    assert main(["bench", "load", "--size-mb", "0.2", "--runs", "1"]) == 0
+    summary, err = _summary(capsys)
+    assert summary["failed"] == {"agent-sdk-ts": "exit 1: no such session"}
+    assert "stopped" not in summary and "ts_sdk_s" not in summary
+    assert "TS SDK: failed (exit 1: no such session)" in err
+    assert "target at least 2x faster than the TS SDK: exit 1: no such session (failed)" in err
+
+
 def test_a_stopped_sdk_is_stopped_with_what_it_started(tmp_path: Path) -> None:
     pid_file = tmp_path / "child"
     done = limited.run([sys.executable, "-c", FAMILY, str(pid_file)], {"PATH": "/usr/bin:/bin"},

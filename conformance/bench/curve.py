@@ -85,7 +85,8 @@ def _python_reader(kind: str, bounds: Bounds) -> Callable[[Path], Sample | None]
         env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(path.parent)}
         done = limited.run([sys.executable, "-c", _CHILD, kind, str(path)], env, bounds)
         if done.found is None:
-            return Sample(stopped=done.stopped, failed=done.failure())
+            return Sample(stopped=done.stopped,
+                          failed=None if done.stopped else done.failure())
         return Sample(float(done.found["s"]), done.peak_mb, float(done.found["base_mb"]))
     return run
 

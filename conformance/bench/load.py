@@ -185,11 +185,12 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None,
               + ("" if bounds.memory_mb is None else f" or {bounds.memory_mb:g} MB resident"),
               file=sys.stderr, flush=True)
         _sdks(path, runs, bounds, reference_s, summary)
-        stopped = {sdks.SDKS[name].label: f"{why} (stopped)"
-                   for name, why in summary.get("stopped", {}).items() if name in sdks.SDKS}
+        why = {sdks.SDKS[name].label: f"{reason} ({outcome})"
+               for outcome in ("stopped", "failed")
+               for name, reason in summary.get(outcome, {}).items() if name in sdks.SDKS}
         summary["targets"] = targets.verdicts(
             targets.LOAD[kind], summary, lambda text: print(text, file=sys.stderr, flush=True),
-            stopped)
+            why)
     summary["runs"] = runs
     summary["limits"] = {"sdk": bounds.to_json()}
     summary["timing"] = (
