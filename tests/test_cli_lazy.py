@@ -39,9 +39,16 @@ def _answers(data: bytes, profile: Profile, options: Options) -> list[object]:
     return [result.to_json(), *(result.view(name) for name in sorted(profile.views))]
 
 
+def _facts(data: bytes, profile: Profile) -> list[object]:
+    """The facts and the loader's notes the parse stage leaves for the later stages."""
+    parsed = profile.parse(profile.read(data, Options()).numbered_lines())
+    return [parsed.facts, parsed.lines, dataclasses.asdict(parsed.extras["claude-code"])]
+
+
 def _agree(data: bytes, profile: Profile = CLI, options: Options | None = None) -> None:
     options = options or Options()
     assert _answers(data, profile, options) == _answers(data, _eager(profile), options)
+    assert _facts(data, profile) == _facts(data, _eager(profile))
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
@@ -115,6 +122,45 @@ TRICKY = [
     b"",
     b"  \t",
 ]
+
+# main-chain rows (``isSidechain: false``) the loader keeps as written, with every field
+# their facts read: writers, teams, calls and results of every id type, odd message ids
+MAIN = [
+    b'{"type":"user","uuid":"m1","parentUuid":null,"isSidechain":false,'
+    b'"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"go"}}',
+    b'{"type":"assistant","uuid":"m2","parentUuid":"m1","isSidechain":false,"agentId":"ag",'
+    b'"timestamp":"2026-01-02T00:00:01.000Z","message":{"id":"x1","role":"assistant",'
+    b'"content":[{"type":"text","text":"t"},{"type":"tool_use","id":"c1","name":"B","input":{}},'
+    b'{"type":"tool_use","id":7,"name":"B","input":{}}]}}',
+    b'{"type":"assistant","uuid":"m3","parentUuid":"m2","isSidechain":false,"agentId":3,'
+    b'"teamName":"red","timestamp":"2026-01-02T00:00:02.000Z","message":{"id":9,'
+    b'"role":"assistant","content":[{"type":"tool_use","id":8,"name":"B","input":{}}]}}',
+    b'{"type":"user","uuid":"m4","parentUuid":"m3","isSidechain":false,"teamName":"",'
+    b'"sourceToolAssistantUUID":"m2","timestamp":"2026-01-02T00:00:03.000Z","message":'
+    b'{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1"},'
+    b'{"type":"tool_result","tool_use_id":4},{"type":"tool_use","id":"u"}]}}',
+    b'{"type":"user","uuid":"m5","parentUuid":"m4","isSidechain":false,"agentId":null,'
+    b'"sourceToolAssistantUUID":5,"timestamp":"2026-01-02T00:00:04.000Z","message":'
+    b'{"role":"user","content":[{"type":"tool_result"}]}}',
+    b'{"type":"assistant","uuid":"m6","parentUuid":"m5","isSidechain":false,'
+    b'"timestamp":"2026-01-02T00:00:05.000Z","message":{"id":"","role":"assistant",'
+    b'"content":[]}}',
+    b'{"type":"user","uuid":"m7","parentUuid":"p1","isSidechain":false,'
+    b'"timestamp":"2026-01-02T00:00:06.000Z","message":{"role":"user","content":[]}}',
+]
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("at", range(len(MAIN)))
+def test_lazy_and_eager_cli_load_agree_on_main_chain_rows(profile: Profile, at: int) -> None:
+    _agree(b"\n".join([*MAIN[at:], *TRICKY[:8], *MAIN[:at]]) + b"\n", profile)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(MAIN + TRICKY[:8]), max_size=10))
+def test_lazy_and_eager_cli_load_agree_on_any_arrangement_of_main_chain_rows(
+        lines: list[bytes]) -> None:
+    _agree(b"\n".join(lines) + b"\n")
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)

@@ -18,7 +18,16 @@ from typing import Any
 
 import orjson
 
-from rechain.reference.facts import CALLS, KIND, PARENT, facts_of, glance_facts
+from rechain.reference.facts import (
+    CALLS,
+    KIND,
+    KINDS,
+    MAIN_WRITER,
+    PARENT,
+    facts_of,
+    glance_facts,
+    writer,
+)
 from rechain.reference.graph import Graph
 from rechain.reference.js.jsonl import Consecutive, Skipped, join_lines, read_values
 from rechain.reference.js.values import UNDEFINED, describe, truthy
@@ -215,21 +224,59 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                               Pending(data, start).fresh(), release)
                 continue
             uuid, parent, message = glanced.uuid, glanced.parent_uuid, glanced.message
-            # most rows are decided here (``kept_as_written`` and ``_loaded`` decide the
-            # others): a main-chain user or assistant row with a string uuid, a string
-            # parent no progress row bridged or none, no ``sentAsUuid``, typed blocks
-            common = False
+            # most rows are loaded here, their facts with them (``kept_as_written``,
+            # ``glance_facts`` and ``_loaded`` written out: one pass over the blocks, no
+            # call per row): a main-chain user or assistant row with a string uuid, a
+            # string parent no progress row bridged or none, no ``sentAsUuid``, and blocks
+            # typed by strings
             if glanced.is_sidechain is False and type(uuid) is str and message is not None \
                     and (kind == "assistant" or (kind == "user" and glanced.sent_as is None)) \
                     and (parent is None or (type(parent) is str
                                             and not (bridge and parent and parent in bridge))) \
-                    and type(message.content) is list:
-                for block in message.content:  # a loop, not ``all``: no generator per row
-                    if type(block.type) is not str:
+                    and type(content := message.content) is list:
+                calls: tuple[str, ...] = ()
+                answers: tuple[str, ...] | None = None
+                made = False  # a tool_use block, whether its id is a string or not
+                for block in content:
+                    block_type = block.type
+                    if type(block_type) is not str:
                         break
+                    if block_type == "tool_result":
+                        answers = () if answers is None else answers
+                        if type(value := block.tool_use_id) is str:
+                            answers += (value,)
+                    elif block_type == "tool_use":
+                        made = True
+                        if kind == "assistant" and type(value := block.id) is str:
+                            calls += (value,)
                 else:
-                    common = True
-            if not common and not kept_as_written(glanced, seen, bridge, release):
+                    message_id = None
+                    if kind == "assistant":
+                        if type(found := message.id) is str:
+                            message_id = found
+                        elif found is not None and truthy(found):
+                            state.odd_ids = True
+                    if parent == previous:
+                        parent = previous
+                    team, source, agent = glanced.team_name, glanced.source, glanced.agent_id
+                    known(uuid)
+                    keep(entries, Pending(data, start))
+                    keep(kept_lines, number)
+                    keep(facts, (uuid, KINDS[kind], parent, team is None or not truthy(team),
+                                 message_id, calls, answers,
+                                 source if type(source) is str else None,
+                                 MAIN_WRITER if agent is UNDEFINED else writer(False, agent)))
+                    previous = uuid
+                    if made and not calls:
+                        odd.add(uuid)
+                    state.last_row = uuid
+                    state.trailing_snapshots = 0
+                    stamp = glanced.timestamp
+                    if type(stamp) is str and stamp > state.newest_stamp:
+                        state.newest_row, state.newest_stamp = uuid, stamp
+                    state.explicit = state.cleared = False
+                    continue
+            if not kept_as_written(glanced, seen, bridge, release):
                 _dispatch(parsed, state, seen, bridge, number,
                           Pending(data, start).fresh(), release)
                 continue
@@ -248,16 +295,7 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                 if kind == "assistant" and type(found := message.id) is not str \
                         and found is not None and truthy(found):
                     state.odd_ids = True
-            if not common:
-                _loaded(state, glanced, kind, uuid, release)
-                continue
-            # ``_loaded`` of a main-chain user or assistant row
-            state.last_row = uuid
-            state.trailing_snapshots = 0
-            stamp = glanced.timestamp
-            if type(stamp) is str and stamp > state.newest_stamp:
-                state.newest_row, state.newest_stamp = uuid, stamp
-            state.explicit = state.cleared = False
+            _loaded(state, glanced, kind, uuid, release)
             continue
         if guess is not None:  # not glanced: what its line holds is left to the exact read
             return None
