@@ -352,24 +352,20 @@ def _homes(
     homes: dict[str, list[str]] = {}
     tags: set[Hashable] = set()
     tag_of = rules.tag
-    # ``further`` is a part of ``results``: all of them when as long (the SDK's)
-    looking = None if len(further) == len(results) else {fact[UUID] for fact in further}
     # the calls whose row is a member: a result answering one may be filed under it
     reaching = {call for call, row in callers.items() if row in members}
-    for fact in results:
+    # the results with a place that may be a member, picked out by a comprehension
+    # (most of a long file's results have none); ``further`` is a part of ``results``,
+    # all of them when as long (the SDK's)
+    looking = None if len(further) == len(results) else {fact[UUID] for fact in further}
+    kept = [fact for fact in results
+            if (type(fact[PARENT]) is str and fact[PARENT] in members)
+            or ((looking is None or fact[UUID] in looking) and (
+                fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS])))]  # type: ignore[arg-type]
+    for fact in kept:
         uuid, parent = fact[UUID], fact[PARENT]
-        further_too = looking is None or uuid in looking
-        if type(parent) is str:
-            if parent not in members and not (further_too and (
-                    fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS]))):  # type: ignore[arg-type]
-                continue
-            places = [parent] if parent else []
-        else:
-            if not (further_too and (
-                    fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS]))):  # type: ignore[arg-type]
-                continue
-            places = [parent] if truthy(parent) else []
-        if further_too:
+        places = [parent] if (parent if type(parent) is str else truthy(parent)) else []
+        if looking is None or uuid in looking:
             places += _further_homes(nodes, facts, fact, callers)
         for place in places:
             tag = tag_of(place, uuid)
