@@ -1,7 +1,8 @@
 """Scratch directories a rechain killed outright leaves behind for one run at most.
 
 rechain removes the directory it makes for a reader's process when it closes that
-process; a rechain killed outright (``kill -9``, a CI step's timeout) removes nothing,
+process (and a benchmark's, up to gigabytes of generated file, when it ends); a rechain
+killed outright (``kill -9``, a CI step's timeout) removes nothing,
 and the reader dies with it (``lifetime``). So each such directory holds a lock file,
 ``flock``-ed while its maker lives: the kernel drops the lock when the maker dies,
 however it dies, and the next rechain that makes a directory of the same kind removes

@@ -46,7 +46,9 @@ def _summary(capsys: pytest.CaptureFixture[str]) -> tuple[dict, str]:
 
 
 def test_an_sdk_that_never_finishes_is_stopped_at_the_time_limit(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        private_tmpdir: Path) -> None:
+    """(``private_tmpdir``: the stopped run's laid-out copy is gone from the temp dir too.)"""
     _stand_in(monkeypatch, SLEEPER)
     assert main(["bench", "load", "--size-mb", "0.2", "--runs", "1", "--sdk-timeout", "1"]) == 0
     summary, err = _summary(capsys)

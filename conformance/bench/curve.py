@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 from rechain.conformance.bench import limited, sdks
 from rechain.conformance.bench.limited import Bounds
 from rechain.conformance.bench.synthetic import write_transcript
+from rechain.conformance.owned_dirs import owned
 from rechain.reference import PROFILES
 
 #: rechain's own loads (floor, reference) end too, if far later than the SDKs: the bench is
@@ -132,7 +132,7 @@ def run(sizes_mb: Sequence[float], seed: int, progress: Callable[[str], None],
     curves = {**readers(OWN_BOUNDS), **{name: _sdk_reader(name, bounds) for name in sdks.SDKS}}
     table: dict[str, list[dict[str, Any]]] = {name: [] for name in curves}
     stopped_at: dict[str, float] = {}
-    with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
+    with owned("rechain-bench-") as tmp:
         for size in sizes_mb:
             path = Path(tmp) / "bench.jsonl"
             write_transcript(path, int(size * 1024 * 1024), seed, kind)

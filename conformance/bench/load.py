@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ import orjson
 from rechain.conformance.bench import sdks, targets
 from rechain.conformance.bench.limited import Bounds, default_memory_mb
 from rechain.conformance.bench.synthetic import write_transcript
+from rechain.conformance.owned_dirs import owned
 from rechain.reference import PROFILES, rebuild
 from rechain.reference.profiles import get_profile
 
@@ -136,7 +136,7 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None,
     process runs within ``bounds`` (default: ``DEFAULT_TIMEOUT_S``, half the memory)."""
     bounds = bounds or Bounds(memory_mb=default_memory_mb())
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
+    with owned("rechain-bench-") as tmp:
         path = Path(keep) if keep else Path(tmp) / "bench.jsonl"
         write_transcript(path, int(size_mb * 1024 * 1024), seed, kind)
         print(f"generated {kind}: {path.stat().st_size / 1e6:.1f} MB "

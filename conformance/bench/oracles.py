@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import resource
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +25,7 @@ from typing import Any
 
 from rechain.conformance.bench import targets
 from rechain.conformance.bench.capacity import available_cores
+from rechain.conformance.owned_dirs import owned
 from rechain.conformance.protocol import CaseInput, Outcome
 from rechain.conformance.runner import BATCH, run_many, run_one
 
@@ -216,8 +216,8 @@ def run(count: int, seed: int, cli: int, jobs: int, readers: Sequence[str],
             continue
         for pool in pools:
             for mode in modes:
-                with tempfile.TemporaryDirectory(prefix="rechain-bench-") as empty, \
-                        _cli_store(empty):  # an empty store: every CLI case runs the CLI
+                with owned("rechain-bench-") as empty, \
+                        _cli_store(str(empty)):  # an empty store: every CLI case runs the CLI
                     found, outcomes = measure(spec, lambda s=spec: connect(s), chosen, pool,
                                               mode)
                 first = answers.setdefault(spec, outcomes)

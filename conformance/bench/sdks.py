@@ -10,7 +10,6 @@ memory limit is stopped and reported as stopped, with no figure.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from rechain.conformance.bench.limited import Bounds, run
 from rechain.conformance.oracles import registry
+from rechain.conformance.owned_dirs import owned
 from rechain.reference.sessions import project_dir_name
 
 SESSION_ID = "5e55a1d0-0b1e-4c0d-9e1a-6b2c3d4e5f60"
@@ -107,7 +107,7 @@ def measure(name: str, path: Path, runs: int, bounds: Bounds) -> SdkRun | None:
     command = sdk.argv()
     if command is None:
         return None
-    with tempfile.TemporaryDirectory(prefix="rechain-bench-") as tmp:
+    with owned("rechain-bench-") as tmp:
         cwd = Path(tmp) / "project"
         cwd.mkdir()
         config = Path(tmp) / "config"
@@ -115,7 +115,7 @@ def measure(name: str, path: Path, runs: int, bounds: Bounds) -> SdkRun | None:
         target.mkdir(parents=True)
         _place(path, target / f"{SESSION_ID}.jsonl")
         done = run([*command, str(config), str(cwd), SESSION_ID, str(runs)],
-                   {"PATH": "/usr/bin:/bin", "HOME": tmp}, bounds)
+                   {"PATH": "/usr/bin:/bin", "HOME": str(tmp)}, bounds)
     if done.stopped is not None:
         return SdkRun(stopped=done.stopped)
     if done.found is None:
