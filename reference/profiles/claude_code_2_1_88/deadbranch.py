@@ -11,7 +11,8 @@ every non-message line survive, in their order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
 from operator import sub
 
 PARENT_PREFIX = b'{"parentUuid":'
@@ -118,41 +119,71 @@ def excise_dead_branches(lines: Lines, newline_terminated: bool = True) -> Lines
 def kept_spans(data: bytes, starts: Sequence[int], ends: Sequence[int]) -> list[int] | None:
     """``excise_dead_branches`` of lines held as places in one buffer (line ``i`` is
     ``data[starts[i]:ends[i]]``): the indices of the lines it keeps, in order, or None
-    when it keeps the buffer as it is. No line is copied (but one whose own uuid needs
-    its nesting depth)."""
+    when it keeps the buffer as it is.
+
+    The lines are read from the end only as far as the walk needs them: a uuid's line
+    is the last one holding it, so the first found from the end; and once the chain
+    holds more than half of the bytes the answer is known. No line is copied (but one
+    whose own uuid needs its nesting depth).
+    """
     total = sum(map(sub, ends, starts)) + len(starts)
     if total <= 5 * 1024 * 1024:
         return None
-    slots: dict[bytes, int] = {}
-    messages: list[tuple[int, bytes | None]] = []  # (index in lines, parent bytes)
-    prefixed, head = data.startswith, len(PARENT_PREFIX)
-    for index, (start, end) in enumerate(zip(starts, ends, strict=True)):
-        if prefixed(PARENT_PREFIX, start, end):
-            uuid = _own_uuid_at(data, start, end)
-            if uuid is not None:
-                at = start + head + 1
-                parent = data[at:min(at + UUID_LEN, end)] if prefixed(b'"', at - 1, end) \
-                    else None
-                slots[uuid] = len(messages)
-                messages.append((index, parent))
-    find = data.find
-    leaf = next((s for s in range(len(messages) - 1, -1, -1)
-                 if find(SIDECHAIN_TRUE, starts[messages[s][0]], ends[messages[s][0]]) == -1),
-                None)
+    messages = array("q")  # the message lines read so far, from the end
+    scan = _own_uuids_from_end(data, starts, ends, messages)
+    slots: dict[bytes, int] = {}  # own uuid -> the last message line holding it
+    find, prefixed = data.find, data.startswith
+    leaf = None
+    for index, uuid in scan:
+        slots.setdefault(uuid, index)
+        if find(SIDECHAIN_TRUE, starts[index], ends[index]) == -1:
+            leaf = index
+            break
     if leaf is None:
         return None
     chain: set[int] = set()
-    chain_bytes = 0
-    slot: int | None = leaf
-    while slot is not None and messages[slot][0] not in chain:
-        index, parent = messages[slot]
-        chain.add(index)
-        chain_bytes += ends[index] - starts[index] + 1
-        slot = slots.get(parent) if parent is not None else None
-    if total - chain_bytes < total >> 1:
-        return None
-    dead = {index for index, _ in messages} - chain
+    chain_bytes, head = 0, len(PARENT_PREFIX) + 1
+    current: int | None = leaf
+    while current is not None and current not in chain:
+        chain.add(current)
+        start, end = starts[current], ends[current]
+        chain_bytes += end - start + 1
+        if total - chain_bytes < total >> 1:
+            return None  # the chain only grows: it keeps the buffer
+        if not prefixed(b'"', start + head - 1, end):
+            break
+        parent = data[start + head : min(start + head + UUID_LEN, end)]
+        current = slots.get(parent)
+        if current is None:
+            for index, uuid in scan:
+                slots.setdefault(uuid, index)
+                if uuid == parent:
+                    current = index
+                    break
+    for _ in scan:  # every message line, to tell the dead ones
+        pass
+    dead = set(messages) - chain
     return [index for index in range(len(starts)) if index not in dead]
+
+
+def _own_uuids_from_end(data: bytes, starts: Sequence[int], ends: Sequence[int],
+                        messages: array[int]) -> Iterator[tuple[int, bytes]]:
+    """(index, own uuid) of each message line, last first; each also into ``messages``."""
+    prefixed, find, key, note = data.startswith, data.find, len(UUID_KEY), messages.append
+    for index in range(len(starts) - 1, -1, -1):
+        start, end = starts[index], ends[index]
+        if not prefixed(PARENT_PREFIX, start, end):
+            continue
+        at = find(UUID_KEY, start, end)
+        if at == -1:
+            continue
+        if find(UUID_KEY, at + key, end) == -1:  # one occurrence: it is the own uuid
+            at += key
+            uuid = data[at : at + UUID_LEN if at + UUID_LEN < end else end]
+        else:
+            uuid = _own_uuid_at(data, start, end)  # type: ignore[assignment]
+        note(index)
+        yield index, uuid
 
 
 def _own_uuid_at(data: bytes, start: int, end: int) -> bytes | None:
