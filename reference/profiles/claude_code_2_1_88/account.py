@@ -22,9 +22,9 @@ def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
     loaded = outcome.loaded
     given = [*loaded.diagnostics, *outcome.diagnostics]
     done = accounted_lines(given)
-    done.update(map(loaded.line_of, outcome.chain))
+    done.update(loaded.lines_of(outcome.chain))
     # the rows kept off the chain (a set of every row's line would be one of the file's size)
-    live = {n for n in map(loaded.line_of, loaded.messages.values()) if n not in done}
+    live = {n for n in loaded.lines_of(loaded.messages.values()) if n not in done}
     read = {*loaded.line.values(), *loaded.replaced}
     aborted = next((d.line for d in given if d.kind == "load-aborted" and d.line), None)
     unused = _not_resumed(outcome)

@@ -102,6 +102,12 @@ class Loaded:
             return entry.line  # type: ignore[attr-defined,no-any-return]
         return self.line.get(id(entry))
 
+    def lines_of(self, entries: Iterable[Json]) -> list[int | None]:
+        """``line_of`` of each entry, in one pass (no call per row)."""
+        line = self.line
+        return [e.line if type(e) is Glanced else line.get(id(e))  # type: ignore[attr-defined]
+                for e in entries]
+
 
 def dispatch_metadata(loaded: Loaded, entry: Any) -> None:
     """One non-message line into its metadata map (later values win)."""
@@ -168,11 +174,13 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
     kinds = MESSAGE_TYPES if release.progress_bridged or not release.progress_loaded \
         else MESSAGE_TYPES | {"progress"}
     replaced, line_of, unkept = loaded.replaced, loaded.line_of, loaded.unkept
+    last_main, main = loaded.last_main, False  # the last glanced main row's key, if later
     for number, value in values:
         if type(value) is Glanced:
             # a user or assistant row with a string uuid (a member for every release): the
             # branch below, read from its facts
-            uuid, parent, side = value.facts[UUID], value.facts[PARENT], value.side
+            facts = value.facts
+            uuid, parent, side = facts[UUID], facts[PARENT], value.side
             if bridge and type(parent) is str and parent in bridge:
                 value = {**as_dict(value), "parentUuid": _null(bridge[parent])}
                 line[id(value)] = number
@@ -181,8 +189,10 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
                 replaced.append(line_of(old))  # type: ignore[arg-type]
             messages[uuid] = value
             if side is None or side is UNDEFINED or side is False:
-                loaded.last_main = uuid if uuid else UNDEFINED
+                last_main, main = uuid, True
             continue
+        if main:  # kept until a row of another kind may set it
+            loaded.last_main, main = last_main if last_main else UNDEFINED, False
         if type(value) is Progress:  # handed only to releases that bridge or skip them
             if release.progress_bridged:
                 parent = value.parent
@@ -239,6 +249,8 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
             loaded.diagnostics.append(Diagnostic(number, "load-aborted", str(error)))
             return
         unkept[number] = unkept_reason(number, value)
+    if main:
+        loaded.last_main = last_main if last_main else UNDEFINED
 
 
 def unkept_reason(number: int, value: Any) -> Diagnostic:
@@ -415,22 +427,29 @@ def apply_snips(loaded: Loaded) -> None:
 
 def compute_leaves(loaded: Loaded) -> None:
     """``leafUuids``: each terminal walked up to its nearest user/assistant (no pruning flag)."""
-    entries = list(loaded.messages.values())
-    parents = [e.facts[PARENT] if type(e) is Glanced else e.get("parentUuid", UNDEFINED)
-               for e in entries]
-    pointed = {p if type(p) is str else mkey(p) for p in parents if p is not None}
+    messages = loaded.messages
+    # the Map keys parents point to (a glanced row's parent is a string, null or absent)
+    pointed = {e.facts[PARENT] if type(e) is Glanced else _parent_slot(e)  # type: ignore[attr-defined]
+               for e in messages.values()}
+    pointed.discard(None)
+    if UNDEFINED in pointed:
+        pointed.discard(UNDEFINED)
+        pointed.add(mkey(UNDEFINED))
     leaves = loaded.leaf_uuids
-    for terminal in entries:
+    for slot in messages.keys() - pointed:  # a row's slot is the key of its uuid
+        terminal = messages[slot]
         if type(terminal) is Glanced:  # a user or assistant row: its own nearest message
-            uuid = terminal.facts[UUID]
-            if uuid not in pointed:
-                leaves.add(uuid)
-            continue
-        if mkey(terminal.get("uuid", UNDEFINED)) in pointed:
+            leaves.add(slot)
             continue
         found = nearest_message(loaded, terminal)
         if found is not None:
-            loaded.leaf_uuids.add(found)
+            leaves.add(found)
+
+
+def _parent_slot(entry: Json) -> Any:
+    """The Map key of a decoded row's ``parentUuid`` (None for null)."""
+    parent = entry.get("parentUuid", UNDEFINED)
+    return parent if type(parent) is str or parent is None else mkey(parent)
 
 
 def nearest_message(loaded: Loaded, start: Json) -> Any:

@@ -98,7 +98,7 @@ def parse_values(
             if seen is not None:
                 row = glanced(buffer, starts[number - first], number, seen, previous)
                 if row is not None:
-                    previous = row.uuid
+                    previous = seen.uuid
                     yield number, row
                     continue
                 if progress_glanced:

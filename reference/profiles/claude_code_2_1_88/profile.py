@@ -34,7 +34,7 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     outcome = run(data, options, release)
     line_of = outcome.loaded.line_of
     rows = outcome.chain
-    if not all(map(line_of, rows)):  # line numbers start at 1
+    if not all(outcome.loaded.lines_of(rows)):  # line numbers start at 1
         rows = [e for e in rows if line_of(e) is not None]
     return Source(ChainLines(data, rows, line_of, outcome.loaded.utf8), data,
                   tuple(off_chain_reasons(data, outcome)), found=outcome)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT, UUID
+from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID
 from rechain.reference.first_prompt import first_prompt_fails as scan_throws
 from rechain.reference.graph import Graph, ReaderError
 from rechain.reference.js import date_v8
@@ -160,8 +160,22 @@ def walk(loaded: Loaded, leaf: Json, bridge: bool = False, cycle_detection: bool
     chain: list[Json] = []
     seen: set[Any] = set()
     finder = _SlotBridge(loaded) if bridge else None
+    messages = loaded.messages
     current: Json | None = leaf
     while current is not None:
+        if type(current) is Glanced and current.facts[UUID] not in seen:
+            # the common step, read from the facts: its parent a string, null or absent
+            facts = current.facts
+            seen.add(facts[UUID])
+            chain.append(current)
+            parent_uuid = facts[PARENT]
+            parent = messages.get(parent_uuid) \
+                if type(parent_uuid) is str and parent_uuid else None
+            if parent is not None and not (cycles and _key(parent) in seen):
+                current = parent
+                continue
+            current = _past_missing(loaded, current, parent, seen, finder, cycles)
+            continue
         slot = current.facts[UUID] if type(current) is Glanced \
             else mkey(current.get("uuid", UNDEFINED))  # type: ignore[attr-defined]
         if slot in seen:
@@ -176,20 +190,26 @@ def walk(loaded: Loaded, leaf: Json, bridge: bool = False, cycle_detection: bool
             break
         seen.add(slot)
         chain.append(current)
-        parent = loaded.parent(current)
-        repeat = (cycles and parent is not None
-                  and mkey(parent.get("uuid", UNDEFINED)) in seen)
-        if (parent is None or repeat) and finder is not None \
-                and truthy(current.get("parentUuid", UNDEFINED)):
-            parent = finder.find(current, seen)
-            why = "already on the chain" if repeat else "not in the file"
-            if parent is not None:
-                loaded.diagnostics.append(Diagnostic(
-                    loaded.line_of(current), "bridged",
-                    f"parent {why}: bridged to {parent.get('uuid')} by timestamp"))
-        current = parent
+        current = _past_missing(loaded, current, loaded.parent(current), seen, finder, cycles)
     chain.reverse()
     return chain, seen
+
+
+def _past_missing(loaded: Loaded, current: Json, parent: Json | None, seen: set[Any],
+                  finder: _SlotBridge | None, cycles: bool) -> Json | None:
+    """The walk's next row after ``current``: its parent, or, when that is missing (or
+    on the chain, with ``cycles``), the row the timestamp bridge finds, if it bridges."""
+    repeat = (cycles and parent is not None
+              and mkey(parent.get("uuid", UNDEFINED)) in seen)
+    if (parent is None or repeat) and finder is not None \
+            and truthy(current.get("parentUuid", UNDEFINED)):
+        parent = finder.find(current, seen)
+        why = "already on the chain" if repeat else "not in the file"
+        if parent is not None:
+            loaded.diagnostics.append(Diagnostic(
+                loaded.line_of(current), "bridged",
+                f"parent {why}: bridged to {parent.get('uuid')} by timestamp"))
+    return parent
 
 
 class _SlotBridge:
@@ -243,21 +263,73 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
                                        else e.get("type")) == "assistant"]
     if not assistants or _all_walked(loaded, seen):
         return chain
+    # each chain assistant's message id (its key), read once, throwing where JS does
+    keyed = [(entry, _mid_key(entry)) for entry in assistants]
     anchors: dict[Any, Json] = {}
-    for entry in assistants:
-        mid = _message_id(entry)
-        if truthy(mid):
-            anchors[mkey(mid)] = entry
+    for entry, mid in keyed:
+        if mid is not None:
+            anchors[mid] = entry
+    groups, results = _groups(loaded)
+    done: set[Any] = set()
+    inserts: dict[int, list[Json]] = {}
+    diagnostics = loaded.diagnostics
+    line_of = loaded.line_of
+    for entry, mid in keyed:
+        if mid is None or mid in done:
+            continue
+        done.add(mid)
+        group = groups.get(mid, [entry])
+        siblings = [m for m in group if _key(m) not in seen]
+        orphans = [r for m in group for r in results.get(_key(m), ()) if _key(r) not in seen]
+        if not siblings and not orphans:
+            continue
+        recovered = sorted_by_timestamp(siblings) + sorted_by_timestamp(orphans)
+        seen.update(map(_key, recovered))
+        anchor = anchors[mid]
+        inserts.setdefault(id(anchor), []).extend(recovered)
+        detail = f"off the walked path; put back after {anchor.get('uuid')}"
+        diagnostics.extend(Diagnostic(line_of(r), "recovered", detail) for r in recovered)
+    if not inserts:
+        return chain
+    out: list[Json] = []
+    for entry in chain:
+        out.append(entry)
+        out.extend(inserts.get(id(entry), ()))
+    return out
+
+
+def _mid_key(entry: Json) -> Any:
+    """The key of a truthy ``entry.message.id``, or None (``_message_id`` throws)."""
+    if type(entry) is Glanced:
+        if not entry.flags & HAS_MESSAGE:
+            raise ReaderError(f"{entry.kind} entry without message (TypeError)")
+        return entry.facts[MESSAGE_ID] or None  # a string or None
+    mid = prop(_message(entry), "id")
+    return mkey(mid) if truthy(mid) else None
+
+
+def _groups(loaded: Loaded) -> tuple[dict[Any, list[Json]], dict[Any, list[Json]]]:
+    """Every loaded assistant by its message id's key, every user row holding a tool
+    result by its parent's, in the Map's order (a glanced row read from its facts)."""
     groups: dict[Any, list[Json]] = {}
     results: dict[Any, list[Json]] = {}
     for entry in loaded.messages.values():
-        if type(entry) is Glanced:  # its kind, parent and message id read from its facts
-            facts = entry.facts
+        if type(entry) is Glanced:
+            facts, flags = entry.facts, entry.flags
+            if not flags & HAS_MESSAGE:  # _message_id and _answers throw alike
+                if facts[KIND] == "assistant" or (
+                        type(facts[PARENT]) is str and facts[PARENT] != ""):
+                    raise ReaderError(f"{facts[KIND]} entry without message (TypeError)")
+                continue
             if facts[KIND] == "assistant":
-                mid = _message_id(entry)
-                if mid:  # a string or None
-                    groups.setdefault(mid, []).append(entry)
-            elif type(facts[PARENT]) is str and facts[PARENT] != "" and _answers(entry):
+                mid = facts[MESSAGE_ID]
+                if mid:
+                    group = groups.get(mid)
+                    if group is None:
+                        groups[mid] = [entry]
+                    else:
+                        group.append(entry)
+            elif flags & RESULTS and type(facts[PARENT]) is str and facts[PARENT] != "":
                 results.setdefault(facts[PARENT], []).append(entry)
             continue
         kind = entry.get("type")
@@ -267,37 +339,7 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
                 groups.setdefault(mkey(mid), []).append(entry)
         elif kind == "user" and truthy(entry.get("parentUuid")) and _answers(entry):
             results.setdefault(mkey(entry.get("parentUuid")), []).append(entry)
-    done: set[Any] = set()
-    inserts: dict[int, list[Json]] = {}
-    for entry in assistants:
-        mid = _message_id(entry)
-        if not truthy(mid) or mkey(mid) in done:
-            continue
-        done.add(mkey(mid))
-        group = groups.get(mkey(mid), [entry])
-        siblings = [m for m in group if (m.facts[UUID] if type(m) is Glanced else _key(m))
-                    not in seen]
-        orphans = [r for m in group for r in results.get(
-            m.facts[UUID] if type(m) is Glanced else _key(m), ())
-            if (r.facts[UUID] if type(r) is Glanced else _key(r)) not in seen]
-        if not siblings and not orphans:
-            continue
-        recovered = sorted_by_timestamp(siblings) + sorted_by_timestamp(orphans)
-        seen.update(map(_key, recovered))
-        anchor = anchors[mkey(mid)]
-        inserts.setdefault(id(anchor), []).extend(recovered)
-        for r in recovered:
-            loaded.diagnostics.append(
-                Diagnostic(loaded.line_of(r), "recovered",
-                           f"off the walked path; put back after {anchor.get('uuid')}")
-            )
-    if not inserts:
-        return chain
-    out: list[Json] = []
-    for entry in chain:
-        out.append(entry)
-        out.extend(inserts.get(id(entry), ()))
-    return out
+    return groups, results
 
 
 def _all_walked(loaded: Loaded, seen: set[Any]) -> bool:
@@ -644,11 +686,17 @@ def deserialise_chain(chain: list[Json], release: SeedRelease = BASE) -> Resumed
     if kind == "interrupted_turn" and release.continue_interrupted_turn:
         messages.append(synthetic_continue())
     passed = ("system", "progress") if release.no_response_past_system else ()
-    last = max((i for i, e in enumerate(list.__iter__(messages)) if e.get("type") not in passed),
-               default=-1)
-    if last != -1 and list.__getitem__(messages, last).get("type") == "user":
+    # the last row not passed over, from the end (a glanced row's type from its facts)
+    last = next((at for at in range(len(messages) - 1, -1, -1)
+                 if _kind(list.__getitem__(messages, at)) not in passed), -1)
+    if last != -1 and _kind(list.__getitem__(messages, last)) == "user":
         messages.insert(last + 1, synthetic_no_response())
     return Resumed(messages, kind)
+
+
+def _kind(entry: Json) -> Any:
+    """``entry.type`` (a glanced row's from its facts)."""
+    return entry.facts[KIND] if type(entry) is Glanced else entry.get("type")  # type: ignore[attr-defined]
 
 
 def _kept_rows(chain: list[Json], release: SeedRelease) -> list[Json] | None:
@@ -680,8 +728,8 @@ def _kept_rows(chain: list[Json], release: SeedRelease) -> list[Json] | None:
     with_other: set[Any] = set()
     for entry in rows:
         if type(entry) is Glanced:
-            if entry.flags & OTHER and entry.mid:
-                with_other.add(entry.mid)
+            if entry.flags & OTHER and entry.facts[MESSAGE_ID]:
+                with_other.add(entry.facts[MESSAGE_ID])
             continue
         content = content_of(entry)
         if entry.get("type") == "assistant" and type(content) is list:
@@ -692,7 +740,8 @@ def _kept_rows(chain: list[Json], release: SeedRelease) -> list[Json] | None:
     for entry in rows:
         if type(entry) is Glanced:
             flags = entry.flags
-            if flags & THINKING_ONLY and not (entry.mid and entry.mid in with_other):
+            if flags & THINKING_ONLY and not (entry.facts[MESSAGE_ID]
+                                              and entry.facts[MESSAGE_ID] in with_other):
                 continue
             if not flags & PLAIN:
                 return None
