@@ -147,6 +147,12 @@ MAIN = [
     b'"content":[]}}',
     b'{"type":"user","uuid":"m7","parentUuid":"p1","isSidechain":false,'
     b'"timestamp":"2026-01-02T00:00:06.000Z","message":{"role":"user","content":[]}}',
+    b'{"type":"assistant","uuid":"m8","parentUuid":"m6","isSidechain":false,'
+    b'"timestamp":"2026-01-02T00:00:07.000Z","message":{"id":"x8","content":"said"}}',
+    b'{"type":"assistant","uuid":"m9","parentUuid":"m8","isSidechain":false,'
+    b'"timestamp":"2026-01-02T00:00:08.000Z","message":{"id":"x9","content":"  "}}',
+    b'{"type":"user","uuid":"m10","parentUuid":"m9","isSidechain":false,'
+    b'"timestamp":"2026-01-02T00:00:09.000Z","message":{"role":"user","content":7}}',
 ]
 
 

@@ -50,6 +50,7 @@ PRESERVED_ERROR = ("Failed to resume session: undefined is not an object (evalua
                    "'w.preserved.uuids.length')")
 ROW_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 BRIDGE_MS = 5000
+PROGRESS_FINDING = "legacy progress row: its children are re-parented"
 
 
 @dataclass(slots=True)
@@ -201,6 +202,10 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
     keep, known, odd = list.append, seen.add, state.odd_calls
     previous: str | None = None  # the last glanced row's uuid: most rows' parent
     prefixed = data.startswith
+    text_read = release.assistant_text_content_read
+    # the progress rows' and ignored lines' numbers (by type): their findings are made at once
+    progress: list[int] = []
+    ignored: dict[str, list[int]] = {}
     for item in read_values(data, numbers, end, glance):
         if type(item) is tuple:
             number, glanced, start = item
@@ -212,6 +217,7 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                     # the load starts over at this line, as if the file began there
                     parsed, state = _fresh()
                     seen, bridge, blank, read_to, previous = set(), {}, [], at - 1, None
+                    progress, ignored = [], {}
                     entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
                     known, odd = seen.add, state.odd_calls
             if at > read_to + 1:
@@ -219,6 +225,18 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
             read_to = at
             kind = glanced.type
             if type(kind) is not str or kind not in ROW_TYPES:
+                if kind == "progress" and type(uuid := glanced.uuid) is str:
+                    # ``_glanced_other`` of the most common line of another type, its
+                    # finding made with the others of its kind at the end
+                    parent = glanced.parent_uuid
+                    parent = None if parent is UNDEFINED else parent
+                    bridge[uuid] = (bridge.get(parent) if truthy(parent) and type(parent) is str
+                                    and parent in bridge else parent)
+                    keep(progress, number)
+                    continue
+                if type(kind) is str and kind != "last-prompt":
+                    keep(ignored.setdefault(kind, []), number)
+                    continue
                 if not _glanced_other(parsed, bridge, number, glanced):
                     _dispatch(parsed, state, seen, bridge, number,
                               Pending(data, start).fresh(), release)
@@ -228,28 +246,33 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
             # ``glance_facts`` and ``_loaded`` written out: one pass over the blocks, no
             # call per row): a main-chain user or assistant row with a string uuid, a
             # string parent no progress row bridged or none, no ``sentAsUuid``, and blocks
-            # typed by strings
+            # typed by strings or a string the release keeps as it is
             if glanced.is_sidechain is False and type(uuid) is str and message is not None \
                     and (kind == "assistant" or (kind == "user" and glanced.sent_as is None)) \
                     and (parent is None or (type(parent) is str
-                                            and not (bridge and parent and parent in bridge))) \
-                    and type(content := message.content) is list:
+                                            and not (bridge and parent and parent in bridge))):
+                content = message.content
                 calls: tuple[str, ...] = ()
                 answers: tuple[str, ...] | None = None
                 made = False  # a tool_use block, whether its id is a string or not
-                for block in content:
-                    block_type = block.type
-                    if type(block_type) is not str:
-                        break
-                    if block_type == "tool_result":
-                        answers = () if answers is None else answers
-                        if type(value := block.tool_use_id) is str:
-                            answers += (value,)
-                    elif block_type == "tool_use":
-                        made = True
-                        if kind == "assistant" and type(value := block.id) is str:
-                            calls += (value,)
+                if type(content) is list:
+                    typed = True
+                    for block in content:
+                        block_type = block.type
+                        if type(block_type) is not str:
+                            typed = False
+                            break
+                        if block_type == "tool_result":
+                            answers = () if answers is None else answers
+                            if type(value := block.tool_use_id) is str:
+                                answers += (value,)
+                        elif block_type == "tool_use":
+                            made = True
+                            if kind == "assistant" and type(value := block.id) is str:
+                                calls += (value,)
                 else:
+                    typed = type(content) is str and (kind == "user" or not text_read)
+                if typed:
                     message_id = None
                     if kind == "assistant":
                         if type(found := message.id) is str:
@@ -315,6 +338,10 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
             read_to = max(read_to, piece(item.last))
     if len(numbers) > read_to + 1:
         blank.append(range(read_to + 1, len(numbers)))
+    parsed.diagnostics += findings(progress, "progress", PROGRESS_FINDING)
+    for kind, numbered in ignored.items():
+        parsed.diagnostics += findings(numbered, "ignored-type",
+                                       f"type {kind!r} is not a conversation row")
     parsed.diagnostics.extend(Diagnostic(numbers[at], "blank",
                                          "only whitespace: no value starts here")
                               for gap in blank for at in gap)
@@ -342,8 +369,7 @@ def _glanced_other(parsed: Parsed, bridge: dict[str, Any], number: int,
         parent = None if parent is UNDEFINED else parent
         bridge[glanced.uuid] = (bridge.get(parent) if truthy(parent) and type(parent) is str
                                 and parent in bridge else parent)
-        parsed.diagnostics.append(Diagnostic(
-            number, "progress", "legacy progress row: its children are re-parented"))
+        parsed.diagnostics.append(Diagnostic(number, "progress", PROGRESS_FINDING))
         return True
     detail = f"type {kind!r} is not a conversation row" if type(kind) is str else "no type"
     parsed.diagnostics.append(Diagnostic(number, "ignored-type", detail))
@@ -398,9 +424,7 @@ def _dispatch(
         parent = row.get("parentUuid")
         bridge[row["uuid"]] = (bridge.get(parent) if truthy(parent) and type(parent) is str
                                and parent in bridge else parent)
-        parsed.diagnostics.append(
-            Diagnostic(number, "progress", "legacy progress row: its children are re-parented")
-        )
+        parsed.diagnostics.append(Diagnostic(number, "progress", PROGRESS_FINDING))
         return
     if type(kind) is str and kind in ROW_TYPES:
         _add_row(parsed, state, seen, bridge, number, row, release)
