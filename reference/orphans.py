@@ -16,7 +16,7 @@ own stage (``recover.recover_orphans``, the CLI profile's ``recover_cli``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Container, Hashable, Iterator
 from dataclasses import dataclass
 from itertools import chain as joined
 from itertools import compress, filterfalse, repeat
@@ -164,7 +164,6 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     (only those that may be filed under a row of a message on the chain)."""
     facts, nodes = graph.facts(), graph.nodes
     groups, makers, messages, results, members, made = _scan(facts, rules, nodes, seen, on_chain)
-    further = [fact for fact in results if rules.looks_further(fact, facts)]
     # a call's row is looked up only to be compared with ``members``: the calls a member
     # made are the only ones whose row can be one (a call rows of two messages made is
     # nobody's, so every row that made such a call is still looked at)
@@ -172,7 +171,7 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     if rules.finds_caller is not _any_caller:
         callers = {call: row if row is None or rules.finds_caller(row) else None
                    for call, row in callers.items()}
-    homes = _homes(nodes, facts, results, further, callers, rules, members)
+    homes = _homes(nodes, facts, results, callers, rules, members)
     answered_on_chain = set(joined.from_iterable(filter(None, map(_ANSWERS_OF, chain_facts))))
     return _Index(facts, groups, members, homes, callers, answered_on_chain, {}, nodes)
 
@@ -338,34 +337,38 @@ def _homes(
     nodes: dict[str, Json],
     facts: dict[str, Facts],
     results: list[Facts],
-    further: list[Facts],
     callers: dict[str, str | None],
     rules: Rules,
-    members: set[str],
+    members: Container[str],
 ) -> dict[str, list[str]]:
     """Row uuid -> the results filed under it: under its parent, and for a result that
     looks further under its source row and its calls' rows when written by the same writer.
 
     Only ``members`` (the rows of the messages on the chain) are ever looked up, so a
     result none of whose places can be one is passed over (a filing's tag holds the
-    result's uuid: leaving it out changes no other result's filings)."""
+    result's uuid: leaving it out changes no other result's filings), and whether a
+    result looks further is asked only of one that has such a place if it does."""
     homes: dict[str, list[str]] = {}
     tags: set[Hashable] = set()
-    tag_of = rules.tag
+    tag_of, looks_further = rules.tag, rules.looks_further
     # the calls whose row is a member: a result answering one may be filed under it
     reaching = {call for call, row in callers.items() if row in members}
-    # the results with a place that may be a member, picked out by a comprehension
-    # (most of a long file's results have none); ``further`` is a part of ``results``,
-    # all of them when as long (the SDK's)
-    looking = None if len(further) == len(results) else {fact[UUID] for fact in further}
+    # picked out by a comprehension: most of a long file's results have no such place
     kept = [fact for fact in results
             if (type(fact[PARENT]) is str and fact[PARENT] in members)
-            or ((looking is None or fact[UUID] in looking) and (
-                fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS])))]  # type: ignore[arg-type]
+            or fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS])]  # type: ignore[arg-type]
     for fact in kept:
         uuid, parent = fact[UUID], fact[PARENT]
-        places = [parent] if (parent if type(parent) is str else truthy(parent)) else []
-        if looking is None or uuid in looking:
+        further_too = looks_further(fact, facts)
+        if type(parent) is str:
+            if not further_too and parent not in members:
+                continue
+            places = [parent] if parent else []
+        else:
+            if not further_too:
+                continue
+            places = [parent] if truthy(parent) else []
+        if further_too:
             places += _further_homes(nodes, facts, fact, callers)
         for place in places:
             tag = tag_of(place, uuid)

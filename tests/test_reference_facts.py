@@ -146,10 +146,10 @@ def _homes_both_ways(data: bytes) -> list[tuple[object, object]]:
         answered = {c for f in further for c in f[ANSWERS]}
         # everywhere: every result filed under every row, every call's row looked up;
         # restricted: only the calls the chain's messages made (as ``_index`` does)
-        everywhere = _homes(nodes, facts, results, further, _callers(makers, answered, ids),
-                            rules, set(nodes))
-        restricted = _homes(nodes, facts, results, further,
-                            _callers(makers, made & answered, ids), rules, members)
+        everywhere = _homes(nodes, facts, results, _callers(makers, answered, ids), rules,
+                            set(nodes))
+        restricted = _homes(nodes, facts, results, _callers(makers, made & answered, ids),
+                            rules, members)
         pairs.append(({m: everywhere.get(m) for m in members},
                       {m: restricted.get(m) for m in members}))
     return pairs
