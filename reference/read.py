@@ -347,12 +347,39 @@ def read_from(data: bytes, begin: int, starts: list[int] | None = None) -> Sourc
     """The lines from offset ``begin`` on, numbered as in the file; attribution snapshots
     but the last dropped, the last read after every other line (left to the split,
     ``SnapshotLines``). ``starts``: where those lines start in ``data``, when known."""
-    first_line = data.count(b"\n", 0, begin) + 1 if begin else 1
+    first_line = lines_before(data, begin) + 1
     diagnostics = [_skipped_before(first_line)] if begin else []
     if starts is not None and begin:
         starts = [start - begin for start in starts]
     return Source(None, data[begin:] if begin else data, diagnostics, first_line, snapshots=True,
                   starts=starts)
+
+
+_COUNT_BLOCK = 1 << 20
+_SHORT_LINES = 2048  # LFs in a block past which its lines are short: bytes.count is faster
+
+
+def lines_before(data: bytes, end: int) -> int:
+    """How many LFs ``data[:end]`` holds (``data.count(b"\n", 0, end)``), fast on long lines.
+
+    ``bytes.count`` reads a byte at a time (0.057 s for 100 MB), a ``find`` jumps to the
+    next LF in C: on lines of a few KB, as a transcript's are, finding each is several
+    times faster. A block of the buffer whose lines turn out short is counted instead,
+    so that neither way costs much more than the other on any buffer.
+    """
+    total = 0
+    find, count = data.find, data.count
+    for low in range(0, end, _COUNT_BLOCK):
+        high = min(low + _COUNT_BLOCK, end)
+        at, seen = find(b"\n", low, high), 0
+        while at != -1:
+            seen += 1
+            if seen > _SHORT_LINES:
+                seen += count(b"\n", at + 1, high)
+                break
+            at = find(b"\n", at + 1, high)
+        total += seen
+    return total
 
 
 def _skipped_before(first_line: int) -> Diagnostic:

@@ -223,3 +223,22 @@ def test_the_snapshot_probe_finds_a_snapshot_line_exactly_when_one_starts_with_t
               if at < len(data)]
     assert _any_snapshot(data, starts) == any(data.startswith(SNAPSHOT_PREFIX, at)
                                               for at in starts)
+
+
+@given(st.lists(st.integers(0, 40), max_size=60), st.integers(1, 8), st.integers(0, 4),
+       st.integers(0, 2000))
+def test_lines_before_counts_the_lfs_as_bytes_count_does(lengths: list[int], block: int,
+                                                         short: int, cut: int) -> None:
+    """``read.lines_before`` (a ``find`` a line, a block of short lines counted instead)
+    answers ``bytes.count`` on any lines, any block size and any end, blocks edges inside
+    lines and on LFs included."""
+    from rechain.reference import read
+
+    data = b"".join(b"x" * n + b"\n" for n in lengths) + b"tail"
+    end = min(cut, len(data))
+    saved = read._COUNT_BLOCK, read._SHORT_LINES
+    read._COUNT_BLOCK, read._SHORT_LINES = block, short
+    try:
+        assert read.lines_before(data, end) == data.count(b"\n", 0, end)
+    finally:
+        read._COUNT_BLOCK, read._SHORT_LINES = saved
