@@ -307,20 +307,24 @@ def test_a_timestamp_of_any_shape_is_read_as_json_parse_reads_it(stamp: bytes) -
 
 
 def test_the_load_leaves_the_collector_as_found_and_its_objects_out_of_the_young() -> None:
-    """``drive`` pauses the collector and then moves what the load made to the oldest
-    generation (so the first young collection after it does not scan the load again); a
-    caller's own frozen objects stay frozen and a caller's paused collector stays paused."""
+    """``drive`` pauses the collector and then moves what a large load made to the oldest
+    generation (so the first young collection after it does not scan the load again), a
+    small one's left to the collector; a caller's own frozen objects stay frozen and a
+    caller's paused collector stays paused."""
     import gc
 
     data = b"".join(orjson.dumps({"type": "user", "uuid": f"u{i}", "parentUuid": f"u{i - 1}"
                                   if i else None, "message": {"content": "hi"}}) + b"\n"
-                    for i in range(2000))
+                    for i in range(12_000))
     if not gc.isenabled() or gc.get_freeze_count():
         pytest.skip("the collector is paused or holds frozen objects already")
     result = drive(data, SDK, Options(), None)
     assert gc.isenabled() and gc.get_freeze_count() == 0
     assert gc.get_count()[0] < 700  # the load's thousands of facts are not young
-    assert len(result.messages) == 2000
+    assert len(result.messages) == 12_000
+    small = data[: data.index(b"u100")]  # a hundred rows: their objects stay young
+    drive(small, SDK, Options(), None)
+    assert gc.get_count()[0] > 0 or gc.get_count()[1] > 0
     gc.freeze()
     frozen = gc.get_freeze_count()
     try:
