@@ -11,6 +11,8 @@ its calls; two filings are the same when ``${parent}\\n${uuid}`` is.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from itertools import chain as joined
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, TypeVar
@@ -25,7 +27,7 @@ from rechain.reference.orphans import Rules, find_orphans
 
 _DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
 _STRINGS = {str}
-_FIRST, _SECOND, _UUID_OF = itemgetter(0), itemgetter(1), itemgetter(UUID)
+_UUID_OF = itemgetter(UUID)
 T = TypeVar("T")
 
 
@@ -42,8 +44,7 @@ def sorted_by_timestamp(rows: list[T], stamps: list[Any] | None = None) -> list[
     if stamps is None:
         stamps = [row.get("timestamp") for row in rows]  # type: ignore[attr-defined]
     key: Callable[[int], Any] = stamps.__getitem__
-    if not (set(map(type, stamps)) == _STRINGS and all(map(str.isascii, stamps))
-            and len(set(map(str.translate, stamps, repeat(_DIGITS_TO_ZERO)))) == 1):
+    if not _one_format(stamps):
         for stamp in stamps[1:]:
             if not nullish(stamp) and type(stamp) is not str:
                 raise ReaderError("timestamp.localeCompare is not a function (TypeError)")
@@ -80,25 +81,40 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
     uuids = list(map(_UUID_OF, chain_facts))
     if len(uuids) == len(nodes):  # every row is on the chain: none is off it to put back
         return chain
-    inserts: dict[str, list[tuple[Json | Pending, str]]] = {}
+    turns = list(find_orphans(graph, chain, SDK, set(uuids), empty=False,
+                              chain_facts=chain_facts))
+    if not turns:
+        return chain
+    item_of = partial(dict.__getitem__, nodes)  # a row as stored (a ``Pending`` stays so)
+    # the stamps of every part sorted (a turn's rows, then its results: two or more), read
+    # in one pass; when all are ASCII strings of one format, each part sorts by string order
+    sorting = [part for turn in turns for part in (turn.siblings, turn.results) if len(part) > 1]
+    stamps = list(map(stamp_of, map(item_of, joined.from_iterable(sorting))))
+    plain = _one_format(stamps)
+    inserts: dict[str, list[str]] = {}
     put_back: list[str] = []  # the recovered rows' uuids, in the order they are put back
     details: list[str] = []  # each one's finding
+    at = 0  # where the next sorted part's stamps start
     try:
-        for turn in find_orphans(graph, chain, SDK, set(uuids), empty=False,
-                                 chain_facts=chain_facts):
-            recovered = _by_timestamp(nodes, turn.siblings) + _by_timestamp(nodes, turn.results)
-            if not recovered:
-                continue
+        for turn in turns:
+            recovered: list[str] = []
+            for part in (turn.siblings, turn.results):
+                if len(part) < 2:
+                    recovered += part
+                    continue
+                own = stamps[at : at + len(part)]
+                at += len(part)
+                order = sorted(range(len(part)), key=own.__getitem__) if plain else \
+                    sorted_by_timestamp(list(range(len(part))), own)
+                recovered += map(part.__getitem__, order)
             inserts[turn.last] = recovered
-            put_back += map(_SECOND, recovered)
+            put_back += recovered
             details += repeat(f"off the walked path; put back after {turn.last} "
                               f"(line {graph.line[turn.last]}) by orphan recovery",
                               len(recovered))
     finally:  # a reader error keeps the findings of the turns before it
         graph.diagnostics += findings(list(map(graph.line.__getitem__, put_back)),
                                       "recovered", details)
-    if not inserts:
-        return chain
     out: list[Json | Pending] = []
     out_uuids: list[str] = []
     for row, uuid in zip(stored_rows(chain), uuids, strict=True):
@@ -106,18 +122,16 @@ def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:
         out_uuids.append(uuid)
         if uuid in inserts:
             recovered = inserts[uuid]
-            out += map(_FIRST, recovered)
-            out_uuids += map(_SECOND, recovered)
+            out += map(item_of, recovered)
+            out_uuids += recovered
     return LazyChain(out, out_uuids) if type(chain) is LazyChain else out  # type: ignore[return-value]
 
 
-def _by_timestamp(nodes: dict[str, Json], uuids: list[str]) -> list[tuple[Json | Pending, str]]:
-    """The rows of ``uuids`` as stored (a row kept undecoded stays so: its timestamp is
-    glanced at, ``lazyrows.stamp_of``), with their uuids, sorted by timestamp."""
-    rows = [(dict.__getitem__(nodes, uuid), uuid) for uuid in uuids]
-    if len(rows) < 2:
-        return rows
-    return sorted_by_timestamp(rows, [stamp_of(item) for item, _ in rows])
+def _one_format(stamps: list[Any]) -> bool:
+    """Whether every stamp is an ASCII string and they differ only in digits (one
+    format): collation is then string order (settled in C)."""
+    return set(map(type, stamps)) <= _STRINGS and all(map(str.isascii, stamps)) and \
+        len(set(map(str.translate, stamps, repeat(_DIGITS_TO_ZERO)))) <= 1
 
 
 __all__ = ["SDK", "recover_orphans", "sorted_by_timestamp"]
