@@ -310,3 +310,80 @@ def test_recovery_by_the_facts_ids_answers_as_its_rules(profile: Profile,
 def test_recovery_by_the_facts_ids_answers_as_its_rules_on_generated_transcripts(
         profile: Profile, t: object) -> None:
     _same_with_generic_rules(t.to_bytes(), profile)  # type: ignore[attr-defined]
+
+
+# a turn that made a call and what hangs off its row: asides of every kind (the loader
+# notes the meta and virtual ones), a row that is none, lines of asides and a fork
+ASIDES = [
+    b'{"type":"user","uuid":"q1","parentUuid":null,"isSidechain":false,'
+    b'"timestamp":"2026-01-03T00:00:00.000Z","message":{"role":"user","content":"go"}}',
+    b'{"type":"assistant","uuid":"q2","parentUuid":"q1","isSidechain":false,'
+    b'"timestamp":"2026-01-03T00:00:01.000Z","message":{"id":"y2","role":"assistant",'
+    b'"content":[{"type":"tool_use","id":"k1","name":"B","input":{}}]}}',
+    b'{"type":"user","uuid":"q3","parentUuid":"q2","isSidechain":false,'
+    b'"timestamp":"2026-01-03T00:00:02.000Z","message":{"role":"user",'
+    b'"content":[{"type":"tool_result","tool_use_id":"k1"}]}}',
+    b'{"type":"user","uuid":"s1","parentUuid":"q2","isSidechain":false,"isMeta":true,'
+    b'"timestamp":"2026-01-03T00:00:01.100Z","message":{"role":"user","content":"meta"}}',
+    b'{"type":"assistant","uuid":"s2","parentUuid":"q2","isSidechain":false,"isVirtual":true,'
+    b'"timestamp":"2026-01-03T00:00:01.200Z","message":{"id":"y9","role":"assistant",'
+    b'"content":[{"type":"tool_use","id":"k9","name":"B","input":{}}]}}',
+    b'{"type":"user","uuid":"s3","parentUuid":"s2","isSidechain":false,"isVirtual":true,'
+    b'"timestamp":"2026-01-03T00:00:01.300Z","message":{"role":"user",'
+    b'"content":[{"type":"tool_result","tool_use_id":"k9"}]}}',
+    b'{"type":"attachment","uuid":"s4","parentUuid":"q2","isSidechain":false,'
+    b'"timestamp":"2026-01-03T00:00:01.400Z","attachment":{"type":"hook_success"}}',
+    b'{"type":"system","uuid":"s5","parentUuid":"s4","isSidechain":false,"subtype":"info",'
+    b'"timestamp":"2026-01-03T00:00:01.500Z","content":"x"}',
+    b'{"type":"user","uuid":"s6","parentUuid":"s1","isSidechain":false,'
+    b'"timestamp":"2026-01-03T00:00:01.600Z","message":{"role":"user","content":"plain"}}',
+    b'{"type":"user","uuid":"s7","parentUuid":"q2","isSidechain":false,'
+    b'"timestamp":"2026-01-03T00:00:01.700Z","message":{"role":"user","content":"branch"}}',
+    b'{"type":"system","uuid":"s8","parentUuid":"s7","isSidechain":false,"subtype":"info",'
+    b'"timestamp":"2026-01-03T00:00:01.800Z","content":"y"}',
+    b'{"type":"user","uuid":"s9","parentUuid":"s4","isSidechain":false,"isMeta":true,'
+    b'"isVirtual":true,"timestamp":"2026-01-03T00:00:01.900Z","message":{"content":"m"}}',
+    b'{"type":"attachment","uuid":"s10","parentUuid":"q3","isSidechain":false,'
+    b'"timestamp":"2026-01-03T00:00:02.100Z","attachment":{"type":"hook_success"}}',
+    b'{"type":"user","uuid":"s11","parentUuid":"q2","isSidechain":false,"isMeta":true,'
+    b'"sentAsUuid":"q1","timestamp":"2026-01-03T00:00:02.200Z","message":{"content":"m2"}}',
+]
+
+
+class _EveryChild:
+    """Recovery mapping every row off the chain by parent, as if each could be an aside."""
+
+    def __enter__(self) -> None:
+        from rechain.reference.profiles.claude_code_2_1_332 import recover
+
+        self.saved = recover._children
+        recover._children = lambda graph, seen, asides: self.saved(  # type: ignore[assignment]
+            graph, seen, set(graph.facts()))
+
+    def __exit__(self, *exc: object) -> None:
+        from rechain.reference.profiles.claude_code_2_1_332 import recover
+
+        recover._children = self.saved  # type: ignore[assignment]
+
+
+def _same_with_every_child(data: bytes, profile: Profile) -> None:
+    for loaded in (profile, _eager(profile)):
+        narrow = _answers(data, loaded, Options())
+        with _EveryChild():
+            assert narrow == _answers(data, loaded, Options())
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=150, deadline=None)
+@given(st.permutations(ASIDES[3:]), st.integers(0, 10))
+def test_recovery_maps_only_the_rows_that_may_be_asides(profile: Profile, rest: list[bytes],
+                                                        cut: int) -> None:
+    _same_with_every_child(b"\n".join([*ASIDES[:3], *rest[:cut]]) + b"\n", profile)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=40, deadline=None)
+@given(t=transcripts(rewinds=True, compaction=True))
+def test_recovery_maps_only_the_rows_that_may_be_asides_on_generated_transcripts(
+        profile: Profile, t: object) -> None:
+    _same_with_every_child(t.to_bytes(), profile)  # type: ignore[attr-defined]

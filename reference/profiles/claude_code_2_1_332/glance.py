@@ -19,11 +19,14 @@ from rechain.reference.lazyrows import _JSON_NAMES, Glance
 from rechain.reference.profiles.claude_code_2_1_332.release import CliRelease
 
 
-class CliGlance(Glance, gc=False, rename=_JSON_NAMES | {"sent_as": "sentAsUuid"}):
-    """``lazyrows.Glance`` and the two fields only the CLI's loader reads."""
+class CliGlance(Glance, gc=False, rename=_JSON_NAMES | {"sent_as": "sentAsUuid",
+                                                       "virtual": "isVirtual"}):
+    """``lazyrows.Glance`` and the fields only the CLI's loader reads (``isVirtual``: which
+    user and assistant rows recovery may put back as asides, with ``isMeta``)."""
 
     sent_as: Any = None
     timestamp: Any = None
+    virtual: Any = None
 
 
 CLI_GLANCE = msgspec.json.Decoder(CliGlance).decode

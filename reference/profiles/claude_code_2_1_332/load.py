@@ -72,6 +72,8 @@ class LoadState:
     odd_calls: set[str] = field(default_factory=set)
     # some assistant row's ``message.id`` is truthy but not a string (so not in its facts)
     odd_ids: bool = False
+    # user and assistant rows recovery may put back as asides: virtual ones, meta user rows
+    asides: set[str] = field(default_factory=set)
     failure: str | None = None  # why this release's resume fails on the file (exit 1)
 
 
@@ -199,7 +201,7 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
     first = numbers.first if isinstance(numbers, Consecutive) else None
     # the hot loop of a large file: its lookups bound once
     entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
-    keep, known, odd = list.append, seen.add, state.odd_calls
+    keep, known, odd, asides = list.append, seen.add, state.odd_calls, state.asides
     previous: str | None = None  # the last glanced row's uuid: most rows' parent
     prefixed = data.startswith
     text_read = release.assistant_text_content_read
@@ -219,7 +221,7 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                     seen, bridge, blank, read_to, previous = set(), {}, [], at - 1, None
                     progress, ignored = [], {}
                     entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
-                    known, odd = seen.add, state.odd_calls
+                    known, odd, asides = seen.add, state.odd_calls, state.asides
             if at > read_to + 1:
                 blank.append(range(read_to + 1, at))
             read_to = at
@@ -292,6 +294,8 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                     previous = uuid
                     if made and not calls:
                         odd.add(uuid)
+                    if glanced.virtual is True or (kind == "user" and glanced.is_meta is True):
+                        asides.add(uuid)
                     state.last_row = uuid
                     state.trailing_snapshots = 0
                     stamp = glanced.timestamp
@@ -318,6 +322,8 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                 if kind == "assistant" and type(found := message.id) is not str \
                         and found is not None and truthy(found):
                     state.odd_ids = True
+            if glanced.virtual is True or (kind == "user" and glanced.is_meta is True):
+                asides.add(uuid)
             _loaded(state, glanced, kind, uuid, release)
             continue
         if guess is not None:  # not glanced: what its line holds is left to the exact read
@@ -484,6 +490,8 @@ def _add_row(
         found = message.get("id")
         if kind == "assistant" and type(found) is not str and truthy(found):
             state.odd_ids = True
+    if row.get("isVirtual") is True or (kind == "user" and row.get("isMeta") is True):
+        state.asides.add(uuid)
     side = row.get("isSidechain")
     if kind == "system" and row.get("subtype") == "file_snapshot":  # ``is_snapshot_row``
         state.trailing_snapshots += 1

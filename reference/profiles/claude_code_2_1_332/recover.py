@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, count, filterfalse
-from operator import itemgetter, not_
+from operator import itemgetter, not_, or_
 from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
@@ -45,8 +45,9 @@ def _has_block(row: Json, kind: str) -> bool:
 
 
 RECOVERED = "claude-code:recovered"
-_CALLS, _KIND = itemgetter(CALLS), itemgetter(KIND)
+_CALLS, _KIND, _PARENT = itemgetter(CALLS), itemgetter(KIND), itemgetter(PARENT)
 _CHATS = frozenset({"user", "assistant"})
+_SIDE_KINDS = frozenset({"attachment", "system"})  # rows that may be asides by their type
 
 
 def is_aside(row: Json) -> bool:
@@ -203,7 +204,7 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         if not own and not calls:
             continue  # nothing put back, no asides below it (most turns of a long chain)
         if timeline is None or at_chain is None:
-            timeline = _Timeline(dict(zip(dict.keys(nodes), count())), {})
+            timeline = _Timeline(_positions(graph), {})
             at_chain = dict(zip(uuids, count()))
             stored = list(stored_rows(chain))
         _mark_late(timeline, turn)
@@ -214,7 +215,8 @@ def _recover_orphans(graph: Graph, chain: list[Json], seen: set[str],
         recovered = own if interleave else []
         anchored: dict[str, list[str]] = {}
         if calls:
-            children = _children(graph, seen) if children is None else children
+            children = _children(graph, seen, state_of(graph).asides) if children is None \
+                else children
             recovered += _asides_of_turn(nodes, turn, children, seen)
             if chain_asides:
                 anchored = _asides_of_chain(uuids[start + 1:end], facts, nodes, children, seen)
@@ -361,15 +363,39 @@ def _interleaved(chain: list[Json], spans: list[_Span], timeline: _Timeline,
     return out  # type: ignore[return-value]
 
 
-def _children(graph: Graph, seen: set[str]) -> dict[Any, list[str]]:
+def _positions(graph: Graph) -> dict[str, int]:
+    """An order of the rows as the index holds them: their line numbers when the index
+    has no uuid twice and its lines rise (``Graph.position`` is then ``Graph.line``: no
+    map of every row built), else their places in the index."""
+    if graph.position is graph.line:
+        return graph.line
+    return dict(zip(dict.keys(graph.nodes), count()))
+
+
+def _children(graph: Graph, seen: set[str], asides: set[str]) -> dict[Any, list[str]]:
     """Rows not in ``seen`` by truthy parent, in index order (the facts say which: no row
     is read). A row in ``seen`` is never an aside to put back, nor counts among a row's
     children (``_asides_below``), and ``seen`` only grows: the rows on the chain, most
-    of a file, are left out of the map."""
+    of a file, are left out of the map.
+
+    Of the others only those that may be asides (attachments, system rows and the rows
+    in ``asides``, the meta user rows and virtual ones the loader noted) and the children
+    of those are mapped, picked in C: ``_asides_below`` reads all the children of an
+    aside, but of any other row only those that are asides (a child that is not one
+    brings nothing back)."""
     out: dict[Any, list[str]] = {}
     facts = graph.facts()
-    for uuid in filterfalse(seen.__contains__, facts):
-        parent = facts[uuid][PARENT]
+    off = [*filterfalse(seen.__contains__, facts)]
+    rows = [*map(facts.__getitem__, off)]
+    parents = [*map(_PARENT, rows)]
+    could = asides.union(compress(off, map(_SIDE_KINDS.__contains__, map(_KIND, rows))))
+    try:
+        picked = [*compress(zip(off, parents, strict=True),
+                            map(or_, map(could.__contains__, off),
+                                map(could.__contains__, parents)))]
+    except TypeError:  # a parent that does not hash (a relinked anchor): every row mapped
+        picked = list(zip(off, parents, strict=True))
+    for uuid, parent in picked:
         if type(parent) is str:
             if parent:
                 out.setdefault(parent, []).append(uuid)  # ``any_key`` of a string
