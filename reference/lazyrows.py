@@ -103,14 +103,15 @@ def glance(raw: bytes | memoryview) -> Glance | None:
         return None
 
 
-def valid_utf8(data: bytes) -> bool:
-    """Whether the whole buffer is UTF-8 (decoded a chunk at a time: no copy of it kept)."""
-    if data.isascii():
+def valid_utf8(data: bytes, offset: int = 0) -> bool:
+    """Whether the buffer from ``offset`` on is UTF-8 (decoded a chunk at a time: no copy of
+    it kept)."""
+    if offset == 0 and data.isascii():
         return True
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     view = memoryview(data)
     try:
-        for start in range(0, len(data), _UTF8_CHUNK):
+        for start in range(offset, len(data), _UTF8_CHUNK):
             decoder.decode(view[start : start + _UTF8_CHUNK])
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:

@@ -96,7 +96,7 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]], utf8: bool | None = None) -> P
     numbered: Iterable[tuple[int, bytes | memoryview, int]]
     if isinstance(lines, NumberedLines):
         numbered = lines.views()
-        if valid_utf8(lines.data) if utf8 is None else utf8:
+        if valid_utf8(lines.data, lines.offset) if utf8 is None else utf8:
             buffer = lines.data
             parsed.entries = LazyEntries()
     else:

@@ -242,3 +242,44 @@ def test_lines_before_counts_the_lfs_as_bytes_count_does(lengths: list[int], blo
         assert read.lines_before(data, end) == data.count(b"\n", 0, end)
     finally:
         read._COUNT_BLOCK, read._SHORT_LINES = saved
+
+
+def test_a_long_tail_is_read_in_the_files_own_buffer_as_a_copied_tail_is() -> None:
+    """When the last plain boundary comes early, the SDK's lines stay in the file's buffer
+    (``Source.offset``), numbered as in the file, snapshots before the boundary not read
+    and the tail's handled as in a copy of the tail."""
+    from rechain.reference import read
+    from rechain.reference.parse import parse_sdk
+
+    snap = b'{"type":"attribution-snapshot","messageId":"m"}\n'
+    head = row("p1", None) + snap + row("p2", "p1", "assistant")
+    tail, parent = bytearray(), "cb"
+    for n in range(40):
+        uuid = f"t{n}"
+        tail += row(uuid, parent, "user" if n % 2 else "assistant", content=BIG)
+        if n == 7 or n == 20:
+            tail += snap
+        parent = uuid
+    data = head + boundary("cb", "p2") + bytes(tail)
+    assert len(data) > LARGE_FILE_BYTES
+    source = read.read_sdk(data, False)
+    assert source.data is data and source.offset == len(head)
+    copied = read.read_from(data, *read.tail_lines(data))
+    assert copied.offset == 0 and copied.data == data[len(head):]
+    lazy, eager = parse_sdk(source.numbered_lines()), parse_sdk(copied.numbered_lines())
+    assert (list(lazy.entries), lazy.lines, lazy.facts) == (
+        list(eager.entries), eager.lines, eager.facts)
+    result = rebuild(data)
+    assert result.uuids == [f"t{n}" for n in range(40)]
+    first = data.count(b"\n", 0, len(head)) + 1
+    assert result.messages[0]["line"] == first + 1
+    snaps, at = [], data.find(snap)
+    while at != -1:
+        snaps.append(data.count(b"\n", 0, at) + 1)
+        at = data.find(snap, at + 1)
+    dropped = [d.line for d in result.diagnostics if d.kind == "attribution-snapshot"]
+    assert dropped == [snaps[1]]  # the tail's first; its last is read; the head's is skipped
+    assert source.numbered_lines().whole() is False
+    lines = data[: len(head)] + boundary("cb", "p2") + row("u9", "cb")
+    assert read.SnapshotLines(lines, 1, [], None, len(head)).whole()  # the head's not read
+    assert not read.SnapshotLines(lines, 1, []).whole()
