@@ -387,3 +387,34 @@ def test_recovery_maps_only_the_rows_that_may_be_asides(profile: Profile, rest: 
 def test_recovery_maps_only_the_rows_that_may_be_asides_on_generated_transcripts(
         profile: Profile, t: object) -> None:
     _same_with_every_child(t.to_bytes(), profile)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.tuples(*(st.integers(0, 10 ** n - 1) for n in (4, 2, 2, 2, 2, 2, 3))),
+       st.sampled_from(["{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:03d}Z",
+                        "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:03d}",
+                        "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:03d}+00:00",
+                        "{:04d}-{:02d}-{:02d} {:02d}:{:02d}:{:02d}.{:03d}Z"]))
+def test_a_written_stamp_is_read_as_date_parse_reads_it(fields: tuple[int, ...],
+                                                          form: str) -> None:
+    """The CLI's recovery reads a stamp in the written form in C; any stamp, in range or
+    not (month 13, day 31 of April, hour 24, year 0), is the time ``time_of`` gives."""
+    _same_stamp(form.format(*fields))
+
+
+@pytest.mark.parametrize("stamp", ["2024-02-29T23:59:59.999Z", "2023-02-29T00:00:00.000Z",
+                                   "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
+                                   "1969-12-31T23:59:59.999Z", "2026-01-01T24:00:00.000Z",
+                                   "2026-01-01T23:59:60.000Z", "2026-04-31T00:00:00.000Z"])
+def test_the_edges_of_a_written_stamp_are_read_as_date_parse_reads_them(stamp: str) -> None:
+    _same_stamp(stamp)
+
+
+def _same_stamp(stamp: str) -> None:
+    import math
+
+    from rechain.reference.js.date_iso import time_of
+    from rechain.reference.profiles.claude_code_2_1_332.recover import _stamp
+
+    expected = time_of(stamp)
+    assert _stamp({"timestamp": stamp}) == (math.inf if math.isnan(expected) else expected)
