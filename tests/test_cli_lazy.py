@@ -418,3 +418,53 @@ def _same_stamp(stamp: str) -> None:
 
     expected = time_of(stamp)
     assert _stamp({"timestamp": stamp}) == (math.inf if math.isnan(expected) else expected)
+
+
+class _ScannedSystems:
+    """The preserved-segment relink finding the system rows by scanning the facts."""
+
+    def __enter__(self) -> None:
+        from rechain.reference.profiles.claude_code_2_1_332 import load
+
+        self.saved = load._systems
+        load._systems = lambda graph: self.saved(  # type: ignore[assignment]
+            dataclasses.replace(graph, position=dict(graph.position)))
+
+    def __exit__(self, *exc: object) -> None:
+        from rechain.reference.profiles.claude_code_2_1_332 import load
+
+        load._systems = self.saved  # type: ignore[assignment]
+
+
+def _same_with_scanned_systems(data: bytes, profile: Profile) -> None:
+    for loaded in (profile, _eager(profile)):
+        noted = _answers(data, loaded, Options())
+        with _ScannedSystems():
+            assert noted == _answers(data, loaded, Options())
+
+
+BOUNDARIES = [
+    b'{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":"u6",'
+    b'"compactMetadata":{"preservedSegment":{"headUuid":"u1","tailUuid":"u3","anchorUuid":"c1"}}}',
+    b'{"type":"system","subtype":"compact_boundary","uuid":"c2","parentUuid":null,'
+    b'"isSidechain":false,"compactMetadata":{"preservedMessages":{"anchorUuid":"c2",'
+    b'"uuids":["u12","u14"]}}}',
+    b'{"type":"system","subtype":"compact_boundary","uuid":"c3","parentUuid":"u9",'
+    b'"logicalParentUuid":"u9"}',
+]
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(BOUNDARIES + TRICKY[:16] + TRICKY[20:24]), max_size=14))
+def test_the_relink_finds_the_system_rows_the_loader_noted(profile: Profile,
+                                                           lines: list[bytes]) -> None:
+    _same_with_scanned_systems(b"\n".join(lines) + b"\n", profile)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=40, deadline=None)
+@given(t=transcripts(rewinds=True, compaction=True))
+def test_the_relink_finds_the_system_rows_the_loader_noted_on_generated_transcripts(
+        profile: Profile, t: object) -> None:
+    _same_with_scanned_systems(t.to_bytes(), profile)  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import compress, islice, repeat
+from itertools import compress, filterfalse, islice, repeat
 from operator import eq, itemgetter
 from typing import Any
 
@@ -74,6 +74,8 @@ class LoadState:
     odd_ids: bool = False
     # user and assistant rows recovery may put back as asides: virtual ones, meta user rows
     asides: set[str] = field(default_factory=set)
+    # (place among the rows loaded, uuid) of each system row, in file order
+    systems: list[tuple[int, str]] = field(default_factory=list)
     failure: str | None = None  # why this release's resume fails on the file (exit 1)
 
 
@@ -324,6 +326,8 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                     state.odd_ids = True
             if glanced.virtual is True or (kind == "user" and glanced.is_meta is True):
                 asides.add(uuid)
+            if kind == "system":
+                state.systems.append((len(entries) - 1, uuid))
             _loaded(state, glanced, kind, uuid, release)
             continue
         if guess is not None:  # not glanced: what its line holds is left to the exact read
@@ -477,6 +481,8 @@ def _add_row(
             return
         row = usable
     seen.add(uuid)
+    if kind == "system":
+        state.systems.append((len(parsed.entries), uuid))
     parsed.entries.append(row)
     parsed.lines.append(number)
     fact = facts_of(row)  # now, while it is hot
@@ -536,8 +542,9 @@ def relink_cli(graph: Graph, release: CliRelease = LATEST) -> None:
     state = state_of(graph)
     nodes = graph.nodes
     if state.dropped:
-        for uuid, row in list(nodes.items()):
-            parent = row.get("parentUuid")
+        # the parents read from the facts: no row decoded to find those of dropped rows
+        for uuid, fact in list(graph.facts().items()):
+            parent = fact[PARENT]
             if parent is not None and parent is not UNDEFINED and type(parent) is str \
                     and parent not in nodes and parent in state.dropped:
                 _set_parent(graph, uuid, _resolve_dropped(parent, nodes, state.dropped))
@@ -575,11 +582,8 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
     nodes = graph.nodes
     meta: Json | None = None
     meta_at = last_at = -1
-    # only a system row can be a boundary: the facts say which rows to read (picked in C)
     facts = graph.facts()
-    systems = compress(enumerate(facts), map(eq, map(itemgetter(KIND), facts.values()),
-                                             repeat("system")))
-    for at, uuid in systems:
+    for at, uuid in _systems(graph):
         if is_boundary(row := nodes[uuid]):
             last_at = at
             candidate = row.get("compactMetadata")
@@ -622,7 +626,7 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
                     _set_parent(graph, uuid, uuids[-1])
     # relinks replace rows in their places: the first ``last_at`` are those before the
     # last boundary
-    pruned = [u for u in islice(nodes, max(last_at, 0)) if u not in keep]
+    pruned = [*filterfalse(keep.__contains__, islice(nodes, max(last_at, 0)))]  # in C
     facts = graph.facts()
     graph.diagnostics += findings([*map(graph.line.__getitem__, pruned)], "pruned",
                                   "written before the last compact boundary: not loaded")
@@ -641,6 +645,18 @@ def _relink_preserved(graph: Graph, release: CliRelease) -> str | None:
             if facts[uuid][KIND] in ("user", "assistant"):
                 _set_parent(graph, uuid, uuids[-1])
     return uuids[-1] if uuids else None
+
+
+def _systems(graph: Graph) -> Iterable[tuple[int, str]]:
+    """(place in the index, uuid) of each system row, in index order: only a system row
+    can be a boundary. The loader noted them as it kept them, which are their places when
+    the index holds no uuid twice (``Graph.position`` is then ``Graph.line``); else the
+    facts say which they are (picked in C)."""
+    if graph.position is graph.line:
+        return state_of(graph).systems
+    facts = graph.facts()
+    return compress(enumerate(facts), map(eq, map(itemgetter(KIND), facts.values()),
+                                          repeat("system")))
 
 
 def _in_strings(parent: Any, strings: set[str]) -> bool:
