@@ -468,3 +468,46 @@ def test_the_relink_finds_the_system_rows_the_loader_noted(profile: Profile,
 def test_the_relink_finds_the_system_rows_the_loader_noted_on_generated_transcripts(
         profile: Profile, t: object) -> None:
     _same_with_scanned_systems(t.to_bytes(), profile)  # type: ignore[attr-defined]
+
+
+# the last row written is older than a main-chain row below it: the tip is the newest row
+# below it on the main chain (a newer sidechain row below it is passed over)
+NEWER_BELOW = [
+    b'{"type":"user","uuid":"n1","parentUuid":null,"isSidechain":false,'
+    b'"timestamp":"2026-01-04T00:00:01.000Z","message":{"role":"user","content":"a"}}',
+    b'{"type":"assistant","uuid":"n2","parentUuid":"n1","isSidechain":false,'
+    b'"timestamp":"2026-01-04T00:00:05.000Z","message":{"id":"w2","content":[]}}',
+    b'{"type":"user","uuid":"n4","parentUuid":"n3","isSidechain":false,'
+    b'"timestamp":"2026-01-04T00:00:08.000Z","message":{"role":"user","content":"b"}}',
+    b'{"type":"user","uuid":"n5","parentUuid":"n3","isSidechain":true,'
+    b'"timestamp":"2026-01-04T00:00:09.000Z","message":{"role":"user","content":"c"}}',
+    b'{"type":"user","uuid":"n6","parentUuid":"n4","isSidechain":1,'
+    b'"timestamp":"2026-01-04T00:00:09.500Z","message":{"role":"user","content":"d"}}',
+    b'{"type":"user","uuid":"n3","parentUuid":"n2","isSidechain":false,'
+    b'"timestamp":"2026-01-04T00:00:03.000Z","message":{"role":"user","content":"e"}}',
+]
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(NEWER_BELOW[2:5]))
+def test_the_newest_row_below_the_last_is_found_from_glances(profile: Profile,
+                                                             middle: list[bytes]) -> None:
+    _agree(b"\n".join([*NEWER_BELOW[:2], *middle, NEWER_BELOW[5]]) + b"\n", profile)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY[:20] + MAIN + BOUNDARIES + NEWER_BELOW), max_size=14))
+def test_the_facts_hold_each_loaded_rows_string_parent(lines: list[bytes]) -> None:
+    """The walks up the chain read parents from the facts (relinked rows included)."""
+    from rechain.reference.js.values import UNDEFINED
+
+    for loaded in (CLI, _eager(CLI)):
+        run = drive(b"\n".join(lines) + b"\n", loaded, Options(), None).run
+        assert run is not None
+        nodes, facts = run.graph.nodes, run.graph.facts()
+        assert list(nodes) == list(facts)
+        for uuid in nodes:
+            parent = nodes[uuid].get("parentUuid", UNDEFINED)
+            if type(parent) is str or type(facts[uuid][2]) is str:
+                assert facts[uuid][2] == parent

@@ -15,11 +15,13 @@ import bisect
 import math
 from typing import Any
 
+import msgspec
+
 from rechain.reference.facts import KIND, PARENT
 from rechain.reference.graph import Graph
 from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import UNDEFINED, describe, truthy
-from rechain.reference.lazyrows import LazyChain, LazyNodes, row_of
+from rechain.reference.lazyrows import LazyChain, LazyNodes, Pending, row_of
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_332.load import (
     BRIDGE_MS,
@@ -61,14 +63,16 @@ def _descends(graph: Graph, row: str, ancestor: str) -> bool:
         if current == ancestor:
             return True
         seen.add(current)
-        node = graph.nodes.get(current)
-        current = node.get("parentUuid") if node is not None else None
+        fact = graph.facts().get(current)  # its parent, from the facts: no row decoded
+        current = fact[PARENT] if fact is not None else None
     return False
 
 
 def _newest_below(graph: Graph, tip: str) -> str:
-    """The main-chain row below ``tip`` with the greatest timestamp string."""
+    """The main-chain row below ``tip`` with the greatest timestamp string (each row's
+    stamp and side glanced at, its parents read from the facts: no row decoded)."""
     reaches: dict[str, bool] = {tip: True}
+    facts = graph.facts()
 
     def below(uuid: str) -> bool:
         path: list[str] = []
@@ -81,20 +85,45 @@ def _newest_below(graph: Graph, tip: str) -> str:
                 break
             reaches[current] = False
             path.append(current)
-            node = graph.nodes.get(current)
-            current = node.get("parentUuid") if node is not None else None
+            fact = facts.get(current)
+            current = fact[PARENT] if fact is not None else None
         for step in path:
             reaches[step] = result
         return result
 
     best, best_stamp = tip, ""
-    for uuid, row in graph.nodes.items():
-        stamp = row.get("timestamp")
-        if truthy(row.get("isSidechain")) or uuid == tip or type(stamp) is not str:
+    for uuid, item in dict.items(graph.nodes):
+        stamp, side = _stamp_and_side(item)
+        if truthy(side) or uuid == tip or type(stamp) is not str:
             continue
         if stamp >= best_stamp and below(uuid):
             best, best_stamp = uuid, stamp
     return best
+
+
+class _StampAndSide(msgspec.Struct, gc=False, rename={"side": "isSidechain"}):
+    """A row's ``timestamp`` and ``isSidechain`` (None when absent)."""
+
+    timestamp: Any = None
+    side: Any = None
+
+
+_STAMP_AND_SIDE = msgspec.json.Decoder(_StampAndSide).decode
+
+
+def _stamp_and_side(item: Json | Pending) -> tuple[Any, Any]:
+    """``row.get("timestamp")`` and ``row.get("isSidechain")`` of a stored row: one kept
+    undecoded is glanced at (as ``lazyrows.glance`` trusts it: what msgspec refuses is
+    decoded, not kept)."""
+    if type(item) is Pending:
+        try:
+            seen = _STAMP_AND_SIDE(item.raw())
+        except (msgspec.DecodeError, RecursionError):
+            pass
+        else:
+            return seen.timestamp, seen.side
+    row = row_of(item)
+    return row.get("timestamp"), row.get("isSidechain")
 
 
 def choose_leaf_cli(graph: Graph, release: CliRelease = LATEST) -> Json | None:
