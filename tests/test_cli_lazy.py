@@ -414,10 +414,13 @@ def _same_stamp(stamp: str) -> None:
     import math
 
     from rechain.reference.js.date_iso import time_of
+    from rechain.reference.profiles.claude_code_2_1_332.chain import time_of_stamp
     from rechain.reference.profiles.claude_code_2_1_332.recover import _stamp
 
     expected = time_of(stamp)
     assert _stamp({"timestamp": stamp}) == (math.inf if math.isnan(expected) else expected)
+    assert math.isnan(time_of_stamp(stamp)) if math.isnan(expected) \
+        else time_of_stamp(stamp) == expected
 
 
 class _ScannedSystems:
@@ -511,3 +514,22 @@ def test_the_facts_hold_each_loaded_rows_string_parent(lines: list[bytes]) -> No
             parent = nodes[uuid].get("parentUuid", UNDEFINED)
             if type(parent) is str or type(facts[uuid][2]) is str:
                 assert facts[uuid][2] == parent
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY[:20] + MAIN + ASIDES + ODD_IDS), max_size=14))
+def test_the_facts_and_notes_hold_each_loaded_rows_call_and_result_ids(
+        lines: list[bytes]) -> None:
+    """The timestamp bridge reads a row's calls and results from the facts and notes."""
+    from rechain.reference.profiles.claude_code_2_1_332.chain import TimestampBridge, _ids
+
+    for loaded in (CLI, _eager(CLI)):
+        run = drive(b"\n".join(lines) + b"\n", loaded, Options(), None).run
+        assert run is not None
+        graph = run.graph
+        nodes, facts = graph.nodes, graph.facts()
+        bridge = TimestampBridge(graph)
+        for uuid in list(nodes):
+            assert bridge._calls({uuid}) == _ids((uuid,), nodes, "tool_use", "id")
+            assert set(facts[uuid][6] or ()) == _ids((uuid,), nodes, "tool_result",
+                                                     "tool_use_id")

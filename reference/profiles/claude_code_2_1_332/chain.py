@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
+from datetime import UTC, datetime
+from itertools import chain as joined
+from operator import itemgetter
 from typing import Any
 
 import msgspec
 
-from rechain.reference.facts import KIND, PARENT
+from rechain.reference.facts import ANSWERS, CALLS, KIND, PARENT
 from rechain.reference.graph import Graph
 from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import UNDEFINED, describe, truthy
@@ -25,7 +29,6 @@ from rechain.reference.lazyrows import LazyChain, LazyNodes, Pending, row_of
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.profiles.claude_code_2_1_332.load import (
     BRIDGE_MS,
-    is_snapshot_row,
     key_text,
     raw_uuid,
     state_of,
@@ -239,44 +242,123 @@ def _latest(rows: Any) -> Json | None:
 
 class TimestampBridge:
     """Per side, rows sorted by time, skipping rows already on the chain and results of
-    their calls."""
+    their calls.
+
+    Every row's stamp, side and subtype are glanced at once, when a bridge is first
+    needed (a row kept undecoded is not decoded), and what a row's calls and results are
+    is read from the facts: decoding every row to bridge one missing parent cost a
+    full load of the file again."""
 
     def __init__(self, graph: Graph, skip_chain_results: bool = True) -> None:
         self.graph = graph
-        self.sides: dict[Any, tuple[list[float], list[Json]]] = {}
+        self.sides: dict[Any, tuple[list[float], list[str]]] | None = None
         #: never land on a result of a call already on the chain (2.1.91 still did)
         self.skip_chain_results = skip_chain_results
 
     def find(self, child: Json, seen: set[str]) -> Json | None:
+        """The row the child is bridged to, or None."""
+        found = self.find_uuid(child, seen)
+        return None if found is None else self.graph.nodes[found]
+
+    def find_uuid(self, child: Json, seen: set[str]) -> str | None:
+        """The uuid of the row the child is bridged to, or None."""
         moment = time_of(child.get("timestamp", UNDEFINED))
         if math.isnan(moment):
             return None
-        side_key = sidechain_key(child.get("isSidechain", UNDEFINED))
-        side = self.sides.get(side_key)
+        if self.sides is None:
+            self.sides = self._sides()
+        side = self.sides.get(sidechain_key(child.get("isSidechain", UNDEFINED)))
         if side is None:
-            timed: list[tuple[float, Json]] = []
-            for row in self.graph.nodes.values():
-                if sidechain_key(row.get("isSidechain", UNDEFINED)) != side_key:
-                    continue
-                if row["uuid"] in seen or is_snapshot_row(row):
-                    continue
-                when = time_of(row.get("timestamp", UNDEFINED))
-                if not math.isnan(when):
-                    timed.append((when, row))
-            timed.reverse()
-            timed.sort(key=lambda pair: pair[0])
-            side = ([t for t, _ in timed], [r for _, r in timed])
-            self.sides[side_key] = side
-        times, rows = side
+            return None
+        times, uuids = side
         at = bisect.bisect_right(times, moment) - 1
-        calls = _ids(seen, self.graph.nodes, "tool_use", "id") if self.skip_chain_results else set()
-        while at >= 0 and (rows[at]["uuid"] in seen
-                           or not calls.isdisjoint(_ids((rows[at]["uuid"],), self.graph.nodes,
-                                                        "tool_result", "tool_use_id"))):
+        calls = self._calls(seen) if self.skip_chain_results else set()
+        facts = self.graph.facts() if calls else {}
+        while at >= 0 and (uuids[at] in seen or (
+                calls and not calls.isdisjoint(facts[uuids[at]][ANSWERS] or ()))):
             at -= 1  # nor a result of a call on the chain: recovery puts it back (probed)
         if at < 0 or moment - times[at] > BRIDGE_MS:
             return None
-        return rows[at]
+        return uuids[at]
+
+    def _sides(self) -> dict[Any, tuple[list[float], list[str]]]:
+        """Side key -> the times and uuids of its rows with a time, snapshots left out,
+        by time (the later row first among equal times)."""
+        timed: dict[Any, list[tuple[float, str]]] = {}
+        for uuid, item in dict.items(self.graph.nodes):
+            stamp, side, kind, subtype = _bridging(item)
+            if kind == "system" and subtype == "file_snapshot":
+                continue  # ``is_snapshot_row``
+            when = time_of_stamp(stamp)
+            if math.isnan(when):
+                continue
+            # an object or array is a key by identity: one read here is no other row's
+            key = ("object", uuid) if type(item) is Pending and type(side) in (dict, list) \
+                else sidechain_key(side)
+            timed.setdefault(key, []).append((when, uuid))
+        sides: dict[Any, tuple[list[float], list[str]]] = {}
+        for key, pairs in timed.items():
+            pairs.reverse()
+            pairs.sort(key=_FIRST)
+            sides[key] = ([t for t, _ in pairs], [u for _, u in pairs])
+        return sides
+
+    def _calls(self, seen: set[str]) -> set[str]:
+        """The string ids of the tool_use blocks of the rows in ``seen``: an assistant's are
+        in its facts, and only the rows the loader noted hold others."""
+        facts = self.graph.facts()
+        calls = set(joined.from_iterable(facts[uuid][CALLS] for uuid in seen))
+        odd = state_of(self.graph).odd_calls
+        return calls | _ids(odd.intersection(seen), self.graph.nodes, "tool_use", "id") \
+            if odd else calls
+
+
+_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z").fullmatch
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def time_of_stamp(value: Any) -> float:
+    """``time_of`` (``new Date(value).getTime()``); a stamp in the form the CLI writes
+    (``YYYY-MM-DDTHH:MM:SS.sssZ``) is read in C (``datetime.fromisoformat``, a fifth of
+    the time), any other value, or a stamp whose fields are out of range (year 0, hour
+    24, day 30 of February...), by ``time_of``."""
+    if type(value) is str and _WRITTEN(value) is not None:
+        try:
+            since = datetime.fromisoformat(value) - _EPOCH
+        except ValueError:
+            return time_of(value)
+        return float((since.days * 86_400 + since.seconds) * 1000 + since.microseconds // 1000)
+    return time_of(value)
+
+
+class _Bridging(msgspec.Struct, gc=False, rename={"side": "isSidechain", "kind": "type"}):
+    """A row's ``timestamp`` and ``isSidechain`` (``UNDEFINED`` when absent), ``type`` and
+    ``subtype``."""
+
+    timestamp: Any = UNDEFINED
+    side: Any = UNDEFINED
+    kind: Any = None
+    subtype: Any = None
+
+
+_BRIDGING = msgspec.json.Decoder(_Bridging).decode
+_FIRST = itemgetter(0)
+
+
+def _bridging(item: Json | Pending) -> tuple[Any, Any, Any, Any]:
+    """``timestamp`` and ``isSidechain`` (``UNDEFINED`` when absent), ``type`` and
+    ``subtype`` of a stored row, one kept undecoded glanced at (what msgspec refuses is
+    decoded, not kept)."""
+    if type(item) is Pending:
+        try:
+            seen = _BRIDGING(item.raw())
+        except (msgspec.DecodeError, RecursionError):
+            pass
+        else:
+            return seen.timestamp, seen.side, seen.kind, seen.subtype
+    row = row_of(item)
+    return (row.get("timestamp", UNDEFINED), row.get("isSidechain", UNDEFINED), row.get("type"),
+            row.get("subtype"))
 
 
 def _ids(uuids: Any, nodes: dict[str, Json], kind: str, field: str) -> set[str]:
@@ -335,8 +417,7 @@ def walk_cli(graph: Graph, leaf: Json, release: CliRelease = LATEST) -> list[Jso
         found = parent if type(parent) is str and parent in nodes else None
         if found is None or found in seen:
             why = "is not in the file" if found is None else "is already on the chain (cycle)"
-            bridged = bridge.find(nodes[uuid], seen)
-            found = None if bridged is None else bridged["uuid"]
+            found = bridge.find_uuid(nodes[uuid], seen)
             if found is not None:
                 graph.diagnostics.append(Diagnostic(
                     graph.line[uuid], "bridged",

@@ -14,9 +14,7 @@ system and attachment rows below the tip are appended, oldest timestamp first.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from functools import partial
 from itertools import compress, count, filterfalse
 from operator import itemgetter, not_, or_
@@ -24,7 +22,6 @@ from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
 from rechain.reference.graph import Graph
-from rechain.reference.js.date_iso import time_of
 from rechain.reference.js.values import truthy
 from rechain.reference.lazyrows import LazyChain, Pending, chain_uuids, row_of, stored_rows
 from rechain.reference.model import Diagnostic, Json
@@ -32,6 +29,7 @@ from rechain.reference.orphans import Rules, Turn, find_orphans
 from rechain.reference.profiles.claude_code_2_1_332.chain import (
     BY_CHECKPOINT,
     sidechain_key,
+    time_of_stamp,
     truthy_key,
 )
 from rechain.reference.profiles.claude_code_2_1_332.load import state_of
@@ -252,28 +250,8 @@ def _stamp(row: Json) -> float:
     stamp = row.get("timestamp")
     if type(stamp) is not str:
         return math.inf
-    moment = _written_time(stamp)
-    if moment is None:
-        moment = time_of(stamp)
+    moment = time_of_stamp(stamp)
     return math.inf if math.isnan(moment) else moment
-
-
-_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z").fullmatch
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _written_time(stamp: str) -> float | None:
-    """``time_of`` of a stamp in the form the CLI writes (``YYYY-MM-DDTHH:MM:SS.sssZ``),
-    read in C (``datetime.fromisoformat``), a fifth of the time; None for any other
-    string, or one whose fields are out of its range (year 0, hour 24, day 30 of
-    February...): ``time_of`` decides those."""
-    if _WRITTEN(stamp) is None:
-        return None
-    try:
-        since = datetime.fromisoformat(stamp) - _EPOCH
-    except ValueError:
-        return None
-    return float((since.days * 86_400 + since.seconds) * 1000 + since.microseconds // 1000)
 
 
 def _mark_late(timeline: _Timeline, turn: Turn) -> None:
