@@ -44,8 +44,9 @@ def test_integers_beyond_64_bits_are_the_double_the_reference_reads(digits: str)
 def test_scratch_goes_where_asked_else_to_memory(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(scratch.ENV, str(tmp_path))
-    made = scratch.make_scratch("rechain-test-")
-    assert made.parent == tmp_path.resolve() and made.is_dir()
+    with scratch.scratch("rechain-test-") as made:
+        assert made.parent == tmp_path.resolve() and made.is_dir()
+    assert not made.exists()
     monkeypatch.delenv(scratch.ENV)
     if scratch.MEMORY.is_dir():
         assert scratch.scratch_parent() == str(scratch.MEMORY)

@@ -25,7 +25,7 @@ from rechain.conformance.bench.limited import Bounds, default_memory_mb
 from rechain.conformance.oracles.batch_files import BatchFiles
 from rechain.conformance.oracles.calls import MessagesCall
 from rechain.conformance.oracles.registry import OracleSpec, entry_path
-from rechain.conformance.oracles.scratch import make_scratch
+from rechain.conformance.oracles.scratch import scratch
 from rechain.conformance.oracles.ts_sdk import NODE_FLAGS
 from rechain.conformance.protocol import CaseInput
 from rechain.conformance.runner import BATCH
@@ -65,8 +65,7 @@ def measure(spec: OracleSpec, cases: Sequence[CaseInput],
     if node is None:
         raise RuntimeError("node is not on PATH")
     bounds = bounds or Bounds(memory_mb=default_memory_mb())
-    root = make_scratch("rechain-alone-")
-    try:
+    with scratch("rechain-alone-") as root:
         plan = _plan(root, cases)
         (root / "plan.json").write_text(json.dumps(plan), "utf-8")
         done = limited.run(
@@ -74,8 +73,6 @@ def measure(spec: OracleSpec, cases: Sequence[CaseInput],
              str(CONCURRENCY)],
             {"PATH": os.environ.get("PATH", ""), "HOME": str(root), "TMPDIR": str(root),
              "LANG": "C.UTF-8"}, bounds, cwd=str(root))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
     found = done.found
     if found is None or not found.get("calls"):
         why = done.failure() or f"no calls made: {found}"

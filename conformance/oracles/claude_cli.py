@@ -38,7 +38,6 @@ import os
 import re
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -57,7 +56,7 @@ from rechain.conformance.oracles.registry import (
     entry_path,
     is_installed,
 )
-from rechain.conformance.oracles.scratch import scratch_parent
+from rechain.conformance.oracles.scratch import scratch
 from rechain.reference.profiles.family import seed_release
 
 MODEL = "claude-sonnet-4-6"
@@ -345,7 +344,8 @@ class ClaudeCliOracle(Lifecycle):
         if self._version is None:
             self._version = _VERSIONS.get(self.binary)
         if self._version is None:
-            with tempfile.TemporaryDirectory(prefix="rechain-cli-") as tmp:
+            with scratch("rechain-cli-") as where:
+                tmp = str(where)
                 env = {"PATH": PATH, "HOME": tmp, "CLAUDE_CONFIG_DIR": tmp, **QUIET_ENV}
                 done = subprocess.run(
                     [str(self.binary), "--version"], capture_output=True, text=True,
@@ -381,8 +381,7 @@ class ClaudeCliOracle(Lifecycle):
         if api is None:
             raise OracleError("claude-code: use the oracle as a context manager (or start())")
         key = api.key()
-        with tempfile.TemporaryDirectory(prefix="rechain-cli-", dir=scratch_parent()) as tmp:
-            root = Path(os.path.realpath(tmp))
+        with scratch("rechain-cli-") as root:
             for sub in ("home", "tmp", "config", "project"):
                 (root / sub).mkdir()
             project = root / "project"

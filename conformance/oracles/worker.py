@@ -10,7 +10,6 @@ Subclasses say how to launch their process and what a reply means.
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 import weakref
 from pathlib import Path
@@ -21,6 +20,7 @@ from rechain.conformance.oracles import OracleError, OracleReaderError
 from rechain.conformance.oracles.lifecycle import Lifecycle
 from rechain.conformance.oracles.registry import OracleSpec, is_installed
 from rechain.conformance.oracles.scratch import make_scratch
+from rechain.conformance.owned_dirs import release
 
 
 class WorkerOracle(Lifecycle):
@@ -105,7 +105,7 @@ class WorkerOracle(Lifecycle):
     def _home(self) -> Path:
         if self._scratch is None:
             self._scratch = make_scratch(self.scratch_prefix)
-            self._cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
+            self._cleanup = weakref.finalize(self, release, self._scratch)
         (self._scratch / "tmp").mkdir(exist_ok=True)
         home = self._scratch / "home"
         home.mkdir(exist_ok=True)
