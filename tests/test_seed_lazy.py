@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from rechain.reference import Options
 from rechain.reference.lazyrows import Pending
 from rechain.reference.profiles import get_profile
+from rechain.reference.profiles.claude_code_2_1_88 import parse as seed_parse
 from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
 from rechain.reference.profiles.claude_code_2_1_88 import resume as seed_resume
-from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced
+from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, light
 from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS, ResumedRows
 from rechain.reference.stages import Profile, drive
 from rechain.strategies import corrupted, transcripts
@@ -183,3 +184,48 @@ def test_glanced_and_decoded_loads_agree_on_progress_rows(at: int) -> None:
     data = b"\n".join(lines) + b"\n"
     for release in RELEASES:
         _agree(data, release)
+
+
+def _boundary(uuid: str, parent: str, head: str, tail: str, anchor: str) -> bytes:
+    return (f'{{"type":"system","subtype":"compact_boundary","uuid":"{uuid}",'
+            f'"parentUuid":null,"logicalParentUuid":"{parent}","timestamp":'
+            '"2026-01-01T00:00:05.000Z","sessionId":"s","compactMetadata":{"trigger":"auto",'
+            f'"preservedSegment":{{"headUuid":"{head}","tailUuid":"{tail}",'
+            f'"anchorUuid":"{anchor}"}}}}}}').encode()
+
+
+@pytest.mark.parametrize("at", range(len(TRICKY)))
+def test_rows_before_the_last_boundary_of_a_large_file_agree(at: int) -> None:
+    """Over 5 MiB, the rows before the last boundary are glanced at lightly
+    (``glanced.Light``): the preserved segment (a tricky row in it, one written again
+    after the boundary, one reached through a progress row) and everything the prune
+    drops come out as from the decoded load."""
+    pad = '"pad":"' + "x" * 2000 + '",'
+    body = [_row(f"a{n}", f"a{n - 1}" if n else None, "user" if n % 2 else "assistant",
+                 pad + '"message":{"role":"assistant","id":"m' + str(n) + '","content":'
+                 '[{"type":"text","text":"x"}]}') for n in range(2700)]
+    lines = [*body,
+             _row("h1", "a2699", "user", TRICKY[at]),
+             b'{"type":"progress","uuid":"p1","parentUuid":"h1"}',
+             _row("h2", "p1", "assistant", '"message":{"role":"assistant","id":"m",'
+                  '"content":[{"type":"text","text":"ok"}]}'),
+             _row("h3", "h2", "user", _USER),
+             _boundary("b1", "h3", "h1", "h3", "b1"),
+             _row("a5", "b1", "user", _USER),
+             _row("h2", "h1", "assistant", '"message":{"role":"assistant","id":"m",'
+                  '"content":[{"type":"text","text":"again"}]}'),
+             _row("c1", "b1", "user", _USER),
+             _row("c2", "c1", "assistant", TRICKY[at])]
+    data = b"\n".join(lines) + b"\n"
+    assert len(data) > seed_read.shared_read.LARGE_FILE_BYTES
+    made: list[Any] = []
+
+    def counted(*args: Any) -> Any:
+        row = light(*args)
+        made.append(row)
+        return row
+
+    with mock.patch.object(seed_parse, "light", counted):
+        for release in ("claude-code@2.1.88", "claude-code@2.1.101", "claude-code@2.1.91"):
+            _agree(data, release)
+    assert any(row is not None for row in made)

@@ -66,6 +66,19 @@ class SeedGlance(Glance, gc=False,
 SEED_GLANCE = msgspec.json.Decoder(SeedGlance)
 
 
+class LightGlance(msgspec.Struct, gc=False, rename=_JSON_NAMES):
+    """The four fields the loader reads of a row before the last compact boundary, which
+    the preserved-segment prune most likely drops (the rest of the line is skipped)."""
+
+    uuid: Any = None
+    type: Any = None
+    parent_uuid: Any = UNDEFINED
+    is_sidechain: Any = UNDEFINED
+
+
+LIGHT_GLANCE = msgspec.json.Decoder(LightGlance)
+
+
 # Glanced.flags: a message object; a tool_result block; kept by the blank-assistant filter
 # unless thinking-only; no TodoWrite call for ``extract_todos``; an assistant's non-empty
 # content of thinking blocks only; one with a block that is not thinking
@@ -151,7 +164,7 @@ class Progress(msgspec.Struct, gc=False, eq=False):
     parent: Any
 
 
-def progress(seen: SeedGlance) -> Progress | None:
+def progress(seen: SeedGlance | LightGlance) -> Progress | None:
     """The progress row's bridge fields, or None when the row must be decoded."""
     parent = seen.parent_uuid
     if seen.type != "progress" or type(seen.uuid) is not str or not (
@@ -160,9 +173,61 @@ def progress(seen: SeedGlance) -> Progress | None:
     return Progress(seen.uuid, parent)
 
 
-def as_dict(entry: Json | Glanced) -> Json:
-    """A stored row as a dict (a ``Glanced`` one decoded, not kept)."""
-    return entry.row.fresh() if type(entry) is Glanced else entry  # type: ignore[union-attr,return-value]
+class Light(msgspec.Struct, gc=False, eq=False):
+    """A user or assistant row before the last compact boundary, glanced at for what the
+    dispatch and the prune read (uuid, type, parent, ``isSidechain``: the latter two
+    ``UNDEFINED`` when absent). A row the prune keeps is read again in full
+    (``parse.upgrade``) before any later pass sees it; ``get`` of another field decodes
+    the line (not kept)."""
+
+    uuid: str
+    kind: str
+    parent: Any
+    side: Any
+    line: int
+    data: bytes
+    start: int
+
+    def __repr__(self) -> str:
+        """The row's place, never its buffer (the whole file)."""
+        return f"Light(line={self.line}, start={self.start})"
+
+    def fresh(self) -> Json:
+        """The row decoded (not kept)."""
+        return Pending(self.data, self.start, False).fresh()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``row.get``; the glanced fields without decoding."""
+        if key == "uuid":
+            return self.uuid
+        if key == "type":
+            return self.kind
+        if key == "parentUuid":
+            return default if self.parent is UNDEFINED else self.parent
+        if key == "isSidechain":
+            return default if self.side is UNDEFINED else self.side
+        return self.fresh().get(key, default)
+
+
+def light(data: bytes, start: int, line: int, seen: LightGlance) -> Light | None:
+    """The row's light glance, or None when the loader must read it in full now (not a
+    user or assistant row with a string uuid, a parent and ``isSidechain`` of the shapes
+    ``Glanced`` keeps)."""
+    kind, uuid, parent, side = seen.type, seen.uuid, seen.parent_uuid, seen.is_sidechain
+    if (kind != "user" and kind != "assistant") or type(uuid) is not str:
+        return None
+    if parent is not None and parent is not UNDEFINED and type(parent) is not str:
+        return None
+    if side is not None and side is not UNDEFINED and type(side) is not bool:
+        return None
+    return Light(uuid, kind, parent, side, line, data, start)
+
+
+def as_dict(entry: Json | Glanced | Light) -> Json:
+    """A stored row as a dict (a ``Glanced`` or ``Light`` one decoded, not kept)."""
+    if type(entry) is Glanced:
+        return entry.row.fresh()  # type: ignore[union-attr,no-any-return]
+    return entry.fresh() if type(entry) is Light else entry  # type: ignore[union-attr,return-value]
 
 
 def glanced(data: bytes, start: int, line: int, seen: SeedGlance,

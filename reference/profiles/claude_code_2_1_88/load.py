@@ -9,7 +9,7 @@ rewrite, so the parsed values stay untouched.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import compress, count, islice, repeat
 from operator import is_not
@@ -18,7 +18,7 @@ from typing import Any
 from rechain.reference.facts import PARENT, UUID
 from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
 from rechain.reference.model import Diagnostic, Json
-from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, Progress, as_dict
+from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, Light, Progress, as_dict
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
@@ -84,6 +84,8 @@ class Loaded:
     line_count: int | None = None
     #: whether the whole file is UTF-8, when the read found out (None: not known)
     utf8: bool | None = None
+    #: how many ``Light`` rows the dispatch put in ``messages``
+    light: int = 0
 
     def get(self, uuid: Any) -> Json | None:
         """``messages.get(uuid)``."""
@@ -98,15 +100,15 @@ class Loaded:
         return self.get(parent) if truthy(parent) else None
 
     def line_of(self, entry: Json) -> int | None:
-        if type(entry) is Glanced:
+        if type(entry) is Glanced or type(entry) is Light:
             return entry.line  # type: ignore[attr-defined,no-any-return]
         return self.line.get(id(entry))
 
     def lines_of(self, entries: Iterable[Json]) -> list[int | None]:
         """``line_of`` of each entry, in one pass (no call per row)."""
         line = self.line
-        return [e.line if type(e) is Glanced else line.get(id(e))  # type: ignore[attr-defined]
-                for e in entries]
+        return [e.line if type(e) is Glanced or type(e) is Light  # type: ignore[attr-defined]
+                else line.get(id(e)) for e in entries]
 
 
 def dispatch_metadata(loaded: Loaded, entry: Any) -> None:
@@ -186,6 +188,20 @@ def dispatch(values: Iterable[tuple[int, Any]], loaded: Loaded,
                 line[id(value)] = number
             old = messages.get(uuid)
             if old is not None:  # its line, while the row is alive to be looked up
+                replaced.append(line_of(old))  # type: ignore[arg-type]
+            messages[uuid] = value
+            if side is None or side is UNDEFINED or side is False:
+                last_main, main = uuid, True
+            continue
+        if type(value) is Light:  # the branch above, for a row glanced at lightly
+            uuid, parent, side = value.uuid, value.parent, value.side
+            if bridge and type(parent) is str and parent in bridge:
+                value = {**value.fresh(), "parentUuid": _null(bridge[parent])}
+                line[id(value)] = number
+            else:
+                loaded.light += 1
+            old = messages.get(uuid)
+            if old is not None:
                 replaced.append(line_of(old))  # type: ignore[arg-type]
             messages[uuid] = value
             if side is None or side is UNDEFINED or side is False:
@@ -283,6 +299,8 @@ def apply_preserved_segment(loaded: Loaded) -> None:
     entries = list(messages.values())
     for at in compress(count(), map(is_not, map(type, entries), repeat(Glanced))):
         entry = entries[at]
+        if type(entry) is Light:
+            continue
         # ``is_boundary`` (every entry is an object)
         if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
             absolute_at = at
@@ -480,10 +498,23 @@ def keep_last_written_leaf(loaded: Loaded) -> None:
         loaded.leaf_uuids = {found}
 
 
+def read_in_full(loaded: Loaded, upgrade: Callable[[Light], Any]) -> None:
+    """Each ``Light`` row still in the Map replaced, in its place, by its line read in
+    full (``upgrade``), before any pass reads more of it than the prune does."""
+    messages, line = loaded.messages, loaded.line
+    kept = [(slot, entry) for slot, entry in messages.items() if type(entry) is Light]
+    for slot, entry in kept:
+        value = upgrade(entry)
+        if type(value) is not Glanced:
+            line[id(value)] = entry.line
+        messages[slot] = value
+    loaded.light = 0
+
+
 def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] = (),
-         release: SeedRelease = BASE) -> Loaded:
+         release: SeedRelease = BASE, upgrade: Callable[[Light], Any] | None = None) -> Loaded:
     """``loadTranscriptFile`` after the read: metadata lines first, then the buffer, as
-    ``release`` loads it."""
+    ``release`` loads it (``upgrade``: how a ``Light`` row's line is read in full)."""
     loaded = Loaded()
     for _, value in metadata:
         if value is None:
@@ -494,6 +525,10 @@ def load(values: Iterable[tuple[int, Any]], metadata: Iterable[tuple[int, Any]] 
     dispatch(values, loaded, release)
     if release.preserved_segment_relink:
         apply_preserved_segment(loaded)
+    if loaded.light:
+        if upgrade is None:
+            raise ValueError("Light rows need an upgrade")
+        read_in_full(loaded, upgrade)
     apply_snips(loaded)
     compute_leaves(loaded)
     if release.leaf_last_written:

@@ -19,7 +19,14 @@ import orjson
 from rechain.reference.js.jsonparse import JsonError, parse_text
 from rechain.reference.js.text import JS_SPACE
 from rechain.reference.model import Diagnostic
-from rechain.reference.profiles.claude_code_2_1_88.glanced import SEED_GLANCE, glanced, progress
+from rechain.reference.profiles.claude_code_2_1_88.glanced import (
+    LIGHT_GLANCE,
+    SEED_GLANCE,
+    Light,
+    glanced,
+    light,
+    progress,
+)
 from rechain.reference.read import line_spans
 
 BOM = b"\xef\xbb\xbf"
@@ -65,6 +72,7 @@ class Spans:
 def parse_values(
     lines: Iterable[tuple[int, bytes | memoryview]], diagnostics: list[Diagnostic],
     trimmed: bool = True, spans: Spans | None = None, progress_glanced: bool = False,
+    light_before: int = 0,
 ) -> Iterator[tuple[int, Any]]:
     """Every line that ``JSON.parse`` accepts, as (line number, value); others reported.
     ``trimmed`` off (before 2.1.39): no JS ``trim()`` first, so only JSON's own
@@ -78,10 +86,14 @@ def parse_values(
     ``JSON.parse`` of its trimmed text does, and gives the same fields). With
     ``progress_glanced`` too, a progress row whose bridge fields the glance decides is
     yielded as them (``glanced.Progress``), for a release that reads nothing else of it.
+    A user or assistant row on a line before ``light_before`` (with ``spans``) is glanced
+    at only for what the dispatch and the preserved-segment prune read
+    (``glanced.Light``); the loader reads one the prune keeps again (``upgrade``).
     """
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     spaces = JS_SPACE if trimmed else JSON_SPACE
     peek, refused_glance = SEED_GLANCE.decode, (msgspec.DecodeError, RecursionError)
+    peek_light = LIGHT_GLANCE.decode
     buffer, starts, first = (spans.buffer, spans.starts, spans.first) if spans is not None \
         else (b"", (), 0)
     previous = None  # the last glanced row's uuid: most rows' parent
@@ -91,6 +103,21 @@ def parse_values(
             diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {refused}"))
             continue
         if spans is not None:
+            if number < light_before:
+                try:
+                    glimpse = peek_light(raw)
+                except refused_glance:
+                    glimpse = None
+                if glimpse is not None:
+                    row = light(buffer, starts[number - first], number, glimpse)
+                    if row is not None:
+                        yield number, row
+                        continue
+                    if progress_glanced:  # its bridge fields are all the glance reads
+                        bridged = progress(glimpse)
+                        if bridged is not None:
+                            yield number, bridged
+                            continue
             try:
                 seen = peek(raw)
             except refused_glance:
@@ -125,6 +152,18 @@ def parse_values(
                 diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
                 continue
         yield number, value
+
+
+def upgrade(row: Light, spans: Spans, diagnostics: list[Diagnostic], trimmed: bool = True,
+            progress_glanced: bool = False) -> Any:
+    """What ``parse_values`` yields for the line of a ``Light`` row read in full."""
+    data, start = spans.buffer, row.start
+    stop = data.find(b"\n", start)
+    raw = memoryview(data)[start : len(data) if stop == -1 else stop]
+    for _, value in parse_values([(row.line, raw)], diagnostics, trimmed, spans,
+                                 progress_glanced):
+        return value
+    raise AssertionError("a line the light glance accepted is JSON")
 
 
 def _refused_at_once(raw: bytes | memoryview, spaces: str) -> JsonError | None:

@@ -10,8 +10,9 @@ from rechain.reference.model import Diagnostic, Json, Options, UsageError
 from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
 from rechain.reference.profiles.claude_code_2_1_88.api import check_results
 from rechain.reference.profiles.claude_code_2_1_88.file_rows import as_fresh, file_rows
+from rechain.reference.profiles.claude_code_2_1_88.glanced import Light
 from rechain.reference.profiles.claude_code_2_1_88.load import Loaded, LoadFailedError, load
-from rechain.reference.profiles.claude_code_2_1_88.parse import parse_values
+from rechain.reference.profiles.claude_code_2_1_88.parse import parse_values, upgrade
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.resume import (
     DEFAULT_ENTRY,
@@ -62,9 +63,18 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     diagnostics: list[Diagnostic] = list(source.diagnostics)
     metadata = parse_values(source.metadata_lines, diagnostics, release.lines_trimmed)
     # a progress row is only a bridge (or nothing) unless the release keeps it as a row
+    progress_glanced = release.progress_bridged or not release.progress_loaded
+    # the rows before the last boundary are glanced at lightly when the prune may drop them
+    light_before = source.light_before if release.preserved_segment_relink else 0
     values = parse_values(source.lines, diagnostics, release.lines_trimmed, spans=source.spans,
-                          progress_glanced=release.progress_bridged or not release.progress_loaded)
-    loaded = load(values, metadata, release)
+                          progress_glanced=progress_glanced, light_before=light_before)
+    spans = source.spans
+
+    def read_row(row: Light) -> Any:
+        assert spans is not None  # a Light row is made only from a line with spans
+        return upgrade(row, spans, diagnostics, release.lines_trimmed, progress_glanced)
+
+    loaded = load(values, metadata, release, read_row)
     loaded.diagnostics[:0] = diagnostics
     loaded.line_count = source.line_count
     # the buffer parsed is UTF-8 when its lines have spans; it is the whole file from

@@ -54,6 +54,9 @@ class SeedSource:
     #: how many lines the whole file has (a BOM is not a line's; no empty line after a
     #: final LF), when the read counted them
     line_count: int | None = None
+    #: the number of the last line that may be a compact boundary (the split's marked
+    #: lines): the rows before it are most likely pruned (0: none marked, or not known)
+    light_before: int = 0
 
 
 def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False,
@@ -103,8 +106,9 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     if lines and lines[0][0] == 1 and lines[0][1][:3] == b"\xef\xbb\xbf":
         starts[0] += 3
         lines.starts[0] += 3  # type: ignore[attr-defined]
+    last_marked = bisect_left(lines_at, judged[-1]) + 1 if judged and judged[-1] >= begin else 0
     return SeedSource(lines, metadata, diagnostics, _spans(source.data, starts, first),
-                      len(lines_at))
+                      len(lines_at), last_marked)
 
 
 class SpanLines(Sequence[tuple[int, memoryview]]):
