@@ -17,8 +17,9 @@ from typing import Any
 
 from rechain.reference.facts import PARENT, UUID
 from rechain.reference.js.values import UNDEFINED, key, prop, strict_equal, truthy
-from rechain.reference.model import Diagnostic, Json
+from rechain.reference.model import Diagnostic, Json, findings
 from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, Light, Progress, as_dict
+from rechain.reference.profiles.claude_code_2_1_88.parse import Spans
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
@@ -86,6 +87,8 @@ class Loaded:
     utf8: bool | None = None
     #: how many ``Light`` rows the dispatch put in ``messages``
     light: int = 0
+    #: where the lines the loader parsed start, when their buffer is UTF-8
+    spans: Spans | None = None
 
     def get(self, uuid: Any) -> Json | None:
         """``messages.get(uuid)``."""
@@ -339,10 +342,9 @@ def apply_preserved_segment(loaded: Loaded) -> None:
     # the relinks above replace entries in their places: the first ``absolute_at`` slots
     # are still the ones written before the boundary
     pruned = [slot for slot in islice(messages, max(absolute_at, 0)) if slot not in preserved]
-    line_of, pop = loaded.line_of, messages.pop
-    loaded.diagnostics.extend(
-        Diagnostic(line_of(pop(slot)), "before-compact-boundary",
-                   "pruned: written before the last compact boundary") for slot in pruned)
+    lines = loaded.lines_of(list(map(messages.pop, pruned)))
+    loaded.diagnostics.extend(findings(lines, "before-compact-boundary",  # type: ignore[arg-type]
+                                       "pruned: written before the last compact boundary"))
 
 
 def _member(value: Any, name: str) -> Any:

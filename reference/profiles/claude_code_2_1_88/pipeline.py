@@ -77,6 +77,7 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     loaded = load(values, metadata, release, read_row)
     loaded.diagnostics[:0] = diagnostics
     loaded.line_count = source.line_count
+    loaded.spans = source.spans
     # the buffer parsed is UTF-8 when its lines have spans; it is the whole file from
     # the file's start, and a part that is not UTF-8 makes the whole file not so
     if source.spans is None:

@@ -20,7 +20,7 @@ from rechain.reference.model import Json, Options
 from rechain.reference.parse import Parsed, parse_sdk
 from rechain.reference.profiles.claude_code_2_1_88.account import off_chain_reasons
 from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced
-from rechain.reference.profiles.claude_code_2_1_88.parse import placed_views
+from rechain.reference.profiles.claude_code_2_1_88.parse import Spans, placed_views
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import run
 from rechain.reference.profiles.claude_code_2_1_88.release import BASE, SeedRelease
 from rechain.reference.profiles.claude_code_2_1_88.views import PROFILE_NAME, VIEWS
@@ -36,7 +36,8 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     rows = outcome.chain
     if not all(outcome.loaded.lines_of(rows)):  # line numbers start at 1
         rows = [e for e in rows if line_of(e) is not None]
-    return Source(ChainLines(data, rows, line_of, outcome.loaded.utf8), data,
+    return Source(ChainLines(data, rows, line_of, outcome.loaded.utf8, outcome.loaded.spans),
+                  data,
                   tuple(off_chain_reasons(data, outcome)), found=outcome)
 
 
@@ -45,13 +46,15 @@ class ChainLines(NumberedLines):
     the loader kept every one of them undecoded, its rows are what the SDK's parser
     would make of the lines (``parse_chain``); otherwise that parser glances at them."""
 
-    __slots__ = ("line_of", "rows", "utf8")
+    __slots__ = ("line_of", "rows", "spans", "utf8")
 
     def __init__(self, data: bytes, rows: list[Json],
-                 line_of: Callable[[Json], int | None], utf8: bool | None = None) -> None:
+                 line_of: Callable[[Json], int | None], utf8: bool | None = None,
+                 spans: Spans | None = None) -> None:
         super().__init__(data)
         self.rows, self.line_of = rows, line_of  # the loader's rows and their line numbers
         self.utf8 = utf8  # whether ``data`` is UTF-8, when the read found out
+        self.spans = spans  # where the loader's lines start, when it had them
 
     def whole(self) -> bool:
         return False
@@ -71,7 +74,12 @@ class ChainLines(NumberedLines):
         starts = {n: row.row.start for n, row in zip(numbers, self.rows, strict=True)
                   if type(row) is Glanced and row.row.data is data}
         missing = {n for n in numbers if n not in starts}
-        if missing:
+        spans = self.spans
+        if missing and spans is not None and spans.buffer is data:
+            # a row the loader copied (a relink) is on a line it read: no search of the file
+            at, first, size = spans.starts, spans.first, len(spans.starts)
+            starts.update((n, at[n - first]) for n in missing if 0 <= n - first < size)
+        elif missing:
             starts.update(_starts_at(data, missing))
         view, find, end = memoryview(data), data.find, len(data)
         for number in numbers:

@@ -22,7 +22,7 @@ from rechain.reference.js import date_v8
 from rechain.reference.js.text import trim
 from rechain.reference.js.values import UNDEFINED, prop, to_string, truthy
 from rechain.reference.lazyrows import LazyChain
-from rechain.reference.model import Diagnostic, Json
+from rechain.reference.model import Diagnostic, Json, findings
 from rechain.reference.profiles.claude_code_2_1_88.glanced import (
     HAS_MESSAGE,
     OTHER,
@@ -273,7 +273,7 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
     done: set[Any] = set()
     inserts: dict[int, list[Json]] = {}
     diagnostics = loaded.diagnostics
-    line_of = loaded.line_of
+    lines_of = loaded.lines_of
     for entry, mid in keyed:
         if mid is None or mid in done:
             continue
@@ -288,7 +288,7 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
         anchor = anchors[mid]
         inserts.setdefault(id(anchor), []).extend(recovered)
         detail = f"off the walked path; put back after {anchor.get('uuid')}"
-        diagnostics.extend(Diagnostic(line_of(r), "recovered", detail) for r in recovered)
+        diagnostics.extend(findings(lines_of(recovered), "recovered", detail))  # type: ignore[arg-type]
     if not inserts:
         return chain
     out: list[Json] = []
