@@ -424,19 +424,22 @@ def _same_stamp(stamp: str) -> None:
 
 
 class _ScannedSystems:
-    """The preserved-segment relink finding the system rows by scanning the facts."""
+    """The preserved-segment relink and recovery finding the system (and attachment) rows
+    by scanning the facts, not from the loader's notes."""
 
     def __enter__(self) -> None:
-        from rechain.reference.profiles.claude_code_2_1_332 import load
+        from rechain.reference.profiles.claude_code_2_1_332 import load, recover
 
-        self.saved = load._systems
-        load._systems = lambda graph: self.saved(  # type: ignore[assignment]
+        self.saved = load._systems, recover._side_rows
+        load._systems = lambda graph: self.saved[0](  # type: ignore[assignment]
+            dataclasses.replace(graph, position=dict(graph.position)))
+        recover._side_rows = lambda graph: self.saved[1](  # type: ignore[assignment]
             dataclasses.replace(graph, position=dict(graph.position)))
 
     def __exit__(self, *exc: object) -> None:
-        from rechain.reference.profiles.claude_code_2_1_332 import load
+        from rechain.reference.profiles.claude_code_2_1_332 import load, recover
 
-        load._systems = self.saved  # type: ignore[assignment]
+        load._systems, recover._side_rows = self.saved  # type: ignore[assignment]
 
 
 def _same_with_scanned_systems(data: bytes, profile: Profile) -> None:
@@ -459,7 +462,8 @@ BOUNDARIES = [
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from(BOUNDARIES + TRICKY[:16] + TRICKY[20:24]), max_size=14))
+@given(st.lists(st.sampled_from(BOUNDARIES + TRICKY[:16] + TRICKY[20:24] + ASIDES),
+                max_size=14))
 def test_the_relink_finds_the_system_rows_the_loader_noted(profile: Profile,
                                                            lines: list[bytes]) -> None:
     _same_with_scanned_systems(b"\n".join(lines) + b"\n", profile)

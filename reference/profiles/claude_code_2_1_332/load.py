@@ -74,8 +74,8 @@ class LoadState:
     odd_ids: bool = False
     # user and assistant rows recovery may put back as asides: virtual ones, meta user rows
     asides: set[str] = field(default_factory=set)
-    # (place among the rows loaded, uuid) of each system row, in file order
-    systems: list[tuple[int, str]] = field(default_factory=list)
+    # (place among the rows loaded, uuid) of each system and attachment row, in file order
+    sides: list[tuple[int, str]] = field(default_factory=list)
     failure: str | None = None  # why this release's resume fails on the file (exit 1)
 
 
@@ -326,8 +326,8 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                     state.odd_ids = True
             if glanced.virtual is True or (kind == "user" and glanced.is_meta is True):
                 asides.add(uuid)
-            if kind == "system":
-                state.systems.append((len(entries) - 1, uuid))
+            if kind == "system" or kind == "attachment":
+                state.sides.append((len(entries) - 1, uuid))
             _loaded(state, glanced, kind, uuid, release)
             continue
         if guess is not None:  # not glanced: what its line holds is left to the exact read
@@ -481,8 +481,8 @@ def _add_row(
             return
         row = usable
     seen.add(uuid)
-    if kind == "system":
-        state.systems.append((len(parsed.entries), uuid))
+    if kind == "system" or kind == "attachment":
+        state.sides.append((len(parsed.entries), uuid))
     parsed.entries.append(row)
     parsed.lines.append(number)
     fact = facts_of(row)  # now, while it is hot
@@ -652,9 +652,9 @@ def _systems(graph: Graph) -> Iterable[tuple[int, str]]:
     can be a boundary. The loader noted them as it kept them, which are their places when
     the index holds no uuid twice (``Graph.position`` is then ``Graph.line``); else the
     facts say which they are (picked in C)."""
-    if graph.position is graph.line:
-        return state_of(graph).systems
     facts = graph.facts()
+    if graph.position is graph.line:
+        return [(at, uuid) for at, uuid in state_of(graph).sides if facts[uuid][KIND] == "system"]
     return compress(enumerate(facts), map(eq, map(itemgetter(KIND), facts.values()),
                                           repeat("system")))
 

@@ -14,10 +14,11 @@ system and attachment rows below the tip are appended, oldest timestamp first.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, count, filterfalse
-from operator import itemgetter, not_, or_
+from operator import itemgetter, or_
 from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
@@ -46,7 +47,6 @@ def _has_block(row: Json, kind: str) -> bool:
 
 RECOVERED = "claude-code:recovered"
 _CALLS, _KIND, _PARENT = itemgetter(CALLS), itemgetter(KIND), itemgetter(PARENT)
-_CHATS = frozenset({"user", "assistant"})
 _SIDE_KINDS = frozenset({"attachment", "system"})  # rows that may be asides by their type
 
 
@@ -374,6 +374,16 @@ def _positions(graph: Graph) -> dict[str, int]:
     return dict(zip(dict.keys(graph.nodes), count()))
 
 
+def _side_rows(graph: Graph) -> Iterable[str]:
+    """The system and attachment rows, in index order: those the loader noted when the
+    index holds no uuid twice (``Graph.position`` is then ``Graph.line``; a pruned one is
+    no longer in the facts), else the facts say which (picked in C)."""
+    facts = graph.facts()
+    if graph.position is graph.line:
+        return [uuid for _, uuid in state_of(graph).sides if uuid in facts]
+    return compress(facts, map(_SIDE_KINDS.__contains__, map(_KIND, facts.values())))
+
+
 def _children(graph: Graph, seen: set[str], asides: set[str]) -> dict[Any, list[str]]:
     """Rows not in ``seen`` by truthy parent, in index order (the facts say which: no row
     is read). A row in ``seen`` is never an aside to put back, nor counts among a row's
@@ -388,9 +398,8 @@ def _children(graph: Graph, seen: set[str], asides: set[str]) -> dict[Any, list[
     out: dict[Any, list[str]] = {}
     facts = graph.facts()
     off = [*filterfalse(seen.__contains__, facts)]
-    rows = [*map(facts.__getitem__, off)]
-    parents = [*map(_PARENT, rows)]
-    could = asides.union(compress(off, map(_SIDE_KINDS.__contains__, map(_KIND, rows))))
+    parents = [*map(_PARENT, map(facts.__getitem__, off))]
+    could = asides.union(_side_rows(graph))
     try:
         picked = [*compress(zip(off, parents, strict=True),
                             map(or_, map(could.__contains__, off),
@@ -447,11 +456,9 @@ def _below_tip(graph: Graph, tip: str, seen: set[str]) -> list[Json]:
     below: dict[Any, list[str]] = {}
     nodes, facts = graph.nodes, graph.facts()
     # a row in ``seen`` is neither appended nor walked through: only the others are mapped,
-    # and of those only the rows neither user nor assistant (picked in C: a loaded row's
-    # type is one of the four the loader keeps)
-    off = [*filterfalse(seen.__contains__, facts)]
-    chats = map(_CHATS.__contains__, map(_KIND, map(facts.__getitem__, off)))
-    for uuid in compress(off, map(not_, chats)):
+    # and of those only the rows neither user nor assistant (a loaded row's type is one of
+    # the four the loader keeps)
+    for uuid in filterfalse(seen.__contains__, _side_rows(graph)):
         parent = facts[uuid][PARENT]
         if truthy(parent):
             below.setdefault(any_key(parent), []).append(uuid)
