@@ -113,7 +113,8 @@ def parse_chain(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     if len(others) == len(rows):
         return parse_sdk(lines, lines.utf8)
     if others:
-        parsed = parse_sdk(ChainLines(lines.data, others, line_of), lines.utf8)
+        parsed = parse_sdk(ChainLines(lines.data, others, line_of, lines.utf8, lines.spans),
+                           lines.utf8)
     else:
         parsed = Parsed(facts=[])
         parsed.delivered = queued.DeliveryTally().counts()

@@ -41,6 +41,7 @@ from rechain.reference.profiles.claude_code_2_1_88.split import (
     filter_unanswered_by_key,
     split_per_block,
 )
+from rechain.reference.profiles.claude_code_2_1_88.stamps import newest_written
 from rechain.reference.profiles.claude_code_2_1_332.chain import TimestampBridge
 from rechain.reference.recover import sorted_by_timestamp
 from rechain.reference.rows import as_blocks
@@ -53,11 +54,18 @@ NO_RESPONSE_TEXT = "No response requested."
 
 
 def latest(entries: list[Json], time: Callable[[Any], float], start: float) -> Json | None:
-    """The first entry with the strictly greatest time (NaN never compares greater)."""
+    """The first entry with the strictly greatest time (NaN never compares greater); the
+    stamps of ``Date.parse`` from minus infinity compared as strings when all are in the
+    written form (``stamps.newest_written``)."""
+    stamps = [entry.get("timestamp", UNDEFINED) for entry in entries]
+    if time is date_v8.parse and start == float("-inf"):
+        at = newest_written(stamps)
+        if at is not None:
+            return entries[at]
     best: Json | None = None
     best_time = start
-    for entry in entries:
-        moment = time(entry.get("timestamp", UNDEFINED))
+    for entry, stamp in zip(entries, stamps, strict=True):
+        moment = time(stamp)
         if moment > best_time:
             best, best_time = entry, moment
     return best
