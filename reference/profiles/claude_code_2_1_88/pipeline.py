@@ -78,11 +78,11 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     loaded.diagnostics[:0] = diagnostics
     loaded.line_count = source.line_count
     loaded.spans = source.spans
-    # the buffer parsed is UTF-8 when its lines have spans; it is the whole file from
-    # the file's start, and a part that is not UTF-8 makes the whole file not so
+    # the buffer parsed is UTF-8 when its lines have spans; it is the whole file when its
+    # first line is the file's, and a part that is not UTF-8 makes the whole file not so
     if source.spans is None:
         loaded.utf8 = False
-    elif source.spans.buffer is data:
+    elif source.spans.buffer is data and source.spans.first == 1:
         loaded.utf8 = True
     return loaded
 

@@ -70,11 +70,12 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     # one pass splits the buffer and picks the lines that may be boundaries
     lines_at, judged, last_snapshot = _split_marked(data, chunk_edges)
     begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, judged)
-    source = shared_read.read_from(data, begin)
-    buffer, first = source.data, source.first_line
     found = lines_at[bisect_left(lines_at, begin):]
-    if begin:
-        found = list(map(sub, found, repeat(begin)))
+    # the lines after an early boundary stay in the file's own buffer (no copy of the tail)
+    source = shared_read.read_from(data, begin, found, in_place=True)
+    buffer, first = source.data, source.first_line
+    found = source.starts  # type: ignore[assignment]  # in ``buffer``
+    base = begin - source.offset  # a file offset less ``base`` is one in ``buffer``
     numbers: Sequence[int]
     if last_snapshot >= begin:
         # attribution snapshots: all but the last dropped, the last read after the others
@@ -91,8 +92,9 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     spanned = SpanLines(buffer, numbers, offsets)
     lines = spanned
     metadata = tuple(_metadata_lines(data, begin)) if begin > 0 else ()
-    marked = [start - begin for start in judged if start >= begin]
-    has_segment = _has_live_segment_marker(buffer, offsets, len(found) != len(offsets), marked)
+    marked = [start - base for start in judged if start >= begin]
+    has_segment = _has_live_segment_marker(buffer, offsets, len(found) != len(offsets), marked,
+                                           begin - base)
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
         kept = kept_spans(buffer, offsets, _line_ends(buffer, offsets, type(numbers) is range))
@@ -107,7 +109,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         starts[0] += 3
         lines.starts[0] += 3  # type: ignore[attr-defined]
     last_marked = bisect_left(lines_at, judged[-1]) + 1 if judged and judged[-1] >= begin else 0
-    return SeedSource(lines, metadata, diagnostics, _spans(source.data, starts, first),
+    return SeedSource(lines, metadata, diagnostics, _spans(buffer, starts, first, begin - base),
                       len(lines_at), last_marked)
 
 
@@ -149,11 +151,12 @@ class SpanLines(Sequence[tuple[int, memoryview]]):
             yield number, view[start : end if stop == -1 else stop], start
 
 
-def _spans(buffer: bytes, starts: array[int], first: int) -> Spans | None:
-    """Where the lines start, when the buffer is UTF-8 (msgspec does not check skipped
-    strings: another buffer's rows are all decoded, as ``JSON.parse`` of each line's
-    replaced text)."""
-    return Spans(buffer, starts, first) if valid_utf8(buffer) else None
+def _spans(buffer: bytes, starts: array[int], first: int, offset: int = 0) -> Spans | None:
+    """Where the lines start, when the buffer is UTF-8 from ``offset`` on (msgspec does not
+    check skipped strings: another buffer's rows are all decoded, as ``JSON.parse`` of
+    each line's replaced text)."""
+    utf8 = valid_utf8(buffer) if offset == 0 else buffer.isascii() or valid_utf8(buffer, offset)
+    return Spans(buffer, starts, first) if utf8 else None
 
 
 def _line_ends(buffer: bytes, starts: Sequence[int], contiguous: bool) -> Sequence[int]:
@@ -176,10 +179,10 @@ def _dead(number: int) -> Diagnostic:
 
 
 def _has_live_segment_marker(buffer: bytes, offsets: array[int], dropped: bool,
-                             marked: Sequence[int] = ()) -> bool:
+                             marked: Sequence[int] = (), begin: int = 0) -> bool:
     """Whether a boundary with ``preservedSegment`` was seen after the last truncation:
-    a line the loader reads (``offsets``; ``dropped``: some attribution snapshots are
-    not among them) holding ``compact_boundary`` and ``preservedSegment``.
+    a line the loader reads (``offsets``, from ``begin`` on; ``dropped``: some attribution
+    snapshots are not among them) holding ``compact_boundary`` and ``preservedSegment``.
 
     The lines the split marked as boundaries (``marked``, where they start) are tried
     first: one that passes answers without a search of the whole buffer. Otherwise the
@@ -190,7 +193,7 @@ def _has_live_segment_marker(buffer: bytes, offsets: array[int], dropped: bool,
         if _live_segment_line(buffer, start, _line_end(buffer, start), read):
             return True
     find = buffer.find
-    at = find(SEGMENT_MARKER)
+    at = find(SEGMENT_MARKER, begin)
     while at != -1:
         start = buffer.rfind(b"\n", 0, at) + 1
         end = _line_end(buffer, at)
