@@ -41,6 +41,12 @@ KEEPING = orjson.dumps({"type": "system", "subtype": "compact_boundary", "uuid":
                         "compactMetadata": {"preservedSegment": {
                             "headUuid": "h", "anchorUuid": "a", "tailUuid": "t"}}})
 
+# a snapshot whose last ``type`` makes it a row, and one that is a plain boundary too
+SNAPSHOT_ROW = (b'{"type":"attribution-snapshot","type":"user","uuid":"sr","parentUuid":null,'
+                b'"isSidechain":false,"timestamp":"2026-11-03T00:00:00.000Z",'
+                b'"message":{"role":"user","content":"read last"}}')
+SNAPSHOT_BOUNDARY = (b'{"type":"attribution-snapshot","type":"system","subtype":"compact_boundary",'
+                     b'"uuid":"sb","parentUuid":null,"content":"x"}')
 PROGRESS = orjson.dumps({"type": "progress", "uuid": "p1", "parentUuid": "b0"})
 BRIDGED = orjson.dumps({"type": "user", "uuid": "u1", "parentUuid": "p1", "isSidechain": False,
                         "message": {"role": "user", "content": "hi"},
@@ -68,6 +74,7 @@ CASES: dict[str, tuple[tuple[int, bytes], ...]] = {
     "nothing": (),
     "snapshots": ((100, SNAPSHOT), (2000, SNAPSHOT)),
     "snapshot-after-spaces": ((100, b"  " + SNAPSHOT),),
+    "snapshot-then-one-after-spaces": ((100, SNAPSHOT), (300, b"  " + SNAPSHOT)),
     "plain-boundary": ((500, BOUNDARY),),
     "two-plain-boundaries": ((500, BOUNDARY), (1500, BOUNDARY.replace(b'"b0"', b'"b2"'))),
     "boundary-keeping-rows": ((500, KEEPING),),
@@ -77,6 +84,14 @@ CASES: dict[str, tuple[tuple[int, bytes], ...]] = {
                                                  b'"subtype":"compact_boundary","subtype":"x"')),),
     "boundary-then-snapshot": ((500, BOUNDARY), (900, SNAPSHOT)),
     "snapshot-then-boundary": ((300, SNAPSHOT), (500, BOUNDARY)),
+    "three-snapshots-the-last-a-row": ((100, SNAPSHOT), (800, SNAPSHOT), (1500, SNAPSHOT_ROW)),
+    "snapshot-first": ((0, SNAPSHOT),),
+    "snapshot-last": ((-1, SNAPSHOT),),
+    "snapshot-then-blank": ((700, SNAPSHOT + b"\n  \n"),),
+    "snapshot-and-boundary": ((700, SNAPSHOT_BOUNDARY),),
+    "snapshots-around-boundaries": ((100, SNAPSHOT), (300, SNAPSHOT), (500, BOUNDARY),
+                                    (900, SNAPSHOT), (1200, BOUNDARY.replace(b'"b0"', b'"b3"')),
+                                    (1400, SNAPSHOT_ROW)),
     "boundary-then-not-glanced": ((500, BOUNDARY), (900, b'{"type":"user",\n"uuid":"m1"}')),
     "not-glanced-then-boundary": ((100, b"{not json"), (500, BOUNDARY)),
     "boundary-then-blank": ((500, BOUNDARY + b"\n\n  "),),

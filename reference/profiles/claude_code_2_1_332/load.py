@@ -10,9 +10,9 @@ missing or cyclic parent with a 5-second timestamp bridge.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress, filterfalse, islice, repeat
+from itertools import chain, compress, filterfalse, islice, repeat
 from operator import eq, itemgetter
 from typing import Any
 
@@ -168,8 +168,8 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
             found = _parse(lines, release, glance, lines)
             if found is not None:
                 return found
-        # a line may be a snapshot, or was not glanced: read as the exact read would
-        # (from the last plain boundary found before it, if any)
+        # a line was not glanced, or is a snapshot the guess does not decide: read as the
+        # exact read would (from the last plain boundary found before it, if any)
         source = lines.exact()
         found = _parse(source.numbered_lines(), release, glance, None)
         lines.sink[:] = source.diagnostics  # its snapshots' too, found while split
@@ -180,10 +180,11 @@ def parse_cli(lines: Iterable[tuple[int, bytes]], release: CliRelease = LATEST,
 def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
            glance: Callable[[memoryview], CliGlance] | None, guess: Guessed | None
            ) -> Parsed | None:
-    """``parse_cli`` of the lines; with ``guess``, None as soon as a line starts as an
-    attribution snapshot or is not glanced at. A plain compact boundary found on the way
+    """``parse_cli`` of the lines; with ``guess``, None as soon as a line is not glanced
+    at or is a snapshot the exact read decides. A plain compact boundary found on the way
     starts the load over at its line, in the same pass: the lines before it are not read
-    (the exact read's lines are those from the last one on)."""
+    (the exact read's lines are those from the last one on); an attribution snapshot is
+    held, the one held before dropped, and read after every other line."""
     parsed, state = _fresh()
     data, end, numbers = join_lines(lines)
     # a whole buffer's pieces are not counted to know there are some (``Consecutive``)
@@ -210,18 +211,35 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
     # the progress rows' and ignored lines' numbers (by type): their findings are made at once
     progress: list[int] = []
     ignored: dict[str, list[int]] = {}
-    for item in read_values(data, numbers, end, glance):
+    # with ``guess``: the last attribution snapshot met, read after every other line, and
+    # the lines of those before it (dropped)
+    held: list[Any] = []
+    dropped: list[int] = []
+    for item in chain(read_values(data, numbers, end, glance), _last(held)):
         if type(item) is tuple:
             number, glanced, start = item
             at = number - first if first is not None else piece(number)
             if guess is not None:
                 if prefixed(SNAPSHOT_PREFIX, start):
-                    return None
-                if glanced.subtype == "compact_boundary" and guess.plain_at(start, number):
+                    if held and item is held[-1]:
+                        at = read_to  # read last: its line was accounted for when met
+                    elif (start and data[start - 1] != 0x0A) \
+                            or glanced.subtype == "compact_boundary":
+                        return None  # after spaces or a BOM, or a boundary too: the exact read
+                    else:
+                        dropped += [held[-1][0]] if held else []
+                        held[:] = [item]
+                        if at > read_to + 1:
+                            blank.append(range(read_to + 1, at))
+                        read_to = at
+                        continue
+                elif glanced.subtype == "compact_boundary" and guess.plain_at(start, number):
                     # the load starts over at this line, as if the file began there
                     parsed, state = _fresh()
                     seen, bridge, blank, read_to, previous = set(), {}, [], at - 1, None
                     progress, ignored = [], {}
+                    held.clear()  # in place: the snapshot read last is taken from this list
+                    dropped.clear()
                     entries, kept_lines, facts = parsed.entries, parsed.lines, parsed.facts
                     known, odd, asides = seen.add, state.odd_calls, state.asides
             if at > read_to + 1:
@@ -348,6 +366,8 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
             read_to = max(read_to, piece(item.last))
     if len(numbers) > read_to + 1:
         blank.append(range(read_to + 1, len(numbers)))
+    if dropped and guess is not None:
+        guess.dropped(dropped)
     parsed.diagnostics += findings(progress, "progress", PROGRESS_FINDING)
     for kind, numbered in ignored.items():
         parsed.diagnostics += findings(numbered, "ignored-type",
@@ -356,6 +376,11 @@ def _parse(lines: Iterable[tuple[int, bytes]], release: CliRelease,
                                          "only whitespace: no value starts here")
                               for gap in blank for at in gap)
     return parsed
+
+
+def _last(held: list[Any]) -> Iterator[Any]:
+    """The last item of ``held`` as it is once every item before has been read."""
+    yield from held[-1:]
 
 
 def _fresh() -> tuple[Parsed, LoadState]:

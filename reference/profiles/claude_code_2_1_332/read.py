@@ -7,8 +7,11 @@ Both rules need a search of the whole buffer, which on a file with neither
 costs a fourth of the floor. So a large file is first read whole on the guess
 that it has neither (``Guessed``): the parser, which glances at every line
 anyway, tells from each line's glance whether it could be one. At a plain
-boundary it starts the load over from that line, in the same pass; where it
-cannot rule out a snapshot it reads the file the exact way (``Guessed.exact``).
+boundary it starts the load over from that line, in the same pass; a snapshot
+it holds and reads after every other line, dropping the one it held before.
+Where it cannot decide a line (not glanced, a snapshot's prefix after spaces or
+a BOM, a snapshot that is a boundary too) it reads the file the exact way
+(``Guessed.exact``).
 """
 
 from __future__ import annotations
@@ -25,16 +28,18 @@ from rechain.reference.read import (
     read_from,
     read_sdk,
 )
+from rechain.reference.read import _dropped_snapshot as dropped_snapshot
 from rechain.reference.read import _skipped_before as skipped_before
 
 MARKER = b"compact_boundary"
 
 
 class Guessed(NumberedLines):
-    """A large file's lines, read whole on the guess that no line starts as an
-    attribution snapshot, a plain compact boundary's line starting the load over
-    (``sink``: the ``Source``'s list, where the lines not read before the last such
-    boundary are reported, and the exact read's diagnostics go when the guess fails)."""
+    """A large file's lines, read whole, a plain compact boundary's line starting the load
+    over and the last attribution snapshot read after every other line (``sink``: the
+    ``Source``'s list, where the lines not read before the last such boundary and the
+    snapshots dropped are reported, and the exact read's diagnostics go when the guess
+    fails)."""
 
     __slots__ = ("after", "sink")
 
@@ -55,6 +60,10 @@ class Guessed(NumberedLines):
             self.sink[:] = [skipped_before(number)] if begin else []
             return True
         return False
+
+    def dropped(self, lines: list[int]) -> None:
+        """The attribution snapshots on these lines are not read (a later one is)."""
+        self.sink += [dropped_snapshot(line) for line in lines]
 
     def exact(self) -> Source:
         """The read the guess stood for (the boundary searched from the one found)."""
