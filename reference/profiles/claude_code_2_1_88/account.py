@@ -15,6 +15,7 @@ from rechain.reference.model import Diagnostic
 from rechain.reference.profiles.claude_code_2_1_88.load import unkept_reason
 from rechain.reference.profiles.claude_code_2_1_88.parse import BOM, parse_values
 from rechain.reference.profiles.claude_code_2_1_88.pipeline import Outcome
+from rechain.reference.read import lines_before
 
 
 def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
@@ -55,9 +56,9 @@ def off_chain_reasons(data: bytes, outcome: Outcome) -> list[Diagnostic]:
 def _numbers_not_in(data: bytes, done: set[int], count: int | None) -> list[int]:
     """The numbers of the file's lines (as ``_lines_not_in`` numbers them; ``count`` of
     them, when the read counted them) not in ``done``, in order."""
-    if count is None:
+    if count is None:  # a BOM holds no LF: the file's LFs, found one by one in C
         start = len(BOM) if data.startswith(BOM) else 0
-        count = data.count(b"\n", start) + (
+        count = lines_before(data, len(data)) + (
             0 if data.endswith(b"\n") or len(data) <= start else 1)
     return [number for number in range(1, count + 1) if number not in done]
 
