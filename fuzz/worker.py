@@ -18,6 +18,7 @@ import importlib
 import json
 import os
 import shlex
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +31,8 @@ from rechain.fuzz.contract import Contract, Failure, check
 from rechain.fuzz.findings import FindingStore
 from rechain.fuzz.target import Feeder, load, resolve
 from rechain.fuzz.traits import causal, key, traits
+
+_WATCHERS: list[subprocess.Popen[bytes]] = []  # held: their stdin closes when this process ends
 
 
 class Finding(Exception):  # noqa: N818 - it is what libFuzzer reports, not an error of ours
@@ -188,9 +191,24 @@ def _launcher(args: argparse.Namespace) -> str:
         options += ["--scope", name]
     command = [sys.executable, "-m", "rechain.fuzz.worker", *options, "--"]
     script = Path(tempfile.mkdtemp(prefix="rechain-fuzz-")) / "worker"
+    _removed_at_end(script.parent)
     script.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n')
     script.chmod(0o755)
     return str(script)
+
+
+def _removed_at_end(path: Path) -> None:
+    """Remove ``path`` once this process has ended, however it ends.
+
+    libFuzzer ends the worker with C ``exit()``, so no Python clean-up runs, and a CI
+    step's timeout may kill it outright. A shell (in a session of its own, so a signal
+    to the worker's group leaves it be) reads its stdin, a pipe only this process holds
+    (Python's pipes close on exec, so libFuzzer's children do not get it): the kernel
+    closes it when this process ends, and the shell then removes ``path``.
+    """
+    _WATCHERS.append(subprocess.Popen(
+        ["/bin/sh", "-c", 'read -r _; rm -rf -- "$0"', str(path)], stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
 
 
 def replay(args: argparse.Namespace) -> int:

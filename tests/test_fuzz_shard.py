@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,7 +48,7 @@ def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path, private_tmpdir) 
     from rechain.fuzz.contract import Contract
     from rechain.fuzz.registry import TARGETS
     from rechain.fuzz.runner import Settings, worker_command
-    from rechain.fuzz.worker import _launcher, _parser
+    from rechain.fuzz.worker import _WATCHERS, _launcher, _parser
 
     dirs = {name: tmp_path / name for name in ("corpus", "seeds", "findings", "artefacts",
                                                "dict")}
@@ -64,10 +63,15 @@ def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path, private_tmpdir) 
     launcher = Path(_launcher(args))
     assert launcher.read_text().startswith("#!/bin/sh") and launcher.stat().st_mode & 0o111
     assert "rechain.fuzz.worker" in launcher.read_text()
-    # it goes where TMPDIR says (``rechain fuzz`` points it at its own scratch and empties
-    # that: libFuzzer ends the worker that wrote it with C exit()); here the test is the runner
+    # it goes where TMPDIR says (``rechain fuzz`` points it at its own scratch), and goes
+    # once the process that wrote it ends (libFuzzer ends it with C exit()): here, this test
     assert launcher.parent.parent == private_tmpdir
-    shutil.rmtree(launcher.parent)
+    watcher = _WATCHERS.pop()
+    assert launcher.exists() and watcher.poll() is None
+    assert watcher.stdin is not None
+    watcher.stdin.close()  # as the kernel does when the worker ends
+    assert watcher.wait(timeout=300) == 0
+    assert not launcher.parent.exists()
 
 
 @pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris not installed")
