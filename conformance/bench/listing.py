@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.owned_dirs import make_owned, release
 from rechain.reference.listing import list_sessions
 from rechain.reference.sessions import project_dir_name
 
@@ -101,7 +100,7 @@ def run(sessions: int, sizes_mb: list[float], runs: int) -> dict[str, Any]:
     rows = []
     for size_mb in sizes_mb:
         size = int(size_mb * 1024 * 1024)
-        root = Path(tempfile.mkdtemp(prefix="rechain-bench-listing-"))
+        root = make_owned("rechain-bench-listing-")  # gigabytes: gone even after a kill
         try:
             started = time.perf_counter()
             config, cwd = _layout(root, sessions, size)
@@ -125,7 +124,7 @@ def run(sessions: int, sizes_mb: list[float], runs: int) -> dict[str, Any]:
                 }
             )
         finally:
-            shutil.rmtree(root, ignore_errors=True)
+            release(root)
     times = [r["seconds"] for r in rows]
     return {
         "benchmark": "listing",

@@ -20,7 +20,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -53,12 +52,12 @@ def pick(sessions: dict[str, tuple[bytes, float]], timeout: float = 90) -> tuple
     from rechain.conformance.oracles.claude_cli import PATH, QUIET_ENV
     from rechain.conformance.oracles.fake_api import FakeMessagesApi
     from rechain.conformance.oracles.registry import CLAUDE_CODE_2_1_88, entry_path
+    from rechain.conformance.oracles.scratch import scratch
 
     api = FakeMessagesApi()
     api.start()
     try:
-        with tempfile.TemporaryDirectory(prefix="rechain-pick-") as tmp:
-            root = Path(os.path.realpath(tmp))
+        with scratch("rechain-pick-") as root:
             for sub in ("home", "tmp", "config", "project"):
                 (root / sub).mkdir()
             folder = layout(root / "config", root / "project", sessions)
@@ -125,14 +124,16 @@ KINDS = ("plain", "sidechain-later", "sidechain-spaced", "team", "late-sidechain
 
 def trial(rng: random.Random) -> tuple[str | None, str | None, list[str]]:
     """One random project: (seed's first listed session, 2.1.88's resumed one, kinds)."""
+    from rechain.conformance.owned_dirs import owned
+
     count = rng.randint(2, 4)
     now = time.time()
     kinds = [rng.choice(KINDS) for _ in range(count)]
     sessions = {f"5eed0000-2188-4000-8000-{n:012d}": (_session(n, kinds[n - 1]),
                                                        now - rng.choice((10, 20, 30, 40)) - n)
                 for n in range(1, count + 1)}
-    with tempfile.TemporaryDirectory(prefix="rechain-predict-") as tmp:
-        root = Path(os.path.realpath(tmp))
+    with owned("rechain-predict-") as made:
+        root = Path(os.path.realpath(made))
         layout(root / "config", root / "project", sessions)
         mine = predicted(root / "config", root / "project")
     theirs, _ = pick(sessions)
