@@ -61,12 +61,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture
 def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """``TMPDIR`` (and ``tempfile``'s cached choice) set to a directory of the test's own, for
-    this process and what it starts; after the test nothing named ``rechain-*`` may remain
-    there: a run that leaves its scratch in a user's temp dir fails the test that ran it."""
+    """``TMPDIR`` (and ``tempfile``'s cached choice) and the oracles' ``RECHAIN_SCRATCH`` set
+    to a directory of the test's own, for this process and what it starts; after the test
+    nothing named ``rechain-*`` may remain there: a run that leaves its scratch in a user's
+    temp dir (or the oracles' memory file system) fails the test that ran it."""
     where = tmp_path / "tmp"
     where.mkdir()
     monkeypatch.setenv("TMPDIR", str(where))
+    monkeypatch.setenv("RECHAIN_SCRATCH", str(where))
     monkeypatch.setattr(tempfile, "tempdir", str(where))
     yield where
     left = sorted(path.name for path in where.glob("rechain-*"))
