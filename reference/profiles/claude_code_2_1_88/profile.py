@@ -32,13 +32,28 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     """The resumed chain's lines (root first) for ``Options.entry`` in this release, and
     why every other line is not on it."""
     outcome = run(data, options, release)
-    line_of = outcome.loaded.line_of
+    loaded = outcome.loaded
+    line_of = loaded.line_of
     rows = outcome.chain
-    if not all(outcome.loaded.lines_of(rows)):  # line numbers start at 1
+    if not all(loaded.lines_of(rows)):  # line numbers start at 1
         rows = [e for e in rows if line_of(e) is not None]
-    return Source(ChainLines(data, rows, line_of, outcome.loaded.utf8, outcome.loaded.spans),
+    spans, loaded.spans = loaded.spans, None  # every line's start is not kept past the read
+    return Source(ChainLines(data, rows, line_of, loaded.utf8, _copied_starts(data, rows,
+                                                                              line_of, spans)),
                   data,
                   tuple(off_chain_reasons(data, outcome)), found=outcome)
+
+
+def _copied_starts(data: bytes, rows: list[Json], line_of: Callable[[Json], int | None],
+                   spans: Spans | None) -> dict[int, int] | None:
+    """Where the lines of the chain rows that do not point into ``data`` start (the rows
+    the loader copied: a relink), from the loader's line starts; None: not known."""
+    if spans is None or spans.buffer is not data:
+        return None
+    at, first, size = spans.starts, spans.first, len(spans.starts)
+    numbers = [line_of(row) for row in rows
+               if type(row) is not Glanced or row.row.data is not data]  # type: ignore[attr-defined]
+    return {n: at[n - first] for n in numbers if n is not None and 0 <= n - first < size}
 
 
 class ChainLines(NumberedLines):
@@ -46,15 +61,15 @@ class ChainLines(NumberedLines):
     the loader kept every one of them undecoded, its rows are what the SDK's parser
     would make of the lines (``parse_chain``); otherwise that parser glances at them."""
 
-    __slots__ = ("line_of", "rows", "spans", "utf8")
+    __slots__ = ("line_of", "placed", "rows", "utf8")
 
     def __init__(self, data: bytes, rows: list[Json],
                  line_of: Callable[[Json], int | None], utf8: bool | None = None,
-                 spans: Spans | None = None) -> None:
+                 placed: dict[int, int] | None = None) -> None:
         super().__init__(data)
         self.rows, self.line_of = rows, line_of  # the loader's rows and their line numbers
         self.utf8 = utf8  # whether ``data`` is UTF-8, when the read found out
-        self.spans = spans  # where the loader's lines start, when it had them
+        self.placed = placed  # where the copied rows' lines start (``_copied_starts``)
 
     def whole(self) -> bool:
         return False
@@ -74,11 +89,10 @@ class ChainLines(NumberedLines):
         starts = {n: row.row.start for n, row in zip(numbers, self.rows, strict=True)
                   if type(row) is Glanced and row.row.data is data}
         missing = {n for n in numbers if n not in starts}
-        spans = self.spans
-        if missing and spans is not None and spans.buffer is data:
+        placed = self.placed
+        if missing and placed is not None:
             # a row the loader copied (a relink) is on a line it read: no search of the file
-            at, first, size = spans.starts, spans.first, len(spans.starts)
-            starts.update((n, at[n - first]) for n in missing if 0 <= n - first < size)
+            starts.update((n, placed[n]) for n in missing if n in placed)
         elif missing:
             starts.update(_starts_at(data, missing))
         view, find, end = memoryview(data), data.find, len(data)
@@ -113,7 +127,7 @@ def parse_chain(lines: Iterable[tuple[int, bytes]]) -> Parsed:
     if len(others) == len(rows):
         return parse_sdk(lines, lines.utf8)
     if others:
-        parsed = parse_sdk(ChainLines(lines.data, others, line_of, lines.utf8, lines.spans),
+        parsed = parse_sdk(ChainLines(lines.data, others, line_of, lines.utf8, lines.placed),
                            lines.utf8)
     else:
         parsed = Parsed(facts=[])
