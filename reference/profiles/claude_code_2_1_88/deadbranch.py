@@ -60,25 +60,7 @@ def _depth_at(line: bytes, end: int) -> int:
 
 def own_uuid(line: bytes) -> bytes | None:
     """The line's own uuid bytes by 2.1.88's byte rules, or None."""
-    first_any = -1
-    suffixed: list[int] = []
-    at = line.find(UUID_KEY)
-    while at >= 0:
-        if first_any < 0:
-            first_any = at
-        after = at + len(UUID_KEY) + UUID_LEN
-        if line.startswith(TS_SUFFIX, after):
-            suffixed.append(at)
-        at = line.find(UUID_KEY, at + len(UUID_KEY))
-    if len(suffixed) > 1:
-        depth_one = [at for at in suffixed if _depth_at(line, at) == 1]
-        chosen = depth_one[0] if depth_one else suffixed[0]
-    else:
-        chosen = suffixed[0] if suffixed else first_any
-    if chosen < 0:
-        return None
-    start = chosen + len(UUID_KEY)
-    return line[start:start + UUID_LEN]
+    return _own_uuid_at(line, 0, len(line))
 
 
 def excise_dead_branches(lines: Lines, newline_terminated: bool = True) -> Lines:
