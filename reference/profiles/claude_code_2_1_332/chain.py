@@ -96,37 +96,12 @@ def _newest_below(graph: Graph, tip: str) -> str:
 
     best, best_stamp = tip, ""
     for uuid, item in dict.items(graph.nodes):
-        stamp, side = _stamp_and_side(item)
+        stamp, side, _, _ = _bridging(item)  # absent: UNDEFINED, neither truthy nor a str
         if truthy(side) or uuid == tip or type(stamp) is not str:
             continue
         if stamp >= best_stamp and below(uuid):
             best, best_stamp = uuid, stamp
     return best
-
-
-class _StampAndSide(msgspec.Struct, gc=False, rename={"side": "isSidechain"}):
-    """A row's ``timestamp`` and ``isSidechain`` (None when absent)."""
-
-    timestamp: Any = None
-    side: Any = None
-
-
-_STAMP_AND_SIDE = msgspec.json.Decoder(_StampAndSide).decode
-
-
-def _stamp_and_side(item: Json | Pending) -> tuple[Any, Any]:
-    """``row.get("timestamp")`` and ``row.get("isSidechain")`` of a stored row: one kept
-    undecoded is glanced at (as ``lazyrows.glance`` trusts it: what msgspec refuses is
-    decoded, not kept)."""
-    if type(item) is Pending:
-        try:
-            seen = _STAMP_AND_SIDE(item.raw())
-        except (msgspec.DecodeError, RecursionError):
-            pass
-        else:
-            return seen.timestamp, seen.side
-    row = row_of(item)
-    return row.get("timestamp"), row.get("isSidechain")
 
 
 def choose_leaf_cli(graph: Graph, release: CliRelease = LATEST) -> Json | None:
