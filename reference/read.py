@@ -158,7 +158,7 @@ class SnapshotLines(NumberedLines):
         for number, start, newline in self._spans():
             if prefixed(SNAPSHOT_PREFIX, start, newline):
                 if held is not None:
-                    dropped.append(_dropped_snapshot(held[0]))
+                    dropped.append(dropped_snapshot(held[0]))
                 held = (number, view[start:newline], start)
             else:
                 yield number, view[start:newline], start
@@ -362,7 +362,7 @@ def read_from(data: bytes, begin: int, starts: list[int] | None = None,
     keep a whole file alive for a few lines.
     """
     first_line = lines_before(data, begin) + 1
-    diagnostics = [_skipped_before(first_line)] if begin else []
+    diagnostics = [skipped_before(first_line)] if begin else []
     if in_place and begin and starts is not None and begin <= len(data) // 2:
         return Source(None, data, diagnostics, first_line, snapshots=True, starts=starts,
                       offset=begin)
@@ -399,7 +399,9 @@ def lines_before(data: bytes, end: int) -> int:
     return total
 
 
-def _skipped_before(first_line: int) -> Diagnostic:
+def skipped_before(first_line: int) -> Diagnostic:
+    """The finding for a large file's lines before its last compact boundary (every reader
+    that skips them words it alike)."""
     return Diagnostic(
         1,
         "before-compact-boundary",
@@ -409,7 +411,8 @@ def _skipped_before(first_line: int) -> Diagnostic:
     )
 
 
-def _dropped_snapshot(line: int) -> Diagnostic:
+def dropped_snapshot(line: int) -> Diagnostic:
+    """The finding for an attribution snapshot passed over for a later one."""
     return Diagnostic(
         line, "attribution-snapshot", "attribution snapshot dropped: only the last one is read"
     )

@@ -25,11 +25,11 @@ from rechain.reference.read import (
     SDK_KEEPING_KEYS,
     NumberedLines,
     Source,
+    dropped_snapshot,
     read_from,
     read_sdk,
+    skipped_before,
 )
-from rechain.reference.read import _dropped_snapshot as dropped_snapshot
-from rechain.reference.read import _skipped_before as skipped_before
 
 MARKER = b"compact_boundary"
 
