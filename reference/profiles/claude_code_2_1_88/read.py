@@ -15,7 +15,8 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from functools import partial
+from itertools import chain, islice, repeat
 from operator import sub
 from typing import Any, overload
 
@@ -140,15 +141,24 @@ class SpanLines(Sequence[tuple[int, memoryview]]):
         return self.numbers[at], memoryview(data)[start : len(data) if stop == -1 else stop]  # type: ignore[index]
 
     def __iter__(self) -> Iterator[tuple[int, memoryview]]:
-        return ((number, line) for number, line, _ in self.spans())
+        return zip(self.numbers, self._views(), strict=True)
 
     def spans(self) -> Iterator[tuple[int, memoryview, int]]:
         """(number, view, offset) of each line."""
-        data = self.data
-        view, find, end = memoryview(data), data.find, len(data)
-        for number, start in zip(self.numbers, self.starts, strict=True):
-            stop = find(b"\n", start)
-            yield number, view[start : end if stop == -1 else stop], start
+        return zip(self.numbers, self._views(), self.starts, strict=True)
+
+    def _views(self) -> Iterator[memoryview]:
+        """Each line's view, cut in C: when the lines follow one another (``numbers`` a
+        range) each ends where the next starts, and only the last LF is searched for."""
+        data, starts = self.data, self.starts
+        ends: Iterator[int]
+        if type(self.numbers) is range and starts:
+            last = data.find(b"\n", starts[-1])
+            ends = chain(map(sub, islice(starts, 1, None), repeat(1)),
+                         (len(data) if last == -1 else last,))
+        else:
+            ends = map(partial(_line_end, data), starts)
+        return map(memoryview(data).__getitem__, map(slice, starts, ends))
 
 
 def _spans(buffer: bytes, starts: array[int], first: int, offset: int = 0) -> Spans | None:
