@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import logging
 import re
-import shutil
-import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+
+from rechain.conformance.owned_dirs import make_owned, release
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("mkdocs.plugins.rechain")
@@ -94,7 +94,8 @@ def on_config(config: Any) -> Any:
     at = next((i for i, e in enumerate(nav) if isinstance(e, dict) and OPTIONAL_BEFORE in e),
               len(nav))
     nav[at:at] = [e for e in optional_nav() if e not in nav]
-    tree = package_tree(Path(tempfile.mkdtemp(prefix="rechain-docs-")))
+    # locked as this build's: a build killed outright leaves it to the next one to remove
+    tree = package_tree(make_owned("rechain-docs-"))
     _trees.append(tree)
     handlers = config.plugins["mkdocstrings"].config.handlers
     handlers.setdefault("python", {})["paths"] = [str(tree)]
@@ -136,4 +137,4 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
 def on_shutdown() -> None:
     """Remove the temporary package trees."""
     while _trees:
-        shutil.rmtree(_trees.pop(), ignore_errors=True)
+        release(_trees.pop())
