@@ -7,8 +7,10 @@ import json
 import pytest
 
 from rechain.cli import main
+from rechain.conformance.bench import stages
 from rechain.conformance.bench.synthetic import synthetic_transcript
 from rechain.reference import PROFILES, rebuild
+from rechain.reference.profiles import get_profile
 
 
 def test_load_benchmark_prints_its_ratio(capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,3 +145,32 @@ def test_the_short_row_chain_returns_every_row() -> None:
     lines = data.count(b"\n")
     assert result.error is None and len(result.messages) == lines - 1  # all but last-prompt
     assert len(data) / lines < 400  # short rows: parsed without a glance
+
+
+def test_stages_print_each_profile_stage_by_stage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "load", "--size-mb", "0.3", "--runs", "1", "--stages"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out.strip().splitlines()[-1])
+    rows = {"file read", *stages.SLOTS, "driver", "messages read", "total"}
+    assert set(summary["stages"]) == set(PROFILES)
+    for name, parts in summary["stages"].items():
+        assert set(parts) == rows and all(s >= 0 for s in parts.values())
+        # the rows are one round's parts: together they are that round's load
+        assert sum(s for row, s in parts.items() if row != "total") == \
+            pytest.approx(parts["total"], abs=1e-3), name
+    printed = [line for line in captured.err.splitlines() if line.startswith("parse ")]
+    assert len(printed) == 1 and printed[0].count("x") == len(PROFILES)
+
+
+def test_a_timed_profile_rebuilds_what_the_profile_does() -> None:
+    data = synthetic_transcript(200_000, seed=4)
+    for name in PROFILES:
+        spent: dict[str, float] = {}
+        timed = stages.timed_profile(get_profile(name), spent)
+        assert rebuild(data, timed) == rebuild(data, name)
+        assert set(spent) == set(stages.SLOTS)
+
+
+def test_stages_go_with_one_size(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "load", "--sizes", "1,2", "--stages"]) == 2
+    assert "--stages" in capsys.readouterr().err

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from rechain.conformance.bench import sdks, targets
+from rechain.conformance.bench import sdks, stages, targets
 from rechain.conformance.bench.limited import Bounds, default_memory_mb
 from rechain.conformance.bench.synthetic import write_transcript
 from rechain.conformance.owned_dirs import owned
@@ -131,9 +131,11 @@ def _sdks(path: Path, runs: int, bounds: Bounds, reference_s: float,
 
 
 def run(size_mb: float, runs: int, seed: int, keep: Path | None,
-        kind: str = "linear", bounds: Bounds | None = None) -> dict[str, Any]:
+        kind: str = "linear", bounds: Bounds | None = None,
+        by_stage: bool = False) -> dict[str, Any]:
     """Generate, measure, print lines as it goes; returns the summary object. Each SDK
-    process runs within ``bounds`` (default: ``DEFAULT_TIMEOUT_S``, half the memory)."""
+    process runs within ``bounds`` (default: ``DEFAULT_TIMEOUT_S``, half the memory).
+    ``by_stage``: also each profile's load stage by stage (``stages``), as x the floor."""
     bounds = bounds or Bounds(memory_mb=default_memory_mb())
     started = time.perf_counter()
     with owned("rechain-bench-") as tmp:
@@ -175,6 +177,12 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None,
                 for name, (seconds, count) in zip(names, profiles, strict=True)
             },
         }
+        if by_stage:
+            parts = {name: stages.breakdown(path, name, runs) for name in names}
+            for line in stages.table(parts, floor_s):
+                print(line, file=sys.stderr)
+            summary["stages"] = {name: {row: round(s, 4) for row, s in found.items()}
+                                 for name, found in parts.items()}
         summary["peak_rss_mb"], missing = _peaks(path)
         if missing:
             summary["failed"] = missing

@@ -40,6 +40,9 @@ def register(subparsers: Any) -> None:
     load.add_argument("--sdk-memory-mb", type=float, default=None, metavar="MB",
                       help="stop an SDK's measurement once its processes hold more than MB "
                            "resident (default: 8192, or half the machine's memory if less)")
+    load.add_argument("--stages", action="store_true",
+                      help="also time each profile stage by stage (the file read, each stage "
+                           "slot, the driver, the messages read), as x the floor of the run")
     load.set_defaults(handler=_load)
     listing = kinds.add_parser(
         "listing", help="session-list time at several file sizes (sparse files; must be flat)"
@@ -80,6 +83,8 @@ def _load(args: argparse.Namespace) -> int:
     if args.sdk_timeout <= 0 or (args.sdk_memory_mb is not None and args.sdk_memory_mb <= 0):
         raise UsageError("--sdk-timeout and --sdk-memory-mb must be > 0")
     bounds = Bounds(args.sdk_timeout, args.sdk_memory_mb or default_memory_mb())
+    if args.sizes is not None and args.stages:
+        raise UsageError("--stages times one file: give --size-mb, not --sizes")
     if args.sizes is not None:
         import json
         import sys
@@ -93,7 +98,7 @@ def _load(args: argparse.Namespace) -> int:
                          sort_keys=True))
         return 0
     print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep, args.kind,
-                                  bounds)))
+                                  bounds, by_stage=args.stages)))
     return 0
 
 
