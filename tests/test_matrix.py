@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
+
+from rechain.cli import main
 from rechain.conformance.contracts.model import from_json
 from rechain.conformance.impls import _cmd_info
 from rechain.conformance.matrix import adapters, render
+from rechain.errors import UsageError
 
 
 def test_every_shipped_adapter_declares_a_valid_contract_and_a_spec_that_says_it() -> None:
@@ -119,3 +124,25 @@ def test_replays_in_the_docs_name_the_adapter_and_the_cases_folder() -> None:
               " --corpus /abs/work/implementations/found --case diff-x")
     assert render.portable(replay, "x", "implementations/found") == (
         "rechain check --impl adapter:x --corpus implementations/found --case diff-x")
+
+
+def test_install_only_installs_each_named_reader_and_fails_when_one_fails(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    done: list[str] = []
+    monkeypatch.chdir(tmp_path)
+
+    def fake_install(adapter: adapters.Adapter, say: object = print) -> None:
+        if adapter.name == "ccusage":
+            raise UsageError("installing ccusage@20.0.24 failed: no network")
+        done.append(adapter.name)
+
+    monkeypatch.setattr(adapters, "install", fake_install)
+    assert main(["matrix", "--install", "--reader", "ai-replay"]) == 0
+    assert done == ["ai-replay"] and "ai-replay@" in capsys.readouterr().out
+    # a failed install is said and fails the command, the others still installed
+    assert main(["matrix", "--install", "--reader", "ccusage", "--reader", "agent-history"]) == 1
+    captured = capsys.readouterr()
+    assert done == ["ai-replay", "agent-history"]
+    assert "no network" in captured.err and "agent-history@" in captured.out
+    assert list(tmp_path.iterdir()) == []  # no matrix written, no docs folder made

@@ -39,7 +39,27 @@ def register(subparsers: Any) -> None:
     add("--no-run", action="store_true",
         help="only write the matrix: from the reports in --cases, else from the results "
              "kept in OUT/matrix-data")
+    add("--install", action="store_true",
+        help="only install the pinned readers (every one, or each --reader) in their own "
+             "environments, and write nothing")
     parser.set_defaults(handler=run)
+
+
+def _install(shipped: list[Any]) -> int:
+    """Install each pinned reader (an installed one is left as it is); 1 if any failed."""
+    from rechain.conformance.matrix import adapters
+    from rechain.errors import UsageError
+
+    failed = 0
+    for adapter in shipped:
+        try:
+            adapters.install(adapter, lambda text: print(text, file=sys.stderr))
+        except UsageError as error:
+            print(f"matrix: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"{adapter.slug}: installed in {adapter.home}")
+    return 1 if failed else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     else from that data, so a fresh checkout re-renders the published matrix."""
     from rechain.conformance.matrix import adapters, render
 
+    if args.install:
+        return _install(adapters.shipped(names=args.reader))
     rows, headers = [], []
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "badges").mkdir(exist_ok=True)
