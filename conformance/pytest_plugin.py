@@ -118,11 +118,22 @@ def _replay(config: pytest.Config, case_id: str) -> str:
 
 
 def _items(suite: Suite) -> Iterator[CaseItem]:
+    """The case items; a bad option value is the user's to fix, so pytest's one-line usage
+    error, never an internal error's traceback."""
+    from rechain.errors import UsageError
+
+    try:
+        yield from _connected_items(suite)
+    except UsageError as error:
+        raise pytest.UsageError(f"rechain: {error}") from None
+
+
+def _connected_items(suite: Suite) -> Iterator[CaseItem]:
     from rechain.conformance import skips
+    from rechain.conformance.check.inputs import corpus_cases
     from rechain.conformance.impls import connect
     from rechain.conformance.protocol_process import Limits
     from rechain.conformance.runner import Against, Connections, Recorded, corpus_items
-    from rechain.corpus.cases_io import load_cases
     from rechain.reference import get_profile
 
     config = suite.config
@@ -131,8 +142,8 @@ def _items(suite: Suite) -> Iterator[CaseItem]:
                     memory_mb=config.getoption("rechain_memory_mb"))
     venv = Path(config.getoption("rechain_venv")) if config.getoption("rechain_venv") else None
     root = config.getoption("rechain_corpus")
-    items = corpus_items(load_cases(Path(root) if root else None), profile,
-                         selected=config.getoption("rechain_case"))
+    items = corpus_items(corpus_cases(Path(root) if root else None, "--rechain-corpus"),
+                         profile, selected=config.getoption("rechain_case"))
     implementation = connect(config.getoption("rechain_impl"), limits, venv=venv)
     against = config.getoption("rechain_against")
     target = Against(connect(against, limits, venv=venv)) if against else Recorded(profile)

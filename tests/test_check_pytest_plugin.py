@@ -84,3 +84,29 @@ def test_a_runaway_reader_fails_its_cases_and_the_run_ends(pytester: pytest.Pyte
                  "--rechain-timeout=2", "--rechain-memory-mb=200")
     result.assert_outcomes(passed=1, failed=2)  # the suite's own test still passes
     result.stdout.fnmatch_lines([why])
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["--rechain-impl=python:missing_reader.py:read"], "*cannot import missing_reader.py*"),
+    (["--rechain-impl=python:{readers}:right", "--rechain-profile=sdkk"],
+     "*unknown profile 'sdkk'*"),
+    (["--rechain-impl=python:{readers}:right", "--rechain-against=nope"],
+     "*unknown implementation 'nope'*"),
+    (["--rechain-impl=python:{readers}:right", "--rechain-corpus=no-such-dir"],
+     "*--rechain-corpus no-such-dir: not a directory*"),
+])
+def test_a_mistaken_option_is_a_usage_error_not_a_traceback(pytester: pytest.Pytester,
+                                                            readers: str, args: list[str],
+                                                            why: str):
+    result = run(pytester, *(arg.format(readers=readers) for arg in args))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: rechain: {why}"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_folder_that_is_no_corpus_is_a_usage_error(pytester: pytest.Pytester, readers: str):
+    (pytester.path / "cases" / "not-a-case").mkdir(parents=True)
+    result = run(pytester, f"--rechain-impl=python:{readers}:right", "--rechain-corpus=cases")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: rechain: corpus: not-a-case: cannot read case.json*"])

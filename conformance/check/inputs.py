@@ -11,7 +11,7 @@ from rechain.conformance import differential as diff
 from rechain.conformance import example_db
 from rechain.conformance.protocol import View
 from rechain.conformance.runner import Item, corpus_items
-from rechain.corpus.cases_io import CaseError, load_cases
+from rechain.corpus.cases_io import Case, CaseError, load_cases
 from rechain.errors import UsageError
 
 Say = Callable[[str], None]
@@ -27,15 +27,20 @@ def group_seeds(seed: int) -> dict[str, int]:
     return {kind: seed + offset for offset, kind in enumerate(group_sizes(0))}
 
 
-def corpus(root: Path | None, profile: str, view: str, selected: Sequence[str]) -> list[Item]:
-    """The corpus cases (the packaged corpus, or ``root``) matching ``selected`` globs."""
+def corpus_cases(root: Path | None, option: str = "--corpus") -> list[Case]:
+    """The cases of the packaged corpus, or of ``root``: a ``root`` that is no corpus is the
+    user's to fix, said in one line (``option`` names where it was given)."""
     if root is not None and not root.is_dir():
-        raise UsageError(f"--corpus {root}: not a directory")
+        raise UsageError(f"{option} {root}: not a directory")
     try:
-        cases = load_cases(root)
+        return load_cases(root)
     except CaseError as error:
         raise UsageError(f"corpus: {error}") from None
-    items = corpus_items(cases, profile, view, selected=list(selected))
+
+
+def corpus(root: Path | None, profile: str, view: str, selected: Sequence[str]) -> list[Item]:
+    """The corpus cases (the packaged corpus, or ``root``) matching ``selected`` globs."""
+    items = corpus_items(corpus_cases(root), profile, view, selected=list(selected))
     if selected and not items:
         raise UsageError(f"no corpus case matches {' '.join(selected)}")
     return items
