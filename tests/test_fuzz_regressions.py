@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from cli_run import run
 
 from rechain.cache import cache_dir
 from rechain.corpus.lint import lint_cases
@@ -66,3 +67,11 @@ def test_every_target_gets_case_ids_the_case_schema_accepts(target: str) -> None
     rule = load_schema("case")["properties"]["id"]
     made = case_id(target, "builtins.TypeError", b"{}")
     assert re.fullmatch(rule["pattern"], made) and len(made) <= rule["maxLength"], made
+
+
+def test_replaying_a_case_that_is_not_there_is_one_line(capsys):
+    code, out, err = run(capsys, "fuzz", "--replay", "no-such-case")
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()
+    assert line.startswith("rechain: error: --replay: no regression case no-such-case in ")
+    assert str(regressions_root()) in line

@@ -228,7 +228,13 @@ def replay(args: argparse.Namespace) -> int:
     from rechain.fuzz.runner import Settings, environment
 
     root = regressions_root()
-    cases = [root / name for name in args.replay] if args.replay else fuzz_cases(root)
+    known = fuzz_cases(root)
+    cases = [root / name for name in args.replay] if args.replay else known
+    unknown = [name for name in args.replay or () if root / name not in known]
+    if unknown:  # checked before any replay runs: a mistyped name is one line, not a traceback
+        names = ", ".join(case.name for case in known[:3]) + (", …" if len(known) > 3 else "")
+        raise UsageError(f"--replay: no regression case {', '.join(unknown)} in {root} "
+                         f"({f'its case folders: {names}' if known else 'it holds none'})")
     bad = 0
     for directory in cases:
         meta = fuzz_meta(directory)
