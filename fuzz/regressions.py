@@ -17,6 +17,7 @@ import re
 import subprocess
 import tempfile
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,8 +82,16 @@ def write_regression(
     version: str,
     root: Path | None = None,
     status: str = "open",
+    paths: Sequence[Path] = (),
+    venv: Path | None = None,
+    input_kind: str | None = None,
 ) -> Path:
-    """Write one finding as ``<root>/<id>/``; returns the directory."""
+    """Write one finding as ``<root>/<id>/``; returns the directory.
+
+    For a user's ``--target`` the case keeps how its campaign ran it: ``paths`` (where
+    its module was found) and ``venv`` as absolute paths, and ``input_kind`` (its
+    ``--input``), so the printed replay command works from any directory.
+    """
     identifier = case_id(target, finding["exception"], data)
     directory = (root or regressions_root()) / identifier
     exception = finding["exception"]
@@ -108,6 +117,9 @@ def write_regression(
                 "status": status,
                 "found": datetime.date.today().isoformat(),
                 "replay": f"rechain fuzz --replay {identifier}",
+                **({"paths": [str(p.absolute()) for p in paths]} if paths else {}),
+                **({"venv": str(venv.absolute())} if venv is not None else {}),
+                **({"input": input_kind} if input_kind else {}),
             },
         },
     }
@@ -131,21 +143,29 @@ def _same_trigger(meta: dict[str, Any], row: dict[str, Any]) -> bool:
     return "trigger" not in meta or row.get("trigger", "") == meta["trigger"]
 
 
+class ReplayError(RuntimeError):
+    """A case whose target could not be run at all (its module gone, say): no verdict."""
+
+
 def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) -> Outcome:
     """Run one case's input through its target in a worker (replay mode) and judge it."""
     meta = fuzz_meta(directory)
     target = TARGETS.get(meta.get("target", ""))
     spec = target.spec if target is not None else meta["spec"]
     command = [python, "-m", "rechain.fuzz.worker", "--mode", "replay", "--target", spec]
-    if target is not None and target.input:
-        command += ["--input", target.input]
+    given = target.input if target is not None else meta.get("input")  # a user's --input
+    if given:
+        command += ["--input", given]
     command += ["--", str(directory / INPUT_FILE)]
     # start outside any source tree: its rechain/ would hide the shim's rechain.fuzz
     cwd = tempfile.gettempdir()
     done = subprocess.run(command, capture_output=True, env=env, timeout=300, check=False, cwd=cwd)
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
     if not rows:
-        raise RuntimeError(f"{directory.name}: replay printed nothing: {done.stderr[-2000:]!r}")
+        said = [line for line in done.stderr.decode("utf-8", "replace").splitlines()
+                if line.strip()]
+        raise ReplayError(f"{directory.name}: the replay ran nothing: "
+                          f"{said[-1][:300] if said else f'exit {done.returncode}, no output'}")
     row = rows[-1]
     failed = row["outcome"] == "failure"
     signature = row.get("signature")

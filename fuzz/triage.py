@@ -135,5 +135,7 @@ def file_findings(
         minimal = classify(target, settings, {**finding, "input_path": str(path)})
         finding["trigger"] = minimal.partition("|")[2]
         finding["key"] = key_of(finding["variant"])
-        written.append(write_regression(target.name, finding, data, version))
+        user = {"paths": settings.paths, "venv": settings.venv, "input_kind": target.input}
+        written.append(write_regression(target.name, finding, data, version,
+                                        **(user if target.user else {})))
     return written

@@ -17,7 +17,13 @@ from cli_run import run
 from rechain.cache import cache_dir
 from rechain.corpus.lint import lint_cases
 from rechain.fuzz.registry import TARGETS, venv_name
-from rechain.fuzz.regressions import fuzz_cases, fuzz_meta, regressions_root, replay_one
+from rechain.fuzz.regressions import (
+    fuzz_cases,
+    fuzz_meta,
+    regressions_root,
+    replay_one,
+    write_regression,
+)
 from rechain.fuzz.runner import Settings, environment
 
 CASES = fuzz_cases()
@@ -75,3 +81,39 @@ def test_replaying_a_case_that_is_not_there_is_one_line(capsys):
     [line] = err.strip().splitlines()
     assert line.startswith("rechain: error: --replay: no regression case no-such-case in ")
     assert str(regressions_root()) in line
+
+
+BOOM = '''
+def read(data: bytes) -> int:
+    """Fails on the one input the case holds."""
+    if data.startswith(b"boom"):
+        raise LookupError("boom")
+    return len(data)
+'''
+
+
+def test_a_users_case_replays_as_printed_from_another_directory(tmp_path, capsys, monkeypatch):
+    """A ``--target`` found in the directory its campaign started in: the printed replay
+    command (``rechain fuzz --replay ID``) runs it from anywhere, and once the module is
+    gone it says so in a line, not a traceback."""
+    (tmp_path / "mine").mkdir()
+    module = tmp_path / "mine" / "boom_reader.py"
+    module.write_text(BOOM)
+    finding = {"exception": "LookupError", "where": "boom_reader.py:read:5", "message": "boom",
+               "signature": "LookupError@boom_reader.py:read:5", "target": "boom_reader:read"}
+    case = write_regression("boom_reader-read", finding, b"boom\n", "0", root=tmp_path / "regs",
+                            paths=(tmp_path / "mine",))
+    monkeypatch.setattr("rechain.fuzz.regressions.regressions_root", lambda: tmp_path / "regs")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    printed = fuzz_meta(case)["replay"].split()
+    assert printed[:3] == ["rechain", "fuzz", "--replay"]
+    code, out, _ = run(capsys, *printed[1:])
+    assert (code, out.split()[:2]) == (0, ["reproduced", case.name])
+    module.unlink()
+    code, out, _ = run(capsys, *printed[1:])
+    assert code == 1
+    [line] = out.strip().splitlines()
+    assert line.startswith(f"ERROR      {case.name}: the replay ran nothing: ")
+    assert "boom_reader" in line

@@ -223,8 +223,14 @@ def bench(args: argparse.Namespace) -> int:
 
 def replay(args: argparse.Namespace) -> int:
     """Replay regression cases; exit 1 when a fixed case fails again."""
-    from rechain.fuzz.registry import TARGETS, venv_name
-    from rechain.fuzz.regressions import fuzz_cases, fuzz_meta, regressions_root, replay_one
+    from rechain.fuzz.registry import TARGETS, Target, venv_name
+    from rechain.fuzz.regressions import (
+        ReplayError,
+        fuzz_cases,
+        fuzz_meta,
+        regressions_root,
+        replay_one,
+    )
     from rechain.fuzz.runner import Settings, environment
 
     root = regressions_root()
@@ -240,6 +246,8 @@ def replay(args: argparse.Namespace) -> int:
         meta = fuzz_meta(directory)
         target = TARGETS.get(meta.get("target", ""))
         venv = args.venv
+        if venv is None and target is None and meta.get("venv"):  # a user's --venv, kept
+            venv = Path(meta["venv"])
         if venv is None and target is not None and target.third_party:
             venv = venvs_root() / venv_name(target)
             if not (venv / "bin" / "python").exists():
@@ -247,9 +255,20 @@ def replay(args: argparse.Namespace) -> int:
                 continue
         python = str(venv / "bin" / "python") if venv else sys.executable
         env = None
+        paths: tuple[Path, ...] = ()
+        if target is None and "spec" in meta:  # a user's --target, run as its campaign ran it
+            paths = tuple(Path(p) for p in meta.get("paths", ()))
+            target = Target(meta.get("target", ""), meta["spec"], input=meta.get("input"),
+                            user=True)
         if target is not None:
-            env = environment(target, Settings(0, venv=venv, work=cache_dir() / "fuzz-work"))
-        outcome = replay_one(directory, python, env)
+            env = environment(target, Settings(0, venv=venv, work=cache_dir() / "fuzz-work",
+                                               paths=paths))
+        try:
+            outcome = replay_one(directory, python, env)
+        except ReplayError as error:
+            bad += 1
+            print(f"{'ERROR':10} {error}")
+            continue
         bad += outcome.verdict == "FAILED"
         print(f"{outcome.verdict:10} {outcome.case} ({outcome.target}, {outcome.status})")
     return 1 if bad else 0
