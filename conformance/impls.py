@@ -68,7 +68,13 @@ from rechain.conformance.protocol import (
     View,
     check_messages,
 )
-from rechain.conformance.protocol_process import Harness, Limits, OneShot, split_command
+from rechain.conformance.protocol_process import (
+    Harness,
+    Limits,
+    OneShot,
+    cannot_start,
+    split_command,
+)
 from rechain.conformance.tier0 import connect_python
 from rechain.errors import UsageError
 from rechain.reference import Options, get_profile, rebuild
@@ -417,6 +423,9 @@ def connect(spec: str, limits: Limits | None = None, *, strict: bool = False,
         except ValueError as error:
             raise UsageError(f"{spec!r}: {error}") from None
         if kind != "harness":
+            problem = cannot_start(argv[0])
+            if problem is not None:
+                raise UsageError(f"{spec}: {problem}")
             return OneShot(argv, _cmd_info(argv, declared.group(1) if declared else None),
                            limits, strict)
         try:

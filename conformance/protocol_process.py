@@ -15,6 +15,7 @@ import json
 import os
 import queue
 import shlex
+import shutil
 import subprocess
 import threading
 import time
@@ -379,3 +380,20 @@ def split_command(text: str) -> list[str]:
     if not argv:
         raise ValueError("empty command")
     return argv
+
+
+def cannot_start(program: str) -> str | None:
+    """Why ``program`` (a command line's first word) cannot be started, or None: a
+    one-shot reader is started once per case, so a wrong path is said once, up front,
+    instead of as a crash of every case."""
+    if "{" in program:  # ``{path}`` and the like are filled in per case
+        return None
+    if "/" not in program:
+        found = shutil.which(program)
+        return None if found else f"cannot start {program}: not found on PATH"
+    path = Path(program)
+    if not path.exists():
+        return f"cannot start {program}: No such file or directory"
+    if path.is_dir() or not os.access(path, os.X_OK):
+        return f"cannot start {program}: not an executable file"
+    return None

@@ -109,11 +109,11 @@ def test_the_pair_is_judged_on_the_views_both_declare() -> None:
 
 
 def test_a_tier_one_reader_declares_its_views_in_the_spec() -> None:
-    reader = connect("cmd[api,chain]:python reader.py")
+    reader = connect("cmd[api,chain]:sh reader.sh")
     assert reader.info.views == ("api", "chain")
-    assert connect("cmd:python reader.py").info.views == ("session-messages",)
+    assert connect("cmd:sh reader.sh").info.views == ("session-messages",)
     with pytest.raises(UsageError):
-        connect("cmd[apis]:python reader.py")
+        connect("cmd[apis]:sh reader.sh")
 
 
 # --- the reference answers both views at once ------------------------------------------------

@@ -323,6 +323,29 @@ def test_unknown_specs_are_usage_errors():
         connect("python:no_such_module_here:f")
 
 
+@pytest.mark.parametrize(("command", "why"), [
+    ("./no-such-reader --json", "cannot start ./no-such-reader: No such file or directory"),
+    ("no-such-reader-on-path", "cannot start no-such-reader-on-path: not found on PATH"),
+    ("{here}", "cannot start {here}: not an executable file"),
+])
+def test_a_one_shot_reader_that_cannot_start_is_a_usage_error(tmp_path, monkeypatch, command,
+                                                              why):
+    """Said once before the run, as for a harness, not as a crash of every case."""
+    monkeypatch.chdir(tmp_path)
+    for kind in ("cmd", "cmd[api,chain]"):
+        spec = f"{kind}:{command.format(here=tmp_path)}"
+        with pytest.raises(UsageError) as raised:
+            connect(spec)
+        assert str(raised.value) == f"{spec}: {why.format(here=tmp_path)}"
+
+
+def test_a_one_shot_reader_started_by_an_interpreter_or_per_case_path_connects(tmp_path):
+    reader = tmp_path / "reader.py"
+    reader.write_text("import sys; sys.stdin.buffer.read(); print('[]')\n")
+    for spec in (f"cmd:{sys.executable} {reader}", "cmd:{path}"):
+        connect(spec).close()
+
+
 def test_reference_reports_reader_errors_as_raised():
     reference = connect("reference")
     boundary = json.dumps({"type": "system", "subtype": "compact_boundary", "uuid": "b",
