@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Hashable
 from typing import Any
 
 from rechain.conformance.compare import Verdict
 from rechain.conformance.contracts.judge import ordered
 from rechain.conformance.protocol import Answered, Raised
+
+
+def _identity(uuid: Any) -> Hashable:
+    """A message's ``uuid`` as a key: a reader may answer any JSON value there (an object,
+    a list), and a wrong answer is judged, never a crash of the run."""
+    if uuid is None or isinstance(uuid, str | int | float):
+        return uuid
+    return json.dumps(uuid, sort_keys=True, default=repr)
 
 
 def plain_causes(verdict: Verdict, got: Any, wanted: Any) -> tuple[str, ...]:
@@ -20,8 +30,8 @@ def plain_causes(verdict: Verdict, got: Any, wanted: Any) -> tuple[str, ...]:
         return ("wrong-branch",)
     if not isinstance(got, Answered) or not isinstance(wanted, Answered):
         return ("field",)
-    mine = [m.get("uuid") for m in got.messages]
-    theirs = [m.get("uuid") for m in wanted.messages]
+    mine = [_identity(m.get("uuid")) for m in got.messages]
+    theirs = [_identity(m.get("uuid")) for m in wanted.messages]
     if mine == theirs:
         return ("field",)
     causes = []

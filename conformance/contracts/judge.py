@@ -70,8 +70,10 @@ def _odd_uuids(cause: str | None, got: Any, wanted: Any) -> list[Any]:
     if cause not in ("lost-row", "extra-row", "duplicate-row") or not (
             isinstance(got, Answered) and isinstance(wanted, Answered)):
         return []
-    mine = [m.get("uuid") for m in got.messages]
-    theirs = [m.get("uuid") for m in wanted.messages]
+    # only a row named by a string uuid can be looked up in the file; a reader may answer
+    # any JSON value there (an object is unhashable), and that must not stop the run
+    mine = [u for u in (m.get("uuid") for m in got.messages) if isinstance(u, str)]
+    theirs = [u for u in (m.get("uuid") for m in wanted.messages) if isinstance(u, str)]
     if cause == "lost-row":
         odd = [u for u in theirs if u not in set(mine)]
     elif cause == "extra-row":
