@@ -171,5 +171,35 @@ def anonymise_case(
             "anonymised_by": "rechain corpus anonymise",
         },
     )
+    problems = _anonymise_problems(case.to_json())
+    if problems:  # said before anything is written: a case lint would refuse is no case
+        raise UsageError(f"{source}: not added: {'; '.join(problems)}")
     write_case(directory, case.to_json(), anonymise(original))
     return directory
+
+
+def _anonymise_problems(data: Mapping[str, Any]) -> list[str]:
+    """What keeps ``data`` from being a case ``rechain corpus lint`` accepts, in terms of
+    ``rechain corpus anonymise``'s options."""
+    from rechain.schema_files import validator
+
+    problems, needed = [], []
+    for error in sorted(validator("case").iter_errors(data), key=lambda e: str(e.message)):
+        where = [str(part) for part in error.absolute_path]
+        missing = re.match(r"'(\w+)' is a required property", error.message)
+        if where == ["provenance"] and missing:
+            needed.append(f"--{missing.group(1).replace('_', '-')}")
+        elif where[:1] == ["tags"]:
+            problems.append(f"--tag {error.instance!r} is not a corpus tag "
+                            f"(see rechain/schemas/case.json)")
+        elif where[:1] in (["id"], ["description"], ["session_id"]):
+            option = {"id": "--id", "session_id": "--session-id"}.get(where[0], "--description")
+            problems.append(f"{option}: {error.message}")
+        else:
+            problems.append(f"{'/'.join(where) or 'case'}: {error.message}")
+    if needed:
+        problems.insert(0, f"--source {data['provenance'].get('source')} needs "
+                           f"{', '.join(needed)}")
+    if not [tag for tag in data.get("tags", ()) if tag != UNRECORDED]:
+        problems.append("give at least one --tag (what the transcript shows), or --source real")
+    return problems

@@ -23,6 +23,7 @@ from rechain.corpus.anonymise import (
     placeholder,
     scrub,
 )
+from rechain.corpus.cases_io import INPUT_FILE, default_root
 from rechain.strategies import rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -199,3 +200,29 @@ def test_oracle_rebuilds_each_skeleton_like_its_original():
                 assert [m["uuid"] for m in skeleton] == uuids, case.id
                 recorded = next(e for e in case.expectations_for(PROFILE) if e.options == options)
                 assert [m["uuid"] for m in recorded.messages] == uuids, case.id
+
+
+@pytest.mark.parametrize(("options", "why"), [
+    (["--id", "real-one"], "--source real needs --commit, --licence, --path, --repo"),
+    (["--id", "Not_Kebab", "--source", "hand-written", "--tag", "basic"], "--id: 'Not_Kebab'"),
+    (["--id", "mine", "--source", "hand-written"], "give at least one --tag"),
+    (["--id", "mine", "--source", "hand-written", "--tag", "no-such-tag"],
+     "--tag 'no-such-tag' is not a corpus tag"),
+])
+def test_anonymise_refuses_a_case_lint_would_refuse_before_writing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str],
+        why: str) -> None:
+    from rechain.cli import main
+    from rechain.corpus.lint import lint_cases
+
+    source = tmp_path / "session.jsonl"
+    source.write_bytes((Path(str(default_root())) / "linear-two-turns" / INPUT_FILE).read_bytes())
+    (tmp_path / "cases").mkdir()
+    assert main(["corpus", "anonymise", str(source), str(tmp_path / "cases"), *options]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"rechain: error: {source}: not added: ") and why in line
+    assert list((tmp_path / "cases").iterdir()) == []
+    # with what it asked for, the case is written and lints clean
+    assert main(["corpus", "anonymise", str(source), str(tmp_path / "cases"), "--id", "mine",
+                 "--source", "hand-written", "--tag", "basic"]) == 0
+    assert lint_cases(tmp_path / "cases") == []

@@ -91,7 +91,9 @@ def test_anonymise_suggests_a_record_command_that_runs_elsewhere(
     (project / "cases").mkdir()
     (project / "real.jsonl").write_bytes(jsonl(
         user("u1", None, "hello", sessionId=SID), assistant("a1", "u1", sessionId=SID)))
-    code, out, _ = run(capsys, "corpus", "anonymise", "real.jsonl", "cases", "--id", "real-one")
+    code, out, _ = run(capsys, "corpus", "anonymise", "real.jsonl", "cases", "--id", "real-one",
+                       "--repo", "me/proj", "--path", "real.jsonl", "--commit", "abcdef1",
+                       "--licence", "MIT")
     assert code == 0
     (printed,) = BACKQUOTED.findall(out)
     assert str(project / "cases") in printed
