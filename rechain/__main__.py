@@ -1,5 +1,5 @@
 """``python -m rechain`` runs the command line."""
 
-from rechain.cli import main
+from rechain.cli import command
 
-raise SystemExit(main())
+raise SystemExit(command())

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from rechain import __version__, commands, interrupts
+from rechain.cache import cache_dir
 from rechain.errors import UsageError
 from rechain.helptext import plain
 
@@ -55,6 +57,18 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
     return parser
+
+
+def command() -> int:
+    """The ``rechain`` program: ``main`` with Hypothesis' own files (the constants it
+    gathers, any default database) kept in rechain's cache instead of a ``.hypothesis``
+    folder in whatever directory the user runs rechain from (unless
+    ``HYPOTHESIS_STORAGE_DIRECTORY`` says where)."""
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        set_hypothesis_home_dir(cache_dir() / "hypothesis")
+    return main()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
