@@ -123,3 +123,24 @@ def test_the_console_script_runs_as_a_module(transcript: Path) -> None:
         check=False,
     )
     assert done.returncode == 0 and "profile agent-sdk@0.3.332" in done.stdout
+
+
+@pytest.mark.parametrize("profile", ["sdk", "cli", "claude-code@2.1.300"])
+def test_an_entry_point_for_a_profile_without_them_is_a_mistake(
+    capsys: pytest.CaptureFixture[str], transcript: Path, profile: str
+) -> None:
+    code, out, err = run(capsys, "rebuild", str(transcript), "--profile", profile,
+                         "--entry", "continue")
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()
+    assert line.startswith("rechain: error: --entry continue: profile ")
+    assert "has one entry point" in line
+
+
+@pytest.mark.parametrize("profile", ["seed", "claude-code@2.1.100", "claude-code@2.0.76"])
+def test_an_entry_point_picks_the_2_1_88_loaders_resume(
+    capsys: pytest.CaptureFixture[str], transcript: Path, profile: str
+) -> None:
+    code, out, _ = run(capsys, "rebuild", str(transcript), "--profile", profile,
+                       "--entry", "continue", "--view", "chain")
+    assert code == 0 and json.loads(out)["entry"] == "continue"

@@ -20,6 +20,7 @@ from rechain.errors import UsageError
 from rechain.reference import DEFAULT_PROFILE, Options, Profile, Rebuild, get_profile, rebuild
 from rechain.reference.js.values import as_stringified
 from rechain.reference.profiles.claude_code_2_1_332.options import switches_from_env
+from rechain.reference.profiles.family import in_seed_line
 from rechain.reference.sessions import find_session, is_session_id, subagent_transcripts
 
 
@@ -99,6 +100,12 @@ def run(args: argparse.Namespace) -> int:
     if args.agent is not None:
         return _run_agent(args)
     profile = get_profile(args.profile)
+    if args.entry is not None and not in_seed_line(profile.name):
+        # every other profile has one entry point and would ignore it: a mistake said, not
+        # an answer that looks like the one asked for
+        raise UsageError(f"--entry {args.entry}: profile {profile.name} has one entry point; "
+                         "entry points are the 2.1.88 loader's (--profile seed, or "
+                         "claude-code@X for a release it answers)")
     path = _transcript(args)
     data = _read(path)
     options = Options(
