@@ -422,10 +422,12 @@ def _message_line(message: Mapping[str, Any], sides: Sides) -> str:
     line = sides.line_of(uuid) if isinstance(uuid, str) else None
     if line is not None:
         return line.shown()
-    role = str(message.get("type") or message.get("role") or "?")
+    role = _short(message.get("type") or message.get("role") or "?")
+    inner = message.get("message")  # a reader's answer: any JSON value may stand here
+    content = message.get("content") or (inner.get("content") if isinstance(inner, dict)
+                                         else None)
     return " · ".join(["-", role, _label({"type": role, **message}),
-                       _short(_content_text(message.get("content") or (
-                           message.get("message") or {}).get("content")))])
+                       _short(_content_text(content))])
 
 
 def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, Any]],

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
 from rechain import __version__
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.protocol import PROTOCOL_VERSION, ImplementationInfo, outcome_to_json
@@ -168,6 +166,8 @@ class Writer:
 
 def read(path: Path) -> list[Json]:
     """The lines of a report file (UsageError when it is not one)."""
+    from rechain.jsonio import loads
+
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -177,8 +177,8 @@ def read(path: Path) -> list[Json]:
         if not text.strip():
             continue
         try:
-            lines.append(orjson.loads(text))
-        except orjson.JSONDecodeError:
+            lines.append(loads(text))
+        except (ValueError, RecursionError):
             raise UsageError(f"{path}:{number}: not a JSON line") from None
     if not lines or lines[0].get("kind") != "header":
         raise UsageError(f"{path}: not a rechain report (no header line)")

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-import orjson
-
 from rechain.errors import UsageError
+from rechain.jsonio import loads
 
 Json = dict[str, Any]
 T = TypeVar("T")
@@ -51,9 +50,9 @@ def load(path: Path) -> Previous:
     end = 0
     for number, text in enumerate(raw.splitlines(keepends=True), start=1):
         try:
-            line = orjson.loads(text) if text.strip() else None
+            line = loads(text) if text.strip() else None
             whole = text.endswith(b"\n")
-        except orjson.JSONDecodeError:
+        except (ValueError, RecursionError):
             whole = False
         if not whole:  # the last line of a killed run, cut short; nothing may follow it
             if raw[end + len(text):].strip():

@@ -1,4 +1,4 @@
-"""JSON output that cannot fail on what a transcript contained.
+"""JSON output that cannot fail on what a transcript contained, and its reading back.
 
 orjson is fast but refuses lone surrogates and nesting past 255 levels;
 both occur in hostile transcripts. The fallback escapes to ASCII and walks
@@ -22,6 +22,18 @@ def dumps(value: Any, *, indent: bool = False) -> bytes:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
     except (TypeError, orjson.JSONEncodeError):
         return _iterative(value).encode("ascii")
+
+
+def loads(text: bytes | str) -> Any:
+    """Parse one JSON text ``dumps`` wrote; ``ValueError`` when it is none.
+
+    orjson refuses the lone surrogate escapes ``dumps`` writes for a reader's lone
+    surrogates (valid JSON all the same); the standard library reads them.
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def _scalar(value: Any) -> str:

@@ -90,7 +90,7 @@ def _row_kind(data: bytes, uuid: str) -> str:
     from rechain.conformance.contracts.answers import row_kind
 
     found = "none"
-    needle = uuid.encode()
+    needle = uuid.encode("utf-8", "surrogatepass")  # a reader's uuid may hold lone surrogates
     for line in data.split(b"\n"):
         if needle not in line:
             continue
