@@ -120,3 +120,30 @@ def test_a_harness_that_dies_at_start_is_one_sentence(
     code, out, err = run(capsys, "smoke", "--impl", "harness:false")
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert "the harness crashed" in err and "Crashed(" not in err
+
+
+@pytest.mark.parametrize("option", ["--report", "--write-skips", "--markdown", "--html",
+                                    "--junit", "--sarif", "--badge"])
+@pytest.mark.parametrize(("where", "why"), [("missing/out", "no directory"),
+                                            (".", "is a directory, not a file")])
+def test_an_output_that_cannot_be_written_is_refused_before_the_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    option: str, where: str, why: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "check", "--impl", "reference", "--no-corpus", "--examples",
+                         "2", "--no-progress", option, where)
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()
+    assert line.startswith(f"rechain: error: {option} {where}: {why}")
+
+
+def test_merging_into_an_output_that_cannot_be_written_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    shard = tmp_path / "shard.jsonl"
+    assert run(capsys, "check", "--impl", "reference", "--no-corpus", "--examples", "2",
+               "--no-progress", "--shard", "1/1", "--report", str(shard))[0] == 0
+    code, out, err = run(capsys, "report", "merge", str(shard), "--html", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err.strip() == f"rechain: error: --html {tmp_path}: is a directory, not a file"

@@ -4,12 +4,42 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from rechain.conformance import report_ci, report_html, report_text, skips
 from rechain.conformance.check.plan import GENERATED
+from rechain.errors import UsageError
+
+#: the options that name a file a run writes, as ``args`` attributes
+FILES = ("report", "write_skips", "markdown", "html", "junit", "sarif", "badge")
+
+
+def check_writable(args: argparse.Namespace) -> None:
+    """Every file the options name can be written: said before the run, in one line, so a
+    mistyped folder never costs a run's results nor ends it in a traceback."""
+    for name in FILES:
+        path: Path | None = getattr(args, name, None)
+        if path is None or str(path) == "-":
+            continue
+        option = f"--{name.replace('_', '-')} {path}"
+        where = path.expanduser().absolute()
+        if where.is_dir():
+            raise UsageError(f"{option}: is a directory, not a file")
+        if not where.parent.is_dir():
+            raise UsageError(f"{option}: no directory {where.parent}")
+        if not os.access(where if where.exists() else where.parent, os.W_OK):
+            raise UsageError(f"{option}: cannot write there (permission denied)")
+
+
+def _write(option: str, path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot write: {error.strerror or error}") from None
 
 
 def render(args: argparse.Namespace, lines: Sequence[dict[str, Any]]) -> None:
@@ -17,15 +47,15 @@ def render(args: argparse.Namespace, lines: Sequence[dict[str, Any]]) -> None:
     Markdown, HTML, JUnit, SARIF, badge)."""
     if args.write_skips is not None:
         document = skips.covering(lines, GENERATED)
-        args.write_skips.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        _write("--write-skips", args.write_skips, json.dumps(document, indent=2) + "\n")
     sys.stdout.write(report_text.terminal(lines))
     if args.markdown is not None:
         text = report_text.markdown(lines)
         if str(args.markdown) == "-":
             sys.stdout.write(text)
         else:
-            args.markdown.write_text(text, encoding="utf-8")
+            _write("--markdown", args.markdown, text)
     if args.html is not None:
-        args.html.write_text(report_html.render(lines), encoding="utf-8")
+        _write("--html", args.html, report_html.render(lines))
     report_ci.write(args, lines)
     sys.stdout.flush()

@@ -30,7 +30,7 @@ from typing import Any
 
 from rechain import helptext, portable, progress, shard
 from rechain.cache import cache_dir
-from rechain.commands._outputs import render
+from rechain.commands._outputs import check_writable, render
 from rechain.commands._resume_args import resumed
 from rechain.conformance.check.loop import check
 from rechain.conformance.check.settings import Settings
@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         if args.report is not None and args.report.absolute() != args.resume.absolute():
             raise UsageError("--resume appends to its own report; leave out --report")
         args, previous = resumed(args)
+    check_writable(args)
     started = dt.datetime.now(dt.UTC)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     settings = Settings.from_options(

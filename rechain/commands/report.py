@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rechain.commands._outputs import render
+from rechain.commands._outputs import check_writable, render
 from rechain.conformance import report
 from rechain.conformance.report_merge import merge
 
@@ -54,6 +54,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Merge, write, render; the exit code is the merged footer's."""
+    check_writable(args)
     lines = merge([report.read(path) for path in args.reports], [str(p) for p in args.reports])
     if args.report is not None:
         with args.report.open("wb") as stream:
