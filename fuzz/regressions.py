@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import os
 import re
 import subprocess
 import tempfile
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rechain.corpus.cases_io import CASE_FILE, INPUT_FILE, load_case, write_case
+from rechain.corpus.cases_io import CASE_FILE, INPUT_FILE, CaseError, load_case, write_case
 from rechain.fuzz.registry import TARGETS
 
 _TAG_RULES = (
@@ -49,10 +50,29 @@ class Outcome:
     verdict: str
 
 
-def regressions_root() -> Path:
+def packaged_root() -> Path:
+    """rechain's own regression cases, shipped in its corpus package."""
     from rechain.fuzz.seeds import corpus_dirs
 
     return corpus_dirs()[1]
+
+
+def regressions_root(packaged: Path | None = None) -> Path:
+    """Where new regression cases are written: rechain's corpus when it is a source
+    checkout one can commit them to (writable, not an installed package), else the cache
+    (``<cache>/fuzz-regressions``): an installed rechain's files are not the user's to add to."""
+    packaged = packaged_root() if packaged is None else packaged
+    installed = {"site-packages", "dist-packages"} & set(packaged.resolve().parts)
+    if not installed and os.access(packaged, os.W_OK):
+        return packaged
+    from rechain.cache import cache_dir
+
+    return cache_dir() / "fuzz-regressions"
+
+
+def replay_roots() -> list[Path]:
+    """Every folder of regression cases to replay: rechain's own, then the user's."""
+    return list(dict.fromkeys([packaged_root(), regressions_root()]))
 
 
 def _tags(data: bytes) -> list[str]:
@@ -94,6 +114,7 @@ def write_regression(
     """
     identifier = case_id(target, finding["exception"], data)
     directory = (root or regressions_root()) / identifier
+    found = _first_found(directory) or datetime.date.today().isoformat()
     exception = finding["exception"]
     where = finding["where"][:100]
     description = f"{target} {version}: {exception} at {where} ({identifier[-8:]})"[:149]
@@ -115,7 +136,7 @@ def write_regression(
                 "signature": finding["signature"],
                 "trigger": finding.get("trigger", ""),
                 "status": status,
-                "found": datetime.date.today().isoformat(),
+                "found": found,
                 "replay": f"rechain fuzz --replay {identifier}",
                 **({"paths": [str(p.absolute()) for p in paths]} if paths else {}),
                 **({"venv": str(venv.absolute())} if venv is not None else {}),
@@ -127,8 +148,17 @@ def write_regression(
     return directory
 
 
+def _first_found(directory: Path) -> str | None:
+    """The day a case written again was first found (its record says so), if it was."""
+    try:
+        return str(fuzz_meta(directory)["found"])
+    except (CaseError, KeyError):
+        return None
+
+
 def fuzz_cases(root: Path | None = None) -> list[Path]:
-    base = root or regressions_root()
+    """The regression cases in ``root`` (default: rechain's own)."""
+    base = root or packaged_root()
     if not base.is_dir():
         return []
     return sorted(p for p in base.iterdir() if (p / CASE_FILE).is_file())

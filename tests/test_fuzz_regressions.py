@@ -9,6 +9,8 @@ case gets flipped to ``fixed``). Third-party cases need the reader's venv
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 import pytest
@@ -117,3 +119,34 @@ def test_a_users_case_replays_as_printed_from_another_directory(tmp_path, capsys
     [line] = out.strip().splitlines()
     assert line.startswith(f"ERROR      {case.name}: the replay ran nothing: ")
     assert "boom_reader" in line
+
+
+def test_cases_are_written_to_the_cache_when_rechain_is_an_installed_package(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("RECHAIN_CACHE", str(tmp_path / "cache"))
+    checkout = tmp_path / "checkout" / "corpus" / "regressions"
+    installed = tmp_path / "lib" / "site-packages" / "rechain" / "corpus" / "regressions"
+    locked = tmp_path / "locked" / "regressions"
+    for folder in (checkout, installed, locked):
+        folder.mkdir(parents=True)
+    locked.chmod(0o555)
+    try:
+        assert regressions_root(checkout) == checkout  # a source checkout: commit them there
+        assert regressions_root(installed) == tmp_path / "cache" / "fuzz-regressions"
+        if not os.access(locked, os.W_OK):  # (root may write anywhere)
+            assert regressions_root(locked) == tmp_path / "cache" / "fuzz-regressions"
+    finally:
+        locked.chmod(0o755)
+
+
+def test_a_case_written_again_keeps_the_day_it_was_first_found(tmp_path):
+    finding = {"exception": "LookupError", "where": "boom_reader.py:read:5", "message": "boom",
+               "signature": "LookupError@boom_reader.py:read:5", "target": "boom_reader:read"}
+    case = write_regression("boom_reader-read", finding, b"boom\n", "0", root=tmp_path)
+    record = json.loads((case / "case.json").read_text())
+    record["provenance"]["fuzz"]["found"] = "2026-01-02"
+    (case / "case.json").write_text(json.dumps(record))
+    again = write_regression("boom_reader-read", finding, b"boom\n", "1", root=tmp_path)
+    assert again == case
+    meta = fuzz_meta(case)
+    assert (meta["found"], meta["version"]) == ("2026-01-02", "1")

@@ -200,6 +200,19 @@ def test_a_target_in_the_current_directory_is_fuzzed(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_a_campaign_with_findings_says_where_they_are_and_what_makes_them_cases(tmp_path):
+    (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
+    done = _fuzz_in(tmp_path, ["--target", "toy_reader:read", "--runs", "500", *SAFETY,
+                               "--work", "work"])
+    assert done.returncode == 1, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    [where] = [line for line in lines if "findings, each input beside its record: " in line]
+    findings = Path(where.split(": ", 1)[1])
+    assert findings.is_absolute() and any(findings.glob("*.input"))
+    assert any(line.endswith("the same command with --time 0 --regressions added")
+               for line in lines)
+
+
 @pytest.mark.parametrize(("target", "why"), [
     ("no_such_module_here:read", "cannot import no_such_module_here: ModuleNotFoundError"),
     ("toy_reader:nope", "toy_reader has no function nope"),

@@ -145,6 +145,17 @@ def _print_report(report: dict[str, Any]) -> None:
         print(f"  case {case} (replay: `rechain fuzz --replay {Path(case).name}`)")
 
 
+def _print_next_steps(target: Any, findings: Path) -> None:
+    """Where a campaign's findings are, and the command that makes them replayable cases."""
+    print(f"  findings, each input beside its record: {findings}")
+    if target.user:
+        print("  shrink them into replayable cases: the same command with --time 0 "
+              "--regressions added")
+    else:
+        print(f"  shrink them into replayable cases: rechain fuzz {target.name} --time 0 "
+              "--regressions")
+
+
 def fuzz(args: argparse.Namespace) -> int:
     from rechain.fuzz import runner, triage
 
@@ -174,6 +185,8 @@ def fuzz(args: argparse.Namespace) -> int:
         reports.append(report)
         if not args.json:
             _print_report(report)
+            if report["findings"] and not args.regressions:
+                _print_next_steps(target, settings.work / target.name / "findings")
     if args.json:
         sys.stdout.write(json.dumps(reports, indent=1) + "\n")
     if args.sarif is not None:
@@ -228,19 +241,22 @@ def replay(args: argparse.Namespace) -> int:
         ReplayError,
         fuzz_cases,
         fuzz_meta,
-        regressions_root,
         replay_one,
+        replay_roots,
     )
     from rechain.fuzz.runner import Settings, environment
 
-    root = regressions_root()
-    known = fuzz_cases(root)
-    cases = [root / name for name in args.replay] if args.replay else known
-    unknown = [name for name in args.replay or () if root / name not in known]
+    roots = replay_roots()
+    by_name = {case.name: case for root in reversed(roots) for case in fuzz_cases(root)}
+    known = sorted(by_name.values(), key=lambda case: case.name)
+    cases = [by_name[name] for name in args.replay if name in by_name] if args.replay \
+        else known
+    unknown = [name for name in args.replay or () if name not in by_name]
     if unknown:  # checked before any replay runs: a mistyped name is one line, not a traceback
         names = ", ".join(case.name for case in known[:3]) + (", …" if len(known) > 3 else "")
-        raise UsageError(f"--replay: no regression case {', '.join(unknown)} in {root} "
-                         f"({f'its case folders: {names}' if known else 'it holds none'})")
+        where = " or ".join(map(str, roots))
+        raise UsageError(f"--replay: no regression case {', '.join(unknown)} in {where} "
+                         f"({f'their case folders: {names}' if known else 'they hold none'})")
     bad = 0
     for directory in cases:
         meta = fuzz_meta(directory)
