@@ -147,3 +147,25 @@ def test_merging_into_an_output_that_cannot_be_written_is_refused(
     code, out, err = run(capsys, "report", "merge", str(shard), "--html", str(tmp_path))
     assert code == 2 and out == ""
     assert err.strip() == f"rechain: error: --html {tmp_path}: is a directory, not a file"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["fuzz", "--target", "reader:read", "--runs", "5", "--sarif", "missing/s.sarif"],
+     "--sarif missing/s.sarif: no directory "),
+    (["fuzz", "--target", "reader:read", "--runs", "5", "--work", "a-file"],
+     "--work a-file: is a file, not a directory"),
+    (["fuzz", "--bench", "--time", "1", "--work", "a-file", "parse-line"],
+     "--work a-file: is a file, not a directory"),
+    (["drift", "agent-sdk-ts", "--from", "0.3.332", "--to", "0.3.333", "--out", "a-file"],
+     "--out a-file: is a file, not a directory"),
+])
+def test_an_output_folder_or_file_that_cannot_be_made_is_refused_first(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    argv: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("")
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()
+    assert line.startswith(f"rechain: error: {message}")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rechain.commands._paths import output_file
 from rechain.conformance import report_ci, report_html, report_text, skips
 from rechain.conformance.check.plan import GENERATED
 from rechain.errors import UsageError
@@ -23,16 +23,8 @@ def check_writable(args: argparse.Namespace) -> None:
     mistyped folder never costs a run's results nor ends it in a traceback."""
     for name in FILES:
         path: Path | None = getattr(args, name, None)
-        if path is None or str(path) == "-":
-            continue
-        option = f"--{name.replace('_', '-')} {path}"
-        where = path.expanduser().absolute()
-        if where.is_dir():
-            raise UsageError(f"{option}: is a directory, not a file")
-        if not where.parent.is_dir():
-            raise UsageError(f"{option}: no directory {where.parent}")
-        if not os.access(where if where.exists() else where.parent, os.W_OK):
-            raise UsageError(f"{option}: cannot write there (permission denied)")
+        if path is not None and str(path) != "-":
+            output_file(f"--{name.replace('_', '-')}", path)
 
 
 def _write(option: str, path: Path, text: str) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rechain.cache import cache_dir
+from rechain.commands._paths import output_dir
 from rechain.conformance import drift
 from rechain.conformance.oracles.install import install
 from rechain.conformance.oracles.registry import REGISTRY, get, version_tuple
@@ -82,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-    out = (args.out or cache_dir() / "drift" / f"{args.oracle}-{older}-{newer}-{stamp}").resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir("--out", args.out or cache_dir() / "drift" /
+                     f"{args.oracle}-{older}-{newer}-{stamp}").resolve()
     say = _say
     for version in (older, newer):
         _install(f"{args.oracle}@{version}")

@@ -21,6 +21,7 @@ from typing import Any
 
 from rechain import helptext, shard
 from rechain.cache import cache_dir
+from rechain.commands._paths import output_dir, output_file
 from rechain.errors import UsageError
 from rechain.fuzz.probe import probe
 
@@ -162,6 +163,10 @@ def fuzz(args: argparse.Namespace) -> int:
     seconds = args.time if args.time is not None else default_seconds()
     if args.runs is not None and args.runs < 1:
         raise UsageError("--runs must be positive")
+    if args.sarif is not None:
+        output_file("--sarif", args.sarif)
+    if args.work is not None:
+        args.work = output_dir("--work", args.work)
     planned = []
     for target in _targets(args):  # every target checked before any worker starts
         settings = _settings(args, target, seconds)
@@ -216,6 +221,8 @@ def bench(args: argparse.Namespace) -> int:
     from rechain.fuzz.registry import REFERENCE, TARGETS
 
     seconds = args.time if args.time is not None else 20.0
+    if args.work is not None:
+        args.work = output_dir("--work", args.work)
     names = args.names or [t.name for t in REFERENCE]
     summary: dict[str, dict[str, float]] = {}
     for name in names:
