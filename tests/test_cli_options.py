@@ -158,6 +158,11 @@ def test_merging_into_an_output_that_cannot_be_written_is_refused(
      "--work a-file: is a file, not a directory"),
     (["drift", "agent-sdk-ts", "--from", "0.3.332", "--to", "0.3.333", "--out", "a-file"],
      "--out a-file: is a file, not a directory"),
+    (["matrix", "--no-run", "--out", "a-file"], "--out a-file: is a file, not a directory"),
+    (["bench", "load", "--size-mb", "1", "--keep", "missing/k.jsonl"],
+     "--keep missing/k.jsonl: no directory "),
+    (["corpus", "anonymise", "a-file", "a-file", "--id", "x-y", "--source", "hand-written",
+      "--tag", "basic"], "OUT_DIR a-file: is a file, not a directory"),
 ])
 def test_an_output_folder_or_file_that_cannot_be_made_is_refused_first(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rechain.commands._paths import output_file
 from rechain.conformance.bench.limited import DEFAULT_TIMEOUT_S, Bounds, default_memory_mb
 from rechain.conformance.bench.synthetic import KINDS
 from rechain.errors import UsageError
@@ -97,6 +98,8 @@ def _load(args: argparse.Namespace) -> int:
                                    args.kind, bounds),
                          sort_keys=True))
         return 0
+    if args.keep is not None:
+        output_file("--keep", args.keep)
     print(load.main_json(load.run(args.size_mb, args.runs, args.seed, args.keep, args.kind,
                                   bounds, by_stage=args.stages)))
     return 0

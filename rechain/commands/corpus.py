@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rechain.commands._paths import output_dir
 from rechain.errors import UsageError
 
 
@@ -155,6 +156,7 @@ def _recorded(record: Callable[[], list[str]]) -> int:
 def run_anonymise(args: argparse.Namespace) -> int:
     from rechain.corpus.actions import anonymise_case, command
 
+    output_dir("OUT_DIR", args.out_dir)
     provenance = {"source": args.source}
     for name in ("repo", "path", "commit", "blob", "licence", "claude_code_version", "notes"):
         value = getattr(args, name)

@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from rechain.commands._paths import output_dir
+
 
 def register(subparsers: Any) -> None:
     """Add ``matrix``."""
@@ -73,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if args.install:
         return _install(adapters.shipped(names=args.reader))
     rows, headers = [], []
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.out = output_dir("--out", args.out)
     (args.out / "badges").mkdir(exist_ok=True)
     (args.out / "matrix-data").mkdir(exist_ok=True)
     for adapter in adapters.shipped(names=args.reader):
