@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import unittest
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase, ReadOnlyDatabase
+from hypothesis.errors import HypothesisWarning
 
 from rechain.conformance.compare import Verdict
 from rechain.conformance.protocol import (
@@ -144,8 +146,13 @@ def shrink(
             raise _FoundError(value)
 
     try:
-        _example_test(strategy, _settings(examples, shrink=True, database=database), seed,
-                      check)()
+        with warnings.catch_warnings():
+            # Hypothesis words the falsifying example even when quiet; a long transcript's
+            # repr makes it warn on rechain's stderr about a text nobody is shown
+            warnings.filterwarnings("ignore", "Generating overly large repr",
+                                    HypothesisWarning)
+            _example_test(strategy, _settings(examples, shrink=True, database=database),
+                          seed, check)()
     except _FoundError as found:
         return found.value, int(state["calls"])
     return None

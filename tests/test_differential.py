@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
@@ -149,6 +150,23 @@ def test_shrink_skips_ahead_then_minimises():
     assert value.values == (501,)
     assert 0 < calls < 2000
     assert diff.shrink(NUMBERS, 50, 3, 0, lambda _: False) is None
+
+
+@dataclass(frozen=True)
+class Long:
+    text: str
+
+    def to_bytes(self) -> bytes:
+        return self.text.encode()
+
+
+def test_shrinking_a_long_transcript_prints_no_hypothesis_warning(recwarn):
+    """The minimal case of a long transcript is written as a case file; Hypothesis'
+    warning about wording it as a long repr is noise on the user's stderr."""
+    warnings.simplefilter("always")
+    found = diff.shrink(st.builds(Long, st.just("x" * 60_000)), 5, 1, 0, lambda _: True)
+    assert found is not None and found[0].text == "x" * 60_000
+    assert [str(w.message) for w in recwarn if "repr" in str(w.message)] == []
 
 
 # --- frozen cases -----------------------------------------------------------------------------
