@@ -390,9 +390,14 @@ def _field_clause(difference: Mapping[str, Any], sides: Sides) -> tuple[str, str
                      f"yours {_value(difference.get('left'))}")
 
 
+def _messages(answer: Answered) -> str:
+    """``1 message``, ``3 messages``."""
+    return f"{len(answer.messages)} message{'' if len(answer.messages) == 1 else 's'}"
+
+
 def _outcome_clause(got: Outcome, expected: Outcome | None, who: str,
                     diagnostics: Sequence[Json]) -> tuple[str, str] | None:
-    count = f"{len(expected.messages)} messages" if isinstance(expected, Answered) else "an answer"
+    count = _messages(expected) if isinstance(expected, Answered) else "an answer"
     if isinstance(got, Crashed):
         return "crash", f"yours crashed: {_short(got.message, 120)} ({who} returned {count})"
     if isinstance(got, TimedOut):
@@ -404,7 +409,7 @@ def _outcome_clause(got: Outcome, expected: Outcome | None, who: str,
         why = next((d for d in diagnostics if d.get("kind") in ("reader-error", "first-prompt",
                                                                 "load-aborted")), None)
         reason = f" ({why['kind']}: {_short(why['detail'], 100)})" if why else ""
-        mine = f"{len(got.messages)} messages" if isinstance(got, Answered) else "no answer"
+        mine = _messages(got) if isinstance(got, Answered) else "no answer"
         return ("expected-raised", f"{who} raised {expected.type}: "
                 f"{_short(expected.message, 100)}{reason}; yours returned {mine}")
     return None

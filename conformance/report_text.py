@@ -96,7 +96,8 @@ def terminal(lines: Sequence[Mapping[str, Any]]) -> str:
     kinds = summary.kinds(lines)
     if kinds:
         total = sum(kind.count for kind in kinds)
-        out += ["", f"not passing: {total} comparisons, {len(kinds)} kinds of behaviour"]
+        out += ["", f"not passing: {_count(total, 'comparison')}, "
+                    f"{_count(len(kinds), 'kind')} of behaviour"]
         out += [f"  {kind.count:5}  {kind.title}" for kind in kinds]
     for kind in kinds:
         out += ["", f"── {kind.title} ({kind.count}) " + "─" * max(4, 60 - len(kind.title))]
@@ -251,3 +252,8 @@ def _full_reports(head: Mapping[str, Any]) -> str:
             elif arg.startswith(flag + "="):
                 found.append(f"`{arg.split('=', 1)[1]}`")
     return ", ".join(found)
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 comparison``, ``2 comparisons``: a count as a person would write it."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -50,3 +50,14 @@ def test_odd_uuids_in_an_answer_are_judged_not_a_crash(tmp_path: Path,
     assert judged == dict.fromkeys(CASES, "fail")
     listed = json.loads(skips.read_text())["skips"]
     assert sorted(case for entry in listed for case in entry["cases"]) == sorted(CASES)
+
+
+def test_counts_in_the_summary_read_as_written(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """One failure is ``1 comparison, 1 kind``, never ``1 comparisons, 1 kinds``."""
+    (tmp_path / "verbatim.py").write_text(VERBATIM)
+    assert main(["check", "--impl", f"python:{tmp_path / 'verbatim.py'}:odd", "--examples", "0",
+                 "--no-progress", "--case", "cycle-full"]) == 1
+    out = capsys.readouterr().out
+    assert "not passing: 1 comparison, 1 kind of behaviour" in out
+    assert "returned 1 messages" not in out and "returned 3 messages" not in out

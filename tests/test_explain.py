@@ -142,7 +142,8 @@ def test_a_field_difference_names_the_field_and_both_values():
 def test_a_reader_that_does_not_answer_is_named(got, behaviour, word):
     explanation = explain(b"{}\n", got, Answered(({"uuid": "a"},)), None, target=TARGET)
     assert explanation["behaviour"] == behaviour and word in explanation["sentence"]
-    assert "returned 1 messages" in explanation["sentence"]
+    assert "returned 1 message" in explanation["sentence"]
+    assert "1 messages" not in explanation["sentence"]
 
 
 def newest_timestamp(data: bytes) -> Answered:

@@ -54,7 +54,8 @@ def generated(count: int, seed: int, profile: str, say: Say,
     for kind, size in group_sizes(count).items():
         if size <= 0:
             continue
-        say(f"generating {size} {kind} transcripts (seed {seeds[kind]})…")
+        say(f"generating {size} {kind} transcript{'' if size == 1 else 's'} "
+            f"(seed {seeds[kind]})…")
         values = diff.generate(diff.strategy_for(kind), size, seeds[kind])
         items += [diff.make_item(value, kind, index, profile, view=view)
                   for index, value in enumerate(values)]
