@@ -10,8 +10,11 @@ contract's answer, and the report lines go through every renderer ``rechain chec
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import functools
 import json
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,14 +22,15 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rechain.commands import _outputs
 from rechain.conformance import report, report_ci
-from rechain.conformance.check import loop, plan
+from rechain.conformance.check import inputs, loop, plan
 from rechain.conformance.check.settings import Settings
-from rechain.conformance.impls import Validating
+from rechain.conformance.impls import Validating, recorded_views
 from rechain.conformance.protocol import (
     CaseInput,
     ImplementationInfo,
@@ -34,8 +38,8 @@ from rechain.conformance.protocol import (
     outcome_from_result,
     parse_run_reply,
 )
-from rechain.conformance.runner import corpus_items
-from rechain.corpus.cases_io import load_cases
+from rechain.conformance.runner import Item, corpus_items
+from rechain.corpus.cases_io import Case, load_cases
 
 SPEC = "answers-under-test"
 # small corpus cases: an answer of three messages, and one the real reader raised on
@@ -53,15 +57,17 @@ class Mode:
     contract: Mapping[str, Any] | None = None
     fields: str | None = None
     validate: bool = False
-    tier2: bool = False  # the answer arrives as a tier-2 ``run`` reply, not a bare result
+    tier2: bool = False  # the answer arrives as a tier-2 ``run`` reply's result
+    reply: bool = False  # the answer is the whole tier-2 reply (its ``seq`` set when an object)
 
 
 MODES = (
     Mode(), Mode(validate=True), Mode(fields="uuids"), Mode(fields="types"),
-    Mode(against="reference"), Mode(tier2=True), Mode(contract={"scope": "chain"}),
+    Mode(against="reference"), Mode(tier2=True), Mode(reply=True),
+    Mode(contract={"scope": "chain"}),
     Mode(contract={"scope": "archive", "strictness": "uuids"}),
     Mode(contract={"scope": "file-order"}), Mode(contract={"scope": "usage"}),
-    Mode(profile="cli"), Mode(profile="cli", against="reference:cli"),
+    Mode(profile="cli"), Mode(profile="cli", against="reference:cli"), Mode(profile="seed"),
 )
 
 
@@ -71,13 +77,17 @@ class Answers:
 
     answer: Any
     info: ImplementationInfo
-    tier2: bool = False
+    mode: Mode
     strict: bool = False
     seq: list[int] = field(default_factory=lambda: [0])
 
     def run(self, case: CaseInput) -> Outcome:
-        if self.tier2:
-            self.seq[0] += 1
+        self.seq[0] += 1
+        if self.mode.reply:
+            reply = ({**self.answer, "seq": self.seq[0]} if isinstance(self.answer, dict)
+                     else self.answer)
+            return parse_run_reply(reply, self.seq[0], strict=self.strict)
+        if self.mode.tier2:
             return parse_run_reply({"seq": self.seq[0], "result": self.answer}, self.seq[0],
                                    strict=self.strict)
         return outcome_from_result(self.answer, strict=self.strict)
@@ -87,7 +97,7 @@ class Answers:
 
 
 def _info(mode: Mode) -> ImplementationInfo:
-    views = ("api", "chain") if mode.profile == "cli" else ("session-messages",)
+    views = recorded_views(mode.profile)[1]
     contract = ({"name": "answers", "version": "1", **mode.contract}
                 if mode.contract is not None else None)
     return ImplementationInfo("answers", "1", "json", views=views, contract=contract)
@@ -101,30 +111,63 @@ class _Bar:
         """No display in tests."""
 
 
+Made = dict[tuple[str, str], list[Item]]
+
+
+@functools.cache
+def _corpus(root: Path | None, option: str = "--corpus") -> list[Case]:
+    """The packaged corpus, read once for all examples."""
+    assert root is None
+    return load_cases(None)
+
+
+@pytest.fixture(scope="module")
+def generated() -> Made:
+    """The run's two generated transcripts per profile, made before any example: their
+    generation is a Hypothesis run of its own, which must not nest in the property's."""
+    made: Made = {}
+    for name in ("sdk", "cli", "seed"):
+        profile, views = recorded_views(name)
+        made[(profile, views[0])] = inputs.generated(2, 0, profile, lambda _: None, views[0])
+    return made
+
+
 @contextmanager
-def _reader(answer: Any, mode: Mode) -> Iterator[None]:
+def _reader(answer: Any, mode: Mode, made: Made | None) -> Iterator[None]:
     real = plan.connect_checked
 
     def connect(spec: str, limits: Any, validate: bool, venv: Path | None = None) -> Any:
         if spec != SPEC:
             return real(spec, limits, validate, venv)
-        made = Answers(answer, _info(mode), tier2=mode.tier2, strict=validate)
+        made = Answers(answer, _info(mode), mode, strict=validate)
         return Validating(made) if validate else made
 
-    with mock.patch.object(plan, "connect_checked", connect), \
-            mock.patch.object(plan, "default_against", lambda *_: None):
+    def generate(count: int, seed: int, profile: str, say: Any, view: str) -> list[Item]:
+        assert made is not None and count in (0, 2) and seed == 0
+        return made[(profile, view)] if count else []
+
+    with contextlib.ExitStack() as patches:
+        patches.enter_context(mock.patch.object(plan, "connect_checked", connect))
+        patches.enter_context(mock.patch.object(plan, "default_against", lambda *_: None))
+        if made is not None:
+            patches.enter_context(mock.patch.object(inputs, "generated", generate))
+            patches.enter_context(mock.patch.object(inputs, "corpus_cases", _corpus))
         yield
 
 
-def run_check(answer: Any, mode: Mode, out: Path) -> list[dict[str, Any]]:
-    """The report lines of ``rechain check`` over the cases with a reader answering ``answer``,
-    after every output ``check`` writes has been rendered from them."""
+def run_check(answer: Any, mode: Mode, out: Path, made: Made | None = None
+              ) -> list[dict[str, Any]]:
+    """The report lines of ``rechain check`` over the cases and two generated transcripts
+    with a reader answering ``answer``, after every output ``check`` writes has been
+    rendered from them."""
+    cli = mode.profile != "sdk"  # the resume views: their own cases, generated ones if --against
     chosen = Settings(seed=0, save_cases=out / "cases", started=dt.datetime.now(dt.UTC),
-                      impl=(SPEC,), against=mode.against, profile=mode.profile, examples=0,
-                      case=CLI_CASES if mode.profile == "cli" else CASES,
-                      report=out / "run.jsonl", fields=mode.fields, validate=mode.validate,
-                      invariant_every=1)
-    with _reader(answer, mode):
+                      impl=(SPEC,), against=mode.against, profile=mode.profile,
+                      examples=0 if cli and not mode.against else 2,
+                      case=CLI_CASES if cli else CASES, report=out / "run.jsonl",
+                      fields=mode.fields, validate=mode.validate, invariant_every=1,
+                      no_shrink=made is not None, max_shrink=2)
+    with _reader(answer, mode, made):
         finished = loop.check(chosen, lambda _: None, lambda _: _Bar())
     args = argparse.Namespace(write_skips=out / "skips.json", markdown=out / "run.md",
                               html=out / "run.html", junit=out / "junit.xml",
@@ -151,17 +194,17 @@ scalars = (st.none() | st.booleans() | st.integers() | st.integers(min_value=2**
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
                       | st.dictionaries(st.text(max_size=6) | st.sampled_from(
                           ["uuid", "type", "message", "leaf", "usage", "raised", "messages",
-                           "content", "role", "line", "parentUuid", "\ud800"]),
+                           "content", "role", "line", "parentUuid", "view", "id",
+                           "input_tokens", "output_tokens", "\ud800"]),
                           inner, max_size=4),
                       max_leaves=8)
 
 
 def _base(mode: Mode) -> dict[str, Any]:
     """A real expected answer of the run's first case: the thing a wrong reader bends."""
-    profile = "cli" if mode.profile == "cli" else "agent-sdk@0.3.332"
-    view = "api" if mode.profile == "cli" else "session-messages"
-    cases = CLI_CASES if mode.profile == "cli" else CASES
-    item = corpus_items(load_cases(None), profile, view, selected=[cases[0]])[0]
+    profile, views = recorded_views(mode.profile)
+    cases = CASES if mode.profile == "sdk" else CLI_CASES
+    item = corpus_items(_corpus(None), profile, views[0], selected=[cases[0]])[0]
     messages = [dict(m) for m in getattr(item.recorded, "messages", ())]
     leaf = getattr(item.recorded, "leaf", None)
     return {"messages": messages, **({"leaf": leaf} if leaf else {})}
@@ -212,7 +255,7 @@ def _judged(lines: list[dict[str, Any]]) -> None:
     assert lines[-1]["kind"] == "footer"
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
 @given(cases())
@@ -221,9 +264,59 @@ def _judged(lines: list[dict[str, Any]]) -> None:
 @example((Mode(profile="cli", against="reference:cli"), {"messages": [{"message": [[]]}]}))
 # a lone surrogate the report writes as an escape orjson will not read back
 @example((Mode(), {"messages": [{"uuid": "uuid\udfff"}]}))
-def test_any_answer_is_judged_and_reported(tmp_path: Path, drawn: tuple[Mode, Any]) -> None:
+def test_any_answer_is_judged_and_reported(tmp_path: Path, generated: Made,
+                                           drawn: tuple[Mode, Any]) -> None:
     mode, answer = drawn
-    out = tmp_path / str(abs(hash(json.dumps(answer, default=repr))))
-    out.mkdir(exist_ok=True)
-    _judged(run_check(answer, mode, out))
+    out = Path(tempfile.mkdtemp(dir=tmp_path))
+    _judged(run_check(answer, mode, out, generated))
 
+
+
+ODD = [
+    {"messages": [{"uuid": "uuid\udfff", "type": "user"}]},
+    {"messages": [{"uuid": {"id": ["x"]}, "message": 7}, {"uuid": float("nan")}]},
+    {"messages": [{"uuid": 2**70, "type": None}], "leaf": {"uuid": "x"}, "usage": [1]},
+    {"messages": [json.loads('{"uuid":' * 400 + "1" + "}" * 400)]},
+]
+
+
+@pytest.mark.parametrize("answer", ODD, ids=["surrogate", "object-uuid", "huge-int", "deep"])
+def test_a_disagreement_on_an_odd_answer_is_shrunk_and_saved(tmp_path: Path,
+                                                             answer: Any) -> None:
+    """Shrinking runs the reader again and freezes its answer as a case file: both take
+    whatever it answers."""
+    lines = run_check(answer, Mode(), tmp_path)
+    _judged(lines)
+    found = [line for line in lines if line["kind"] == "finding"]
+    assert found, [line["kind"] for line in lines]
+    assert all(line["path"] and Path(line["path"]).is_dir() for line in found)
+    saved = {case.id for case in load_cases(tmp_path / "cases")}
+    assert saved == {line["case_id"] for line in found}
+
+
+@pytest.mark.parametrize("profile", ["sdk", "cli", "seed"])
+def test_the_real_answer_passes(tmp_path: Path, profile: str) -> None:
+    """The answers the property bends start from the recorded one, which passes as is (so
+    a verdict above is the judging's, not the harness's)."""
+    mode = Mode(profile=profile)
+    lines = run_check(_base(mode), mode, tmp_path)
+    judged = [line for line in lines if line["kind"] == "case"
+              and line["id"].split("[")[0] == (CASES if profile == "sdk" else CLI_CASES)[0]]
+    assert judged and {line["status"] for line in judged} == {"pass"}
+
+
+def test_the_matrix_keeps_whatever_a_reader_answered(tmp_path: Path) -> None:
+    """``rechain matrix`` keeps a reader's report as data (``matrix-data``) and renders it
+    again from there: a lone surrogate it answered (in a finding's difference) is kept."""
+    from rechain.commands.matrix import _kept
+    from rechain.conformance.matrix import render
+    from rechain.jsonio import dumps, loads
+
+    run_check({"messages": [{"uuid": "uuid\udfff", "type": "user"}]}, Mode(), tmp_path)
+    adapter = argparse.Namespace(name="answers", version="1", slug="answers@1",
+                                 contract={"scope": "chain"})
+    kept = _kept(adapter, tmp_path / "run.jsonl", tmp_path / "cases")
+    again = [loads(line) for line in b"".join(dumps(line) + b"\n" for line in kept).splitlines()]
+    row = render.row_of_data(again)
+    assert row == render.row_of_data(kept) and row.findings
+    assert "\\udfff" in render.markdown([row], "rechain matrix")

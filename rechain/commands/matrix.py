@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
+from rechain.jsonio import dumps, loads
 
 from rechain.commands._paths import output_dir
 
@@ -85,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
             _check(args, adapter, report)
         if report.is_file():
             kept = _kept(adapter, report, args.cases)
-            stored.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in kept))
+            # a reader's answer may hold lone surrogates (kept escaped): never a crash
+            stored.write_bytes(b"".join(dumps(line) + b"\n" for line in kept))
         elif stored.is_file():
-            kept = [orjson.loads(line) for line in stored.read_bytes().splitlines()]
+            kept = [loads(line) for line in stored.read_bytes().splitlines()]
         else:
             print(f"matrix: no results for {adapter.slug} in {args.cases} or {stored.parent};"
                   " run it first", file=sys.stderr)
@@ -113,7 +114,7 @@ def _kept(adapter: Any, report: Path, cases: Path) -> list[dict[str, Any]]:
     from rechain.conformance.contracts.model import from_json
     from rechain.conformance.matrix import render
 
-    lines = [orjson.loads(line) for line in report.read_bytes().splitlines()]
+    lines = [loads(line) for line in report.read_bytes().splitlines()]
     contract = from_json({"name": adapter.name, "version": adapter.version,
                           **adapter.contract}).summary
     row = render.row_of(adapter.slug, contract, lines, adapter.name, cases)
