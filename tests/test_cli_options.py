@@ -174,3 +174,18 @@ def test_an_output_folder_or_file_that_cannot_be_made_is_refused_first(
     assert code == 2 and out == ""
     [line] = err.strip().splitlines()
     assert line.startswith(f"rechain: error: {message}")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--time", "-1"], "--time (or RECHAIN_FUZZ_SECONDS) must not be negative"),
+    (["--time", "0", "--jobs", "0"], "--jobs 0: must be at least 1"),
+    (["--time", "0", "--timeout", "0", "--rss-mb", "-3"],
+     "--timeout 0, --rss-mb -3: must be at least 1"),
+    (["--time", "0", "--max-len", "0"], "--max-len 0: must be at least 1"),
+])
+def test_a_fuzz_bound_that_cannot_run_anything_is_refused(
+    capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, "fuzz", "parse-line", *options)
+    assert code == 2 and out == ""
+    assert err.startswith(f"rechain: error: {message}") and len(err.splitlines()) == 1

@@ -74,6 +74,20 @@ def default_seconds() -> float:
         raise UsageError(f"RECHAIN_FUZZ_SECONDS={raw!r} is not a number") from None
 
 
+def _check_bounds(args: argparse.Namespace, seconds: float) -> None:
+    """A negative time or a worker count, hang or memory bound below 1 is a mistake: said
+    before any worker starts, not a campaign that runs nothing and passes."""
+    if seconds < 0:
+        raise UsageError("--time (or RECHAIN_FUZZ_SECONDS) must not be negative; "
+                         "0 only reports what is on record")
+    bounds = {"--jobs": args.jobs, "--timeout": args.timeout, "--rss-mb": args.rss_mb,
+              "--max-len": args.max_len}
+    wrong = [f"{name} {value}" for name, value in bounds.items()
+             if value is not None and value < 1]
+    if wrong:
+        raise UsageError(f"{', '.join(wrong)}: must be at least 1")
+
+
 def venvs_root() -> Path:
     return cache_dir() / "fuzz-venvs"
 
@@ -163,6 +177,7 @@ def fuzz(args: argparse.Namespace) -> int:
     seconds = args.time if args.time is not None else default_seconds()
     if args.runs is not None and args.runs < 1:
         raise UsageError("--runs must be positive")
+    _check_bounds(args, seconds)
     if args.sarif is not None:
         output_file("--sarif", args.sarif)
     if args.work is not None:
