@@ -189,3 +189,14 @@ def test_a_fuzz_bound_that_cannot_run_anything_is_refused(
     code, out, err = run(capsys, "fuzz", "parse-line", *options)
     assert code == 2 and out == ""
     assert err.startswith(f"rechain: error: {message}") and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("options", [["--memory-mb", "0"], ["--memory-mb", "-5"],
+                                     ["--invariant-every", "-1"]])
+def test_a_check_bound_that_means_nothing_is_refused(
+    capsys: pytest.CaptureFixture[str], options: list[str]
+) -> None:
+    code, out, err = run(capsys, "check", "--examples", "0", "--case", "cycle-full", *options)
+    assert code == 2 and out == ""
+    assert err.strip() == ("rechain: error: --memory-mb must be positive, --invariant-every "
+                           "not negative (0 turns it off)")

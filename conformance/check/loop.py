@@ -62,6 +62,9 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
     if settings.jobs < 1 or settings.timeout <= 0 or (settings.examples is not None
                                                       and settings.examples < 0):
         raise UsageError("--jobs and --timeout must be positive, --examples not negative")
+    if settings.memory_mb < 1 or settings.invariant_every < 0:
+        raise UsageError("--memory-mb must be positive, --invariant-every not negative "
+                         "(0 turns it off)")
     clock = time.monotonic()
     plan = Plan(settings)
     skip_list = None if settings.no_skips else skips.load(settings.skips)
