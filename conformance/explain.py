@@ -399,7 +399,10 @@ def _outcome_clause(got: Outcome, expected: Outcome | None, who: str,
                     diagnostics: Sequence[Json]) -> tuple[str, str] | None:
     count = _messages(expected) if isinstance(expected, Answered) else "an answer"
     if isinstance(got, Crashed):
-        return "crash", f"yours crashed: {_short(got.message, 120)} ({who} returned {count})"
+        said = [line.strip() for line in got.stderr.splitlines() if line.strip()]
+        words = f"; its last words on stderr: {_short(said[-1], 120)}" if said else ""
+        return "crash", (f"yours crashed: {_short(got.message, 120)}{words} "
+                         f"({who} returned {count})")
     if isinstance(got, TimedOut):
         return "timeout", f"yours did not answer within {got.seconds:g} s ({who} returned {count})"
     if isinstance(got, Raised) and not isinstance(expected, Raised):
