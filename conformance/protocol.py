@@ -250,7 +250,10 @@ def validator(definition: str) -> jsonschema.protocols.Validator:
 
 def schema_problem(value: Any, definition: str) -> str | None:
     """The first way ``value`` breaks the named schema, as one line, or None."""
-    error = jsonschema.exceptions.best_match(validator(definition).iter_errors(value))
+    try:
+        error = jsonschema.exceptions.best_match(validator(definition).iter_errors(value))
+    except RecursionError:  # the validator recurses; a reader may nest as deep as JSON goes
+        return "(root): nested too deep to check against the schema"
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "(root)"

@@ -189,6 +189,8 @@ class OneShot:
             result = json.loads(out)
         except ValueError:
             return Crashed(f"stdout is not JSON: {out[:200]!r}", stderr)
+        except RecursionError:  # valid JSON, nested past what Python's parser reads
+            return Crashed(f"stdout is JSON nested too deep to read: {out[:200]!r}", stderr)
         return outcome_from_result(result, strict=self.strict)
 
     def close(self) -> None:
@@ -255,9 +257,11 @@ class _Process:
                 raise HarnessDiedError(self._death("the harness exited"))
             try:
                 return json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError) as error:  # deep: valid, but unreadable
                 self.kill()
-                broken = Crashed(f"reply is not JSON: {line[:200]!r}", self.tail())
+                what = "not JSON" if isinstance(error, ValueError) else (
+                    "JSON nested too deep to read")
+                broken = Crashed(f"reply is {what}: {line[:200]!r}", self.tail())
                 raise HarnessDiedError(broken) from None
 
     def _death(self, why: str) -> Outcome:

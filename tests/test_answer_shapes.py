@@ -14,6 +14,8 @@ import contextlib
 import datetime as dt
 import functools
 import json
+import shlex
+import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rechain.commands import _outputs
-from rechain.conformance import report, report_ci
+from rechain.conformance import report, report_ci, report_text
 from rechain.conformance.check import inputs, loop, plan
 from rechain.conformance.check.settings import Settings
 from rechain.conformance.impls import Validating, recorded_views
@@ -59,6 +61,7 @@ class Mode:
     validate: bool = False
     tier2: bool = False  # the answer arrives as a tier-2 ``run`` reply's result
     reply: bool = False  # the answer is the whole tier-2 reply (its ``seq`` set when an object)
+    expected: bool = False  # the odd reader is ``--against``, the reference is under test
 
 
 MODES = (
@@ -68,6 +71,7 @@ MODES = (
     Mode(contract={"scope": "archive", "strictness": "uuids"}),
     Mode(contract={"scope": "file-order"}), Mode(contract={"scope": "usage"}),
     Mode(profile="cli"), Mode(profile="cli", against="reference:cli"), Mode(profile="seed"),
+    Mode(expected=True), Mode(profile="cli", expected=True),
 )
 
 
@@ -162,8 +166,9 @@ def run_check(answer: Any, mode: Mode, out: Path, made: Made | None = None
     rendered from them."""
     cli = mode.profile != "sdk"  # the resume views: their own cases, generated ones if --against
     chosen = Settings(seed=0, save_cases=out / "cases", started=dt.datetime.now(dt.UTC),
-                      impl=(SPEC,), against=mode.against, profile=mode.profile,
-                      examples=0 if cli and not mode.against else 2,
+                      impl=(f"reference:{mode.profile}",) if mode.expected else (SPEC,),
+                      against=SPEC if mode.expected else mode.against, profile=mode.profile,
+                      examples=0 if cli and not (mode.against or mode.expected) else 2,
                       case=CLI_CASES if cli else CASES, report=out / "run.jsonl",
                       fields=mode.fields, validate=mode.validate, invariant_every=1,
                       no_shrink=made is not None, max_shrink=2)
@@ -175,6 +180,10 @@ def run_check(answer: Any, mode: Mode, out: Path, made: Made | None = None
                               corpus=None)
     _outputs.render(args, finished.lines)
     report_ci.annotations(finished.lines, base=out)
+    for line in finished.lines:  # what the pytest plugin shows of a case
+        if line["kind"] == "case":
+            report_text.describe_case(line)
+            report_text.explained(line)
     # the file reads back (``rechain report``, ``report merge``, ``check --resume`` read it)
     again = report.read(out / "run.jsonl")
     assert [(line["kind"], line.get("status")) for line in again] == [
@@ -184,9 +193,16 @@ def run_check(answer: Any, mode: Mode, out: Path, made: Made | None = None
 
 # --- answers of any JSON shape ------------------------------------------------------------
 
+def nested(depth: int, key: str = "a") -> Any:
+    """``{key: {key: ... 1}}``, ``depth`` objects deep, built without recursion."""
+    value: Any = 1
+    for _ in range(depth):
+        value = {key: value}
+    return value
+
+
 # nesting as deep as ``json.loads`` goes (past orjson's 255 levels)
-deep = st.builds(lambda depth, key: json.loads(f'{{"{key}":' * depth + "1" + "}" * depth),
-                 st.sampled_from([300, 990]), st.sampled_from(["uuid", "content", "x"]))
+deep = st.builds(nested, st.sampled_from([300, 990]), st.sampled_from(["uuid", "content", "x"]))
 # what ``json.loads`` hands rechain: NaN and the infinities, ints of any size, lone surrogates
 scalars = (st.none() | st.booleans() | st.integers() | st.integers(min_value=2**64)
            | st.floats() | st.text(st.characters(codec=None), max_size=8)
@@ -249,6 +265,8 @@ def _judged(lines: list[dict[str, Any]]) -> None:
     assert judged, "no case was judged"
     for line in judged:
         assert line["status"] in ("pass", "fail", "crash", "skip"), line
+        # decoding an answer never raises: the runner's last resort names no adapter bug
+        assert " in the adapter: " not in str(line["message"]), line
         if line["status"] in ("fail", "crash"):
             assert line["explanation"] or line["message"], line
             assert report_ci.failure_text(line).strip(), line
@@ -276,7 +294,7 @@ ODD = [
     {"messages": [{"uuid": "uuid\udfff", "type": "user"}]},
     {"messages": [{"uuid": {"id": ["x"]}, "message": 7}, {"uuid": float("nan")}]},
     {"messages": [{"uuid": 2**70, "type": None}], "leaf": {"uuid": "x"}, "usage": [1]},
-    {"messages": [json.loads('{"uuid":' * 400 + "1" + "}" * 400)]},
+    {"messages": [nested(400, "uuid")]},
 ]
 
 
@@ -320,3 +338,51 @@ def test_the_matrix_keeps_whatever_a_reader_answered(tmp_path: Path) -> None:
     row = render.row_of_data(again)
     assert row == render.row_of_data(kept) and row.findings
     assert "\\udfff" in render.markdown([row], "rechain matrix")
+
+
+@pytest.mark.parametrize("mode", [Mode(validate=True), Mode(validate=True, reply=True)],
+                         ids=["result", "tier-2 reply"])
+def test_an_answer_too_deep_to_validate_is_a_crash_that_says_so(tmp_path: Path,
+                                                                 mode: Mode) -> None:
+    """``--validate`` walks the answer recursively: one nested past that is the reader's
+    crash, saying why, not an error of the adapter."""
+    lines = run_check({"messages": [{"uuid": "x", "message": nested(990)}]}, mode, tmp_path)
+    _judged(lines)
+    crashed = [line for line in lines if line["kind"] == "case" and line["status"] == "crash"]
+    assert crashed and all("too deep" in line["message"] for line in crashed)
+
+
+DEEP_ONESHOT = """import sys
+sys.stdin.buffer.read()
+sys.stdout.write('{"messages": [' + '[' * 5000 + ']' * 5000 + ']}')
+"""
+DEEP_HARNESS = """import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["cmd"] == "start":
+        info = {"name": "deep", "version": "1", "language": "python"}
+        sys.stdout.write(json.dumps({"version": 1, "implementation": info}) + "\\n")
+    elif request["cmd"] == "run":
+        deep = "[" * 5000 + "]" * 5000
+        sys.stdout.write('{"seq": %d, "result": [%s]}\\n' % (request["seq"], deep))
+    else:
+        break
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize(("tier", "script"), [("cmd", DEEP_ONESHOT), ("harness", DEEP_HARNESS)])
+def test_json_nested_past_what_python_reads_is_the_readers_crash(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], tier: str, script: str) -> None:
+    """Valid JSON nested 5000 deep cannot be parsed by ``json``: a crash of that case that
+    says so, not a bug blamed on rechain's adapter."""
+    from rechain.cli import main
+
+    (tmp_path / "deep.py").write_text(script)
+    spec = f"{tier}:{shlex.quote(sys.executable)} {shlex.quote(str(tmp_path / 'deep.py'))}"
+    report_file = tmp_path / "run.jsonl"
+    assert main(["check", "--impl", spec, "--case", CASES[0], "--examples", "0",
+                 "--report", str(report_file)]) == 1
+    judged = [line for line in report.read(report_file) if line["kind"] == "case"]
+    assert [line["status"] for line in judged] == ["crash"]
+    assert "nested too deep to read" in judged[0]["message"], judged[0]["message"]

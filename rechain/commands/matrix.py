@@ -16,9 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rechain.jsonio import dumps, loads
-
 from rechain.commands._paths import output_dir
+from rechain.jsonio import dumps, loads
 
 
 def register(subparsers: Any) -> None:
