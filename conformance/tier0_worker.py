@@ -134,10 +134,10 @@ class Worker:
         if not callable(function):
             return {"error": f"{short_name(module)} has no function {function_name}"}
         self.function = function
-        try:
-            self.arity = len(inspect.signature(function).parameters)
-        except (TypeError, ValueError):
-            self.arity = 1
+        arity = positional_arity(function)
+        if isinstance(arity, str):
+            return {"error": f"{short_name(module)}.{function_name} {arity}"}
+        self.arity = arity
         info, declared = implementation(module)
         reply = {"version": 1, "implementation": info, "declared": declared}
         try:
@@ -189,6 +189,25 @@ class Worker:
             problem = f"the answer is not JSON: {error}"
             self.send({"seq": seq, "errored": True, "context": {"message": problem}})
         return False
+
+
+def positional_arity(function: Callable[..., Any]) -> int | str:
+    """How many of ``data, session_id, options`` to pass: the positional parameters the
+    function takes (``*args`` takes all three; keyword-only ones and ``**kwargs`` take
+    none), or why it cannot be called with them (said at start, not once per case)."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return 1
+    if any(p.kind == p.VAR_POSITIONAL for p in parameters):
+        return 3
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    keyword_only = [p.name for p in parameters if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+    if not positional or len(required) > 3 or keyword_only:
+        return ("must take (data, session_id, options), the first one or two of them, or "
+                f"*args; it takes {inspect.signature(function)}")
+    return min(len(positional), 3)
 
 
 def raised(error: BaseException) -> dict[str, Any]:

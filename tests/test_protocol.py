@@ -286,6 +286,47 @@ def test_oneshot_exit_codes_timeouts_and_garbage(tmp_path):
     assert isinstance(outcome, Crashed) and "signal 9" in outcome.message
 
 
+SIGNATURES = textwrap.dedent("""
+    def _answer(data, session_id, options):
+        return [{"type": "user", "uuid": session_id, "limit": options.get("limit")}]
+    def keywords(data, **kwargs): return _answer(data, "one", {})
+    def keyword_only(data, *, strict=False): return _answer(data, "one", {})
+    def star(*args): return _answer(*args)
+    def defaults(data, session_id=None, options=None): return _answer(data, session_id, options)
+    class Reader:
+        def read(self, data, session_id, options): return _answer(data, session_id, options)
+    bound = Reader().read
+    def four(data, session_id, options, more): return []
+    def nothing(): return []
+    def needs_a_keyword(data, *, mode): return []
+""")
+
+
+@pytest.mark.parametrize(("function", "uuid"), [
+    ("keywords", "one"), ("keyword_only", "one"), ("star", SID), ("defaults", SID),
+    ("bound", SID),
+])
+def test_a_python_reader_is_called_with_what_its_signature_takes(tmp_path, function, uuid):
+    """``**kwargs`` and keyword-only parameters take no positional argument: a reader
+    ``read(data, **kw)`` gets the bytes alone, not a TypeError on every case."""
+    (tmp_path / "signatures.py").write_text(SIGNATURES)
+    reader = connect(f"python:{tmp_path / 'signatures.py'}:{function}")
+    try:
+        outcome = reader.run(CASE)
+    finally:
+        reader.close()
+    assert isinstance(outcome, Answered), outcome
+    assert [m["uuid"] for m in outcome.messages] == [uuid]
+
+
+@pytest.mark.parametrize("function", ["four", "nothing", "needs_a_keyword"])
+def test_a_python_reader_that_cannot_take_the_arguments_is_a_usage_error(tmp_path, function):
+    (tmp_path / "signatures.py").write_text(SIGNATURES)
+    with pytest.raises(UsageError, match=rf"signatures\.{function} must take \(data, "
+                                         r"session_id, options\).*; it takes \("):
+        connect(f"python:{tmp_path / 'signatures.py'}:{function}")
+
+
 def test_python_callable_raising_is_an_answer(tmp_path):
     module = tmp_path / "faux_tier0.py"
     module.write_text(textwrap.dedent("""
