@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from unittest import mock
+from xml.etree import ElementTree
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -180,6 +181,9 @@ def run_check(answer: Any, mode: Mode, out: Path, made: Made | None = None
                               corpus=None)
     _outputs.render(args, finished.lines)
     report_ci.annotations(finished.lines, base=out)
+    ElementTree.parse(out / "junit.xml")  # well-formed XML whatever the reader said
+    for name in ("run.sarif", "badge.json", "skips.json"):
+        json.loads((out / name).read_text(encoding="utf-8"))
     for line in finished.lines:  # what the pytest plugin shows of a case
         if line["kind"] == "case":
             report_text.describe_case(line)
