@@ -200,3 +200,26 @@ def test_a_check_bound_that_means_nothing_is_refused(
     assert code == 2 and out == ""
     assert err.strip() == ("rechain: error: --memory-mb must be positive, --invariant-every "
                            "not negative (0 turns it off)")
+
+
+def test_a_resumed_run_keeps_its_readers_and_profile(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other readers or another profile would append another run's verdicts to the report;
+    the same reader, spelled as the run spelled it, is fine."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text("def read(data):\n    return []\n")
+    argv = ["check", "--impl", "python:mine.py:read", "--examples", "0", "--case", "cycle-full",
+            "--no-progress", "--report", "run.jsonl"]
+    first = run(capsys, *argv)[0]
+    for given, message in [(["--impl", "reference"], "the run used --impl python:"),
+                           (["--against", "agent-sdk-py"], "the run had no --against, not "
+                                                           "agent-sdk-py"),
+                           (["--profile", "cli"], "the run used --profile agent-sdk@0.3.332, "
+                                                  "not claude-code@2.1.332")]:
+        code, out, err = run(capsys, "check", "--resume", "run.jsonl", *given)
+        assert code == 2 and out == "", given
+        assert message in err and "start a new run to change it" in err, err
+    code, _, err = run(capsys, "check", "--resume", "run.jsonl", "--impl", "python:mine.py:read",
+                       "--profile", "agent-sdk", "--no-progress")
+    assert code == first, err

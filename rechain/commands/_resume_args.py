@@ -5,7 +5,7 @@ argv again, with every path and reader spec made absolute from the recorded
 directory (so it works from anywhere), then lets the options given now override
 it: how to run (``--jobs``, ``--timeout``, ``--markdown``, ...) may change; the
 seed and the number of generated transcripts may not, since they decide which
-transcript a case id names.
+transcript a case id names, nor the readers and the profile that judges them.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from rechain import portable
 from rechain.conformance import report_resume
 from rechain.conformance.report_resume import Previous
 from rechain.errors import UsageError
+from rechain.reference import get_profile
 
 SPECS = ("impl", "against")
 FIXED = ("seed", "examples")
@@ -54,6 +55,28 @@ def _specs(namespace: argparse.Namespace, cwd: Path) -> None:
                 (texts[0] if texts else value))
 
 
+def _same_readers(args: argparse.Namespace, base: argparse.Namespace,
+                  defaults: argparse.Namespace, path: Path) -> None:
+    """The readers and the profile they are judged by are the run's: a resumed run that
+    swapped them would append another run's verdicts to this report."""
+    here = Path.cwd()
+    for name in (*SPECS, "profile"):
+        given = getattr(args, name, None)
+        if given is None or given == getattr(defaults, name, None):
+            continue
+        values = given if isinstance(given, list) else [given]
+        now = [portable.spec(v, here).text if name in SPECS else v for v in values]
+        recorded = getattr(base, name)
+        was = recorded if isinstance(recorded, list) else [recorded]
+        if name == "profile":  # an alias names the same profile
+            now, was = [get_profile(v).name for v in now], [get_profile(v).name for v in was]
+        if now != was:
+            used = " ".join(str(v) for v in was if v is not None)
+            before = f"used --{name} {used}" if used else f"had no --{name}"
+            raise UsageError(f"--resume {path}: the run {before}, not "
+                             f"{' '.join(map(str, now))} (start a new run to change it)")
+
+
 def resumed(args: argparse.Namespace) -> tuple[argparse.Namespace, Previous]:
     """The options of the run that wrote ``args.resume``, overridden by those given now."""
     path = Path(args.resume).absolute()
@@ -77,6 +100,7 @@ def resumed(args: argparse.Namespace) -> tuple[argparse.Namespace, Previous]:
         if given is not None and given != getattr(base, name):
             raise UsageError(f"--resume {path}: the run used --{name} {getattr(base, name)}, "
                              f"not {given}")
+    _same_readers(args, base, defaults, path)
     for name, value in vars(args).items():
         if name in ("resume", "argv", "report", *FIXED) or value == getattr(defaults, name, None):
             continue
