@@ -1,5 +1,6 @@
 """A reader under test may answer any JSON value: ``rechain check`` judges every answer
-(pass, fail or crash, with why when it did not pass) and renders every report from it.
+(pass, fail or crash, with why when it did not pass; skip when the side it is compared
+with gave no answer) and renders every report from it.
 
 The answers reach the run where every tier's do: ``protocol.outcome_from_result`` (tier 0's
 worker and tier 1's stdout) and ``protocol.parse_run_reply`` (tier 2). From there the real
@@ -257,8 +258,24 @@ def mutated(draw: st.DrawFn, mode: Mode) -> Any:
 
 
 @st.composite
+def modes(draw: st.DrawFn) -> Mode:
+    """The named modes first (they shrink to them), then any mix of the options."""
+    if draw(st.booleans()):
+        return draw(st.sampled_from(MODES))
+    profile = draw(st.sampled_from(["sdk", "cli", "seed"]))
+    expected = draw(st.booleans())
+    contract = None if expected or profile != "sdk" else draw(st.sampled_from(
+        [None, *(m.contract for m in MODES if m.contract is not None)]))
+    return Mode(profile=profile, expected=expected,
+                against=None if expected else draw(st.sampled_from([None, f"reference:{profile}"])),
+                contract=contract, fields=draw(st.sampled_from([None, "uuids", "types"])),
+                validate=draw(st.booleans()), tier2=draw(st.booleans()),
+                reply=draw(st.booleans()))
+
+
+@st.composite
 def cases(draw: st.DrawFn) -> tuple[Mode, Any]:
-    mode = draw(st.sampled_from(MODES))
+    mode = draw(modes())
     answer = draw(mutated(mode) | values | st.lists(values, max_size=3).map(
         lambda ms: {"messages": ms}))
     return mode, answer
