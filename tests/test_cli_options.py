@@ -223,3 +223,17 @@ def test_a_resumed_run_keeps_its_readers_and_profile(
     code, _, err = run(capsys, "check", "--resume", "run.jsonl", "--impl", "python:mine.py:read",
                        "--profile", "agent-sdk", "--no-progress")
     assert code == first, err
+
+
+@pytest.mark.parametrize(("root", "message"), [("missing", "missing: not a directory"),
+                                               ("empty", "no cases under empty")])
+def test_recording_a_corpus_that_is_not_there_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    root: str, message: str
+) -> None:
+    """A mistyped ``--root`` recorded nothing and said "all expectations up to date"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    code, out, err = run(capsys, "corpus", "record", "--root", root)
+    assert code == 2 and out == ""
+    assert err.strip() == f"rechain: error: {message}"

@@ -129,7 +129,12 @@ def run_lint(args: argparse.Namespace) -> int:
 def run_record(args: argparse.Namespace) -> int:
     """Record with the chosen oracle (``rechain.conformance.record``: one entry per oracle)."""
     from rechain.conformance.record import Request, record
+    from rechain.corpus.cases_io import case_dirs
 
+    if args.root is not None and not args.root.is_dir():
+        raise UsageError(f"{args.root}: not a directory")
+    if not case_dirs(args.root):  # recording nothing is no success
+        raise UsageError(f"no cases under {args.root or 'the packaged corpus'}")
     request = Request(args.root, tuple(args.case or ()), jobs=args.jobs,
                       unrecorded=args.unrecorded,
                       switches={"resume_interrupted_turn": args.resume_interrupted_turn})
