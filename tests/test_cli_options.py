@@ -159,6 +159,8 @@ def test_merging_into_an_output_that_cannot_be_written_is_refused(
     (["drift", "agent-sdk-ts", "--from", "0.3.332", "--to", "0.3.333", "--out", "a-file"],
      "--out a-file: is a file, not a directory"),
     (["matrix", "--no-run", "--out", "a-file"], "--out a-file: is a file, not a directory"),
+    (["check", "--examples", "2", "--no-corpus", "--save-cases", "a-file"],
+     "--save-cases a-file: is a file, not a directory"),
     (["bench", "load", "--size-mb", "1", "--keep", "missing/k.jsonl"],
      "--keep missing/k.jsonl: no directory "),
     (["corpus", "anonymise", "a-file", "a-file", "--id", "x-y", "--source", "hand-written",

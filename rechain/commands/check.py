@@ -31,6 +31,7 @@ from typing import Any
 from rechain import helptext, portable, progress, shard
 from rechain.cache import cache_dir
 from rechain.commands._outputs import check_writable, render
+from rechain.commands._paths import output_dir
 from rechain.commands._resume_args import resumed
 from rechain.conformance.check.loop import check
 from rechain.conformance.check.settings import Settings
@@ -140,8 +141,8 @@ def saved_cases_dir(chosen: Path | None, started: dt.datetime, seed: int) -> Pat
 
     Never the current directory: a check run inside a repository leaves nothing there.
     """
-    if chosen is not None:
-        return chosen.expanduser().absolute()
+    if chosen is not None:  # made now: a folder that cannot be is said before the run
+        return output_dir("--save-cases", chosen)
     run = f"{started.strftime('%Y%m%d-%H%M%S')}-seed{seed}"
     return (cache_dir() / "cases" / run).absolute()
 
