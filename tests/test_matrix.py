@@ -74,11 +74,11 @@ def test_an_adapter_spec_names_the_shipped_reader() -> None:
 
 def test_the_formatting_invariant_catches_ccusage_counting_spaced_rows_as_nothing() -> None:
     import pytest
+    from test_contracts import PARALLEL
 
     from rechain.conformance import invariants as inv
     from rechain.conformance.impls import connect
     from rechain.conformance.protocol import Answered, CaseInput
-    from tests.test_contracts import PARALLEL
 
     ccusage = next(a for a in adapters.shipped() if a.name == "ccusage")
     if not ccusage.installed():

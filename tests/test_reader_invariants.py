@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from test_contracts import PARALLEL, U
 
 from rechain.conformance import invariants as inv
 from rechain.strategies import transcripts
-from tests.test_contracts import PARALLEL, U
 
 
 def careful(data: bytes) -> list[dict[str, Any]]:
