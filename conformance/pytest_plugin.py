@@ -134,9 +134,12 @@ def _connected_items(suite: Suite) -> Iterator[CaseItem]:
     from rechain.conformance.impls import connect
     from rechain.conformance.protocol_process import Limits
     from rechain.conformance.runner import Against, Connections, Recorded, corpus_items
+    from rechain.errors import UsageError
     from rechain.reference import get_profile
 
     config = suite.config
+    if config.getoption("rechain_timeout") <= 0 or config.getoption("rechain_memory_mb") < 1:
+        raise UsageError("--rechain-timeout and --rechain-memory-mb must be positive")
     profile = get_profile(config.getoption("rechain_profile")).name
     limits = Limits(timeout=config.getoption("rechain_timeout"),
                     memory_mb=config.getoption("rechain_memory_mb"))

@@ -94,6 +94,10 @@ def test_a_runaway_reader_fails_its_cases_and_the_run_ends(pytester: pytest.Pyte
      "*unknown implementation 'nope'*"),
     (["--rechain-impl=python:{readers}:right", "--rechain-corpus=no-such-dir"],
      "*--rechain-corpus no-such-dir: not a directory*"),
+    (["--rechain-impl=python:{readers}:right", "--rechain-timeout=0"],
+     "--rechain-timeout and --rechain-memory-mb must be positive"),
+    (["--rechain-impl=python:{readers}:right", "--rechain-memory-mb=0"],
+     "--rechain-timeout and --rechain-memory-mb must be positive"),
 ])
 def test_a_mistaken_option_is_a_usage_error_not_a_traceback(pytester: pytest.Pytester,
                                                             readers: str, args: list[str],
