@@ -47,7 +47,7 @@ TITLES = {
     "compaction-relink": "compaction relink", "leaf-choice": "leaf choice",
     "branch-after-rewind": "branch after a rewind", "walk-stopped": "walk stopped early",
     "off-chain": "row off the chain", "order": "message order", "chain": "different chain",
-    "paging": "paging (--limit/--offset)",
+    "paging": "paging (--limit/--offset)", "lost-row": "row missing", "extra-row": "extra row",
 }
 
 
@@ -379,15 +379,36 @@ def _value(value: Any, width: int = 60) -> str:
     return _short(json.dumps(value, ensure_ascii=False, default=str), width)
 
 
-def _field_clause(difference: Mapping[str, Any], sides: Sides) -> tuple[str, str]:
+def _field_clause(difference: Mapping[str, Any], sides: Sides,
+                  counts: tuple[int | None, int | None] = (None, None)) -> tuple[str, str]:
+    """The first difference of two answers compared message by message. One that lies past
+    the end of an answer is a row that answer lacks (``lost-row``, ``extra-row``), not a
+    field: readers whose rows carry no uuid are compared by position."""
     parts = str(difference.get("path", "")).strip("/").split("/")
     index = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
     field = "/".join(parts[2:]) or parts[0] or "/"
-    where = ""
+    row = ""
     if index is not None and index < len(sides.expected):
-        where = f" of message {index + 1}, {sides.describe(sides.expected[index])}"
+        row = f", {sides.describe(sides.expected[index])}"
+    where = f" of message {index + 1}{row}" if row else ""
+    mine, theirs = counts
+    if index is not None and mine is not None and theirs is not None:
+        if mine <= index < theirs:
+            return ("lost-row", f"message {index + 1}{row}: {sides.who} has it, yours ends "
+                                f"after {_count(mine)}")
+        if theirs <= index < mine:
+            return ("extra-row", f"message {index + 1}: yours has it, {sides.who} ends after "
+                                 f"{_count(theirs)}")
     return ("field", f"field `{field}`{where}: {sides.who} has {_value(difference.get('right'))}, "
                      f"yours {_value(difference.get('left'))}")
+
+
+def _count(messages: int) -> str:
+    return f"{messages} message{'' if messages == 1 else 's'}"
+
+
+def _message_count(outcome: Outcome | None) -> int | None:
+    return len(outcome.messages) if isinstance(outcome, Answered) else None
 
 
 def _messages(answer: Answered) -> str:
@@ -550,7 +571,8 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     elif got_uuids is not None and expected_uuids is not None and got_uuids != expected_uuids:
         clauses = _clauses(sides)
     elif difference is not None:
-        clauses.append(_field_clause(difference, sides))
+        clauses.append(_field_clause(difference, sides,
+                                     (_message_count(got), _message_count(expected))))
     else:
         words = message or f"the answers differ from {who}'s"
         clauses.append(("-".join(words.lower().split()[:6]), words))

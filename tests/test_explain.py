@@ -234,3 +234,26 @@ def test_answers_without_uuids_are_aligned_by_position():
     explanation = explain(b"", got, expected, difference.to_json(), target="claude-code@2.1.332")
     assert explanation["behaviour"] == "field" and "`content`" in explanation["sentence"]
     assert [row["mark"] for row in explanation["rows"]] == ["=", "≠"]
+
+
+def test_an_answer_that_ends_early_is_a_row_missing_not_a_field():
+    """Position-aligned answers (rows without uuids): the first difference past the end of
+    one answer names the row it lacks."""
+    data = (b'{"type":"user","uuid":"a","parentUuid":null,"message":{"role":"user",'
+            b'"content":"hi"}}\n{"type":"assistant","uuid":"b","parentUuid":"a","message":'
+            b'{"role":"assistant","content":[{"type":"text","text":"yes"}]}}\n')
+    expected = Answered(({"uuid": "a", "type": "user"}, {"uuid": "b", "type": "assistant"}))
+    short = Answered(({"type": "user"},))
+    # compared on the fields the reader declares (no uuid), as a position contract does
+    difference = judge(short, Answered(({"type": "user"}, {"type": "assistant"}))).difference
+    assert difference is not None and difference.path.startswith("/messages/1/")
+    lost = explain(data, short, expected, difference.to_json(), target=TARGET)
+    assert (lost["behaviour"], lost["title"]) == ("lost-row", "row missing")
+    assert lost["sentence"].startswith("message 2, line 2 (assistant, text): ")
+    assert lost["sentence"].endswith("yours ends after 1 message")
+    longer = Answered(({"type": "user"}, {"type": "assistant"}, {"type": "user"}))
+    extra = explain(data, longer, Answered(({"type": "user"}, {"type": "assistant"})),
+                    judge(longer, Answered(({"type": "user"}, {"type": "assistant"})))
+                    .difference.to_json(), target=TARGET)  # type: ignore[union-attr]
+    assert (extra["behaviour"], extra["title"]) == ("extra-row", "extra row")
+    assert extra["sentence"].endswith("ends after 2 messages")
