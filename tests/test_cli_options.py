@@ -154,6 +154,8 @@ def test_merging_into_an_output_that_cannot_be_written_is_refused(
      "--sarif missing/s.sarif: no directory "),
     (["fuzz", "--target", "reader:read", "--runs", "5", "--work", "a-file"],
      "--work a-file: is a file, not a directory"),
+    (["fuzz", "--target", "reader:read", "--runs", "5", "--work", "a-file/work"],
+     "--work a-file/work: "),
     (["fuzz", "--bench", "--time", "1", "--work", "a-file", "parse-line"],
      "--work a-file: is a file, not a directory"),
     (["drift", "agent-sdk-ts", "--from", "0.3.332", "--to", "0.3.333", "--out", "a-file"],

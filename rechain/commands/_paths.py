@@ -23,13 +23,21 @@ def output_file(option: str, path: Path) -> None:
         raise UsageError(f"{option} {path}: cannot write there (permission denied)")
 
 
-def output_dir(option: str, path: Path) -> Path:
-    """``path`` as a folder that exists (made if need be), absolute."""
+def output_dir(option: str, path: Path, *, make: bool = True) -> Path:
+    """``path`` as a folder, absolute: made if need be (with ``make=False`` only checked
+    that it could be, so a run that stops earlier leaves nothing behind)."""
     where = path.expanduser().absolute()
+    if where.exists() and not where.is_dir():
+        raise UsageError(f"{option} {path}: is a file, not a directory")
+    if not make:
+        existing = next(p for p in (where, *where.parents) if p.exists())
+        if not existing.is_dir():
+            raise UsageError(f"{option} {path}: {existing} is a file, not a directory")
+        if not os.access(existing, os.W_OK):
+            raise UsageError(f"{option} {path}: cannot write there (permission denied)")
+        return where
     try:
         where.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise UsageError(f"{option} {path}: is a file, not a directory") from None
     except OSError as error:
         raise UsageError(f"{option} {path}: cannot make it: {error.strerror or error}") from None
     if not os.access(where, os.W_OK):

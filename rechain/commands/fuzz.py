@@ -181,7 +181,7 @@ def fuzz(args: argparse.Namespace) -> int:
     if args.sarif is not None:
         output_file("--sarif", args.sarif)
     if args.work is not None:
-        args.work = output_dir("--work", args.work)
+        args.work = output_dir("--work", args.work, make=False)
     planned = []
     for target in _targets(args):  # every target checked before any worker starts
         settings = _settings(args, target, seconds)
@@ -191,6 +191,8 @@ def fuzz(args: argparse.Namespace) -> int:
             found = probe(target.spec, python, runner.environment(target, settings), Path.cwd())
             settings.paths = (found.path,) if found.path is not None else ()
         planned.append((target, settings))
+    if args.work is not None:  # every target imports: now the work folder is made
+        output_dir("--work", args.work)
     reports = []
     idle = []
     for target, settings in planned:
