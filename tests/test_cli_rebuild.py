@@ -144,3 +144,19 @@ def test_an_entry_point_picks_the_2_1_88_loaders_resume(
     code, out, _ = run(capsys, "rebuild", str(transcript), "--profile", profile,
                        "--entry", "continue", "--view", "chain")
     assert code == 0 and json.loads(out)["entry"] == "continue"
+
+
+def test_a_dash_reads_the_transcript_from_standard_input(transcript: Path) -> None:
+    """``rechain rebuild -``: the same answer as from the file, but no session id (the file
+    name gave it)."""
+    def rebuilt(*args: str, given: bytes | None = None) -> dict[str, object]:
+        done = subprocess.run([sys.executable, "-m", "rechain", "rebuild", *args],
+                              input=given, capture_output=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr.decode()
+        return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+    from_file = rebuilt(str(transcript))
+    piped = rebuilt("-", given=transcript.read_bytes())
+    assert [m["uuid"] for m in piped["messages"]] == ["u1", "a1", "r1", "a2"]
+    assert piped["session_id"] is None and from_file["session_id"] == SID
+    assert {**piped, "session_id": SID} == from_file

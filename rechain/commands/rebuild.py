@@ -30,7 +30,8 @@ def register(subparsers: Any) -> None:
         help="rebuild one transcript's conversation as a reader does",
         description="Rebuild a transcript (a path, or --session ID) with a profile's rules.",
     )
-    parser.add_argument("path", nargs="?", type=Path, help="a transcript .jsonl file")
+    parser.add_argument("path", nargs="?", type=Path,
+                        help="a transcript .jsonl file (- reads it from standard input)")
     parser.add_argument("--session", metavar="ID", help="find the session by id instead of a path")
     parser.add_argument(
         "--project",
@@ -85,6 +86,8 @@ def _transcript(args: argparse.Namespace) -> Path:
 
 
 def _read(path: Path) -> bytes:
+    if str(path) == "-":  # a pipe: the whole of standard input, as bytes
+        return sys.stdin.buffer.read()
     try:
         return path.read_bytes()
     except FileNotFoundError:
