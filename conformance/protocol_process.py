@@ -254,7 +254,7 @@ class _Process:
             except queue.Empty:
                 continue
             if line is None:
-                raise HarnessDiedError(self._death("the harness exited"))
+                raise HarnessDiedError(self._death("the reader's process exited"))
             try:
                 return json.loads(line)
             except (ValueError, RecursionError) as error:  # deep: valid, but unreadable

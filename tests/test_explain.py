@@ -149,9 +149,9 @@ def test_a_reader_that_does_not_answer_is_named(got, behaviour, word):
 def test_a_crash_quotes_the_readers_last_words():
     """Why a reader died is in its stderr (a tier-0 reader's prints too): the sentence
     quotes its last line, not only the exit status."""
-    got = Crashed("the harness exited (exit 3)", "loading\nValueError: no sessionId\n\n")
+    got = Crashed("the reader's process exited (exit 3)", "loading\nValueError: no sessionId\n\n")
     sentence = explain(b"{}\n", got, Answered(({"uuid": "a"},)), None, target=TARGET)["sentence"]
-    assert ("yours crashed: the harness exited (exit 3); its last words on stderr: "
+    assert ("yours crashed: the reader's process exited (exit 3); its last words on stderr: "
             "ValueError: no sessionId (") in sentence
     quiet = explain(b"{}\n", Crashed("exit 3"), Answered(()), None, target=TARGET)["sentence"]
     assert "last words" not in quiet
