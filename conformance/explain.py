@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
+from rechain.wording import counted
 
 Json = dict[str, Any]
 #: a small case is shown whole; a larger one by the lines the difference names
@@ -395,16 +396,12 @@ def _field_clause(difference: Mapping[str, Any], sides: Sides,
     if index is not None and mine is not None and theirs is not None:
         if mine <= index < theirs:
             return ("lost-row", f"message {index + 1}{row}: {sides.who} has it, yours ends "
-                                f"after {_count(mine)}")
+                                f"after {counted(mine, 'message')}")
         if theirs <= index < mine:
             return ("extra-row", f"message {index + 1}: yours has it, {sides.who} ends after "
-                                 f"{_count(theirs)}")
+                                 f"{counted(theirs, 'message')}")
     return ("field", f"field `{field}`{where}: {sides.who} has {_value(difference.get('right'))}, "
                      f"yours {_value(difference.get('left'))}")
-
-
-def _count(messages: int) -> str:
-    return f"{messages} message{'' if messages == 1 else 's'}"
 
 
 def _message_count(outcome: Outcome | None) -> int | None:
@@ -413,7 +410,7 @@ def _message_count(outcome: Outcome | None) -> int | None:
 
 def _messages(answer: Answered) -> str:
     """``1 message``, ``3 messages``."""
-    return f"{len(answer.messages)} message{'' if len(answer.messages) == 1 else 's'}"
+    return counted(len(answer.messages), "message")
 
 
 def _outcome_clause(got: Outcome, expected: Outcome | None, who: str,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, Skipped, TimedOut
+from rechain.wording import counted
 
 _CLIP = 300
 
@@ -20,9 +21,8 @@ def _last_line(stderr: str) -> str:
 def sentence(outcome: Outcome) -> str:
     """One sentence per kind of outcome, with the detail that explains it."""
     if isinstance(outcome, Answered):
-        count = len(outcome.messages)
         leaf = f", resumed from {outcome.leaf}" if outcome.leaf else ""
-        return f"it answered with {count} message{'s' if count != 1 else ''}{leaf}"
+        return f"it answered with {counted(len(outcome.messages), 'message')}{leaf}"
     if isinstance(outcome, Raised):
         detail = f": {_clip(outcome.message)}" if outcome.message else ""
         return f"it raised {outcome.type}{detail}"

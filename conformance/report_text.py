@@ -13,6 +13,7 @@ from rechain.conformance import summary
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.explain import as_text
 from rechain.conformance.report import compared_nothing
+from rechain.wording import counted
 
 Json = dict[str, Any]
 SHOWN_FAILURES = 10
@@ -96,8 +97,8 @@ def terminal(lines: Sequence[Mapping[str, Any]]) -> str:
     kinds = summary.kinds(lines)
     if kinds:
         total = sum(kind.count for kind in kinds)
-        out += ["", f"not passing: {_count(total, 'comparison')}, "
-                    f"{_count(len(kinds), 'kind')} of behaviour"]
+        out += ["", f"not passing: {counted(total, 'comparison')}, "
+                    f"{counted(len(kinds), 'kind')} of behaviour"]
         out += [f"  {kind.count:5}  {kind.title}" for kind in kinds]
     for kind in kinds:
         out += ["", f"── {kind.title} ({kind.count}) " + "─" * max(4, 60 - len(kind.title))]
@@ -254,6 +255,3 @@ def _full_reports(head: Mapping[str, Any]) -> str:
     return ", ".join(found)
 
 
-def _count(number: int, noun: str) -> str:
-    """``1 comparison``, ``2 comparisons``: a count as a person would write it."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"

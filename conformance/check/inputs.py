@@ -13,6 +13,7 @@ from rechain.conformance.protocol import View
 from rechain.conformance.runner import Item, corpus_items
 from rechain.corpus.cases_io import Case, CaseError, load_cases
 from rechain.errors import UsageError
+from rechain.wording import counted
 
 Say = Callable[[str], None]
 
@@ -54,7 +55,7 @@ def generated(count: int, seed: int, profile: str, say: Say,
     for kind, size in group_sizes(count).items():
         if size <= 0:
             continue
-        say(f"generating {size} {kind} transcript{'' if size == 1 else 's'} "
+        say(f"generating {counted(size, f'{kind} transcript')} "
             f"(seed {seeds[kind]})…")
         values = diff.generate(diff.strategy_for(kind), size, seeds[kind])
         items += [diff.make_item(value, kind, index, profile, view=view)

@@ -25,6 +25,7 @@ from rechain.conformance.runner import (
     judge_pair,
     run_one,
 )
+from rechain.wording import counted
 
 Say = Callable[[str], None]
 
@@ -51,7 +52,7 @@ def shrink_all(settings: Settings, plan: Plan, first: Connections, records: Sequ
         target = next(t for t in sorted(first.targets, key=lambda t: isinstance(t, Recorded))
                       if t.label == target_label)  # generated input: not the corpus's record
         say(f"shrinking {impl_label} vs {target_label}: {' '.join(sorted(tokens))} "
-            f"({len(indices)} example{'' if len(indices) == 1 else 's'})…")
+            f"({counted(len(indices), 'example')})…")
         start = min(indices)
         first_id = diff.generated_id(kind, start)
         finding = shrink_one(plan, implementation, target, kind, tokens, seeds[kind],

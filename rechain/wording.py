@@ -1,0 +1,8 @@
+"""Words for people reading rechain's output: a count with its noun, as a person writes it."""
+
+from __future__ import annotations
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 comparison``, ``2 comparisons``, ``0 messages``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
