@@ -431,13 +431,15 @@ def tags_for(tokens: Iterable[str]) -> list[str]:
 
 def replay_command(impl_spec: str | Sequence[str], against_spec: str | None, corpus: str,
                    case: str, cwd: Path, venv: Path | None = None,
-                   judged_as: Sequence[str] = ()) -> str:
+                   judged_as: Sequence[str] = (), program: Sequence[str] | None = None) -> str:
     """The one line that re-runs a frozen case, from any directory (specs given in ``cwd``;
     several readers under test are all named; ``venv``, the interpreter of ``python:``
-    readers; ``judged_as``, the run's options that decide the verdict: profile, contract...)."""
+    readers; ``judged_as``, the run's options that decide the verdict: profile, contract...).
+    ``program`` starts it: by default ``portable.program()``, the words that run this
+    rechain now; ``portable.PORTABLE`` for a line stored in a case file that travels."""
     from rechain import portable
 
-    parts = ["rechain", "check"]
+    parts = [*(portable.program() if program is None else program), "check"]
     env: dict[str, str] = {}
     for spec in [impl_spec] if isinstance(impl_spec, str) else impl_spec:
         impl = portable.spec(spec, cwd)

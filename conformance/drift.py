@@ -10,7 +10,6 @@ stays (a later revert shows as the newest release it was seen in).
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rechain import portable
 from rechain.conformance.impls import Implementation, connect
 from rechain.conformance.protocol import FORKED_VIEWS
 from rechain.conformance.protocol_process import Limits
@@ -76,8 +76,9 @@ def check_argv(oracle: str, older: str, newer: str, *, examples: int, seed: int,
 
 
 def run_check(argv: Sequence[str], say: Callable[[str], None]) -> int:
-    """Run the differential check, its progress passed through to stderr."""
-    say("$ " + shlex.join(["rechain", *argv[3:]]))
+    """Run the differential check, its progress passed through to stderr (first the
+    command, as the person watching would run it)."""
+    say("$ " + portable.rechain(argv[3:]))
     return subprocess.run(list(argv), check=False, stdout=subprocess.DEVNULL).returncode
 
 

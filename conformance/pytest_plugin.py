@@ -100,12 +100,14 @@ class Suite(pytest.Collector):
 
 
 def _replay(config: pytest.Config, case_id: str) -> str:
-    """``rechain check`` on this case; paths and specs made absolute (pytest's invocation dir)."""
+    """``rechain check`` on this case; paths and specs made absolute (pytest's invocation dir),
+    started by the words that run this rechain (``portable.program``), as pytest prints it
+    for the person who ran the tests."""
     from rechain import portable
 
     cwd = Path(config.invocation_params.dir)
     impl = portable.spec(config.getoption("rechain_impl"), cwd)
-    parts, env = ["rechain", "check", "--impl", impl.text], dict(impl.env)
+    parts, env = [*portable.program(), "check", "--impl", impl.text], dict(impl.env)
     if config.getoption("rechain_against"):
         against = portable.spec(config.getoption("rechain_against"), cwd)
         parts += ["--against", against.text]

@@ -42,12 +42,14 @@ def writable_root(root: Path | None) -> Path:
 
 
 def command(argv: Sequence[str], root: Path) -> str:
-    """A ``rechain corpus`` command to print: ``--root`` (absolute) unless the packaged one."""
-    from rechain.portable import command as shell_line
+    """A ``rechain corpus`` command (``argv`` after ``rechain``) to print for the person at
+    the terminal: started by the words that run this rechain, ``--root`` (absolute) unless
+    the packaged one."""
+    from rechain.portable import rechain
 
     chosen = root.expanduser().absolute()
     default = Path(str(default_root())).absolute()
-    return shell_line([*argv, *([] if chosen == default else ["--root", str(chosen)])])
+    return rechain([*argv, *([] if chosen == default else ["--root", str(chosen)])])
 
 
 def _existing(directory: Path) -> tuple[Case | None, bytes | None]:
@@ -81,7 +83,7 @@ def new_cases(root: Path, ids: Sequence[str] | None, *, check: bool) -> tuple[li
         drift = True
         state = "new" if old is None else "changed"
         if check:
-            again = command(["rechain", "corpus", "new", "--case", scenario.id], root)
+            again = command(["corpus", "new", "--case", scenario.id], root)
             lines.append(f"{scenario.id}: {state} (run `{again}`)")
             continue
         write_case(directory, case.to_json(), scenario.data)

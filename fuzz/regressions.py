@@ -137,6 +137,7 @@ def write_regression(
                 "trigger": finding.get("trigger", ""),
                 "status": status,
                 "found": found,
+                # committed with the case: the portable form, the rechain on PATH
                 "replay": f"rechain fuzz --replay {identifier}",
                 **({"paths": [str(p.absolute()) for p in paths]} if paths else {}),
                 **({"venv": str(venv.absolute())} if venv is not None else {}),

@@ -4,7 +4,11 @@ A reader spec or a corpus path the user typed may be relative to where the run
 started (``python:myreader.py:read``, ``cmd:./reader``, ``--corpus cases``). A
 printed replay command is copied into another shell, a CI log, an issue: so
 every path in it is made absolute, and a module found only because the run
-started in its directory is reached through ``PYTHONPATH``.
+started in its directory is reached through ``PYTHONPATH``. The command's first
+words (``program``) are ``rechain`` only when that name, looked up on ``PATH``, is
+this installation; otherwise they name it in full (its console script, or this
+interpreter with ``-m rechain``), so a rechain run from an unactivated venv prints
+commands that still run it, not "command not found" or another rechain.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ import itertools
 import os
 import re
 import shlex
+import shutil
+import sys
+import sysconfig
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,3 +96,56 @@ def command(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
     """One shell line: ``NAME=VALUE ... argv`` with POSIX quoting."""
     assignments = [f"{name}={shlex.quote(value)}" for name, value in sorted((env or {}).items())]
     return " ".join([*assignments, *(shlex.quote(part) for part in argv)])
+
+
+#: the words a command stored in a file that travels starts with (a case's provenance,
+#: committed docs): whoever reads it later runs the rechain they have on ``PATH``
+PORTABLE: tuple[str, ...] = ("rechain",)
+
+
+def _scripts_rechain() -> Path:
+    """The console script this interpreter's installation has (it may not exist)."""
+    return Path(sysconfig.get_path("scripts")) / ("rechain.exe" if os.name == "nt" else "rechain")
+
+
+def _running() -> tuple[tuple[str, ...], Path | None]:
+    """How to start this very rechain from any directory, and the console script that is
+    this installation (None when there is none to compare a ``PATH`` lookup with)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    python = sys.executable or "python3"
+    script = _scripts_rechain()
+    if spec is not None and spec.name in ("rechain", "rechain.__main__"):  # python -m rechain
+        return (python, "-m", "rechain"), script
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.stem == "rechain" and argv0.is_file():  # the console script
+        own = Path(os.path.normpath(argv0.absolute()))
+        return (str(own),), own
+    if script.is_file():  # in-process (the pytest plugin, a library call): this install's script
+        return (str(script),), script
+    return (python, "-m", "rechain"), None
+
+
+def _same(found: str, own: Path) -> bool:
+    try:
+        return own.samefile(found)
+    except OSError:
+        return False
+
+
+def program() -> tuple[str, ...]:
+    """The words that start a command printed for a person to run now: ``rechain`` when
+    ``PATH`` finds this installation under that name (absolutely, so from any directory),
+    else this installation's console script by absolute path, or ``PYTHON -m rechain``
+    when it runs as a module."""
+    words, own = _running()
+    found = shutil.which("rechain")
+    if own is not None and found is not None and Path(found).is_absolute() and _same(found, own):
+        return PORTABLE
+    return words
+
+
+def rechain(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
+    """The shell line that runs this rechain with ``argv`` (``program`` first), for a
+    person to copy now: terminal output, a report read after the run, an annotation."""
+    return command([*program(), *argv], env)

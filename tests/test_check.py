@@ -167,9 +167,13 @@ def test_disagreements_are_shrunk_into_cases_that_replay(faux, tmp_path, capsys)
     generated = [line for line in lines if line["kind"] == "case" and line["status"] == "fail"]
     assert shrunk.count(b"\n") <= 12 and len(generated) >= 1
     capsys.readouterr()
-    replay = shlex.split(first["replay"])
-    assert replay[:2] == ["rechain", "check"]
-    assert main([*replay[1:], "--no-progress"]) == 1
+    replay = shlex.split(first["replay"])  # started as this rechain runs: its own words
+    at = replay.index("check")
+    assert Path(replay[0]).name == "rechain" or replay[1:at] == ["-m", "rechain"]
+    document = json.loads((case_dir / "case.json").read_text())
+    stored = shlex.split(document["provenance"]["differential"]["replay"])
+    assert stored == ["rechain", *replay[at:]]  # the case file travels: the rechain on PATH
+    assert main([*replay[at:], "--no-progress"]) == 1
     assert first["case_id"] in capsys.readouterr().out
 
 
@@ -230,7 +234,7 @@ def test_one_case_per_minimal_input_holds_every_comparison_that_failed(faux, tmp
     capsys.readouterr()
     replay = shlex.split(shared[0]["replay"])
     assert replay.count("--impl") == 2
-    assert main([*replay[1:], "--no-progress"]) == 1
+    assert main([*replay[replay.index("check"):], "--no-progress"]) == 1
     out = capsys.readouterr().out
     rows = [row.split() for row in out.splitlines() if row.startswith(("faux@1", "naive"))]
     assert len(rows) >= 2 and all(int(row[3]) >= 1 for row in rows[:2])  # both fail again

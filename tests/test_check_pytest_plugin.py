@@ -69,7 +69,7 @@ def test_a_wrong_reader_fails_with_the_difference_and_replay(pytester: pytest.Py
         "*FAIL*cycle-*vs agent-sdk-ts@0.3.332: different chain at /messages/0/uuid*",
         "why: *",
         "input (* lines, all):",
-        "*replay: rechain check --impl python:*:empty --case cycle-*",
+        "*replay: *rechain check --impl python:*:empty --case cycle-*",
     ])
     xml = junit.read_text()
     assert 'classname="rechain" name="cycle-' in xml and "<failure" in xml

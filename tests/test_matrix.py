@@ -126,6 +126,17 @@ def test_replays_in_the_docs_name_the_adapter_and_the_cases_folder() -> None:
         "rechain check --impl adapter:x --corpus implementations/found --case diff-x")
 
 
+@pytest.mark.parametrize("program", ["/home/me/my\\ proj/.venv/bin/rechain",
+                                     "/usr/bin/python3 -m rechain", "rechain"])
+def test_replays_in_the_docs_start_with_rechain_however_the_run_was_started(
+        program: str) -> None:
+    replay = (f"PYTHONPATH=/abs/here {program} check --impl cmd:/abs/r --corpus /abs/cases "
+              "--case diff-x")
+    assert render.portable(replay, "x", "implementations/found") == (
+        "PYTHONPATH=/abs/here rechain check --impl adapter:x --corpus implementations/found "
+        "--case diff-x")
+
+
 def test_install_only_installs_each_named_reader_and_fails_when_one_fails(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         tmp_path: Path) -> None:

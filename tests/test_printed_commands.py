@@ -4,6 +4,9 @@ A run starts in a project directory with relative paths (a reader file, a cases
 dir); each command it prints (``check``'s replay lines, ``corpus anonymise``'s
 record step, ``corpus new --check``'s fix, ``smoke``'s next step) is then run by
 a shell from an unrelated directory and must do its job, not fail to find a file.
+The ``PATH`` is a user's who never activated rechain's venv: its ``bin`` left out,
+so a bare ``rechain`` would not be found (``tests/test_printed_program.py`` runs
+the console script itself, with and without it on the ``PATH``).
 """
 
 from __future__ import annotations
@@ -12,12 +15,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from cli_run import run
+from printed import BACKQUOTED, path_without_rechain
 from transcript_rows import assistant, jsonl, user
 
 from rechain.conformance import report
@@ -37,7 +40,6 @@ READERS = textwrap.dedent('''
         return messages[:-1] if len(messages) >= 3 else messages
 ''')
 SID = "0b0e4b1c-7f4e-4d53-9a43-8f1f5c4b3c2a"
-BACKQUOTED = re.compile(r"`(rechain [^`]+)`")
 # the user's own cache (the installed oracles); a test's run writes to a throwaway one
 USER_CACHE = os.environ.get("RECHAIN_CACHE")
 
@@ -50,17 +52,18 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (where / "readers.py").write_text(READERS)
     monkeypatch.chdir(where)
     monkeypatch.setenv("RECHAIN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", path_without_rechain())
     return where
 
 
 def from_elsewhere(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """Run a printed line with a shell in a fresh directory, ``rechain`` on the PATH."""
+    """Run a printed line with a shell in a fresh directory, rechain's venv off the PATH."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECHAIN_CACHE")}
     if USER_CACHE is not None:
         env["RECHAIN_CACHE"] = USER_CACHE
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = path_without_rechain()
     return subprocess.run(command, shell=True, cwd=elsewhere, env=env, capture_output=True,
                           text=True, check=False, timeout=600)
 
@@ -171,11 +174,12 @@ def test_the_pytest_plugins_replay_runs_elsewhere(project: Path, tmp_path: Path)
 
 
 def test_fuzz_names_a_replay_for_each_filed_case_that_runs_elsewhere(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rechain.commands.fuzz import _print_report
     from rechain.fuzz.regressions import fuzz_cases
 
+    monkeypatch.setenv("PATH", path_without_rechain())
     case = next(c for c in fuzz_cases() if c.name.startswith("fuzz-parse-line-"))
     _print_report({"target": "parse-line", "executions": 10, "wall_s": 1, "exec_per_s": 10,
                    "cpu_s": 1, "coverage": {"cov": 1, "ft": 1}, "findings": [],

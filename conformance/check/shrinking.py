@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from rechain import portable
 from rechain.conformance import differential as diff
 from rechain.conformance import example_db, findings, skips
 from rechain.conformance.check.freezing import freeze
@@ -79,10 +80,14 @@ def shrink_all(settings: Settings, plan: Plan, first: Connections, records: Sequ
             t, Recorded))}  # generated input: a label's live target, not the corpus's record
         against = next((spec for c in comparisons
                         if (spec := plan.against_spec_for(targets[c.against])) is not None), None)
-        replay = diff.replay_command(impl_specs, against, str(settings.save_cases), identifier,
-                                     Path.cwd(), plan.venv, settings.judged_as())
+        # the report's line is read now, by the person who ran this rechain: the words
+        # that run it; the case file travels (committed, shared): the portable ``rechain``
+        replay, stored = (diff.replay_command(impl_specs, against, str(settings.save_cases),
+                                              identifier, Path.cwd(), plan.venv,
+                                              settings.judged_as(), program)
+                          for program in (None, portable.PORTABLE))
         path = freeze(settings.save_cases, plan.limits, comparisons, item, identifier,
-                      seeds[kind], kind, replay)
+                      seeds[kind], kind, stored)
         yield findings.finding_line(comparisons, verdicts, item, plan.profile,
                                     identifier=identifier, path=str(path) if path else None,
                                     replay=replay)

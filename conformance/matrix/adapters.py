@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rechain import portable
 from rechain.cache import cache_dir
 from rechain.errors import UsageError
 
@@ -115,8 +116,9 @@ def install(adapter: Adapter, say: Any = print) -> None:
         return
     say(f"installing {adapter.slug} in {adapter.home}…")
     if "oracle" in adapter.install:
-        raise UsageError(f"{adapter.slug}: run `rechain oracle install "
-                         f"{adapter.install['oracle']}` first")
+        raise UsageError(f"{adapter.slug}: run "
+                         f"`{portable.rechain(['oracle', 'install', adapter.install['oracle']])}` "
+                         "first")
     adapter.home.mkdir(parents=True, exist_ok=True)
     if "pip" in adapter.install:
         venv.create(adapter.home, with_pip=True)

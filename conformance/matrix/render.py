@@ -6,12 +6,15 @@ Pure: report lines in (one ``rechain check`` report per reader), text out.
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 Json = dict[str, Any]
+#: ``NAME=VALUE`` before a command: the environment it needs, kept
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,8 @@ def row_of_data(lines: Sequence[Mapping[str, Any]]) -> Row:
 
 
 def command(headers: Sequence[Mapping[str, Any]]) -> str:
-    """The ``rechain matrix`` command that produced the rows (their seed and size)."""
+    """The ``rechain matrix`` command that produced the rows (their seed and size), as the
+    committed page shows it: ``rechain``, the name a reader of the docs has installed."""
     seeds = sorted({str(h.get("seed")) for h in headers})
     sizes = sorted({str(h.get("examples")) for h in headers})
     return " ".join(["rechain", "matrix", "--seed", "/".join(seeds) or "?", "--examples",
@@ -129,11 +133,15 @@ def badge(row: Row) -> Json:
 
 
 def portable(replay: str, name: str, cases_dir: Any = None) -> str:
-    """A replay command as a reader of the docs runs it: the shipped adapter by name
-    (``--impl adapter:NAME``) and the cases folder as given, not as this machine's paths."""
+    """A replay command as a reader of the docs runs it: ``rechain`` (whatever words started
+    it on this machine: a venv's console script, ``PYTHON -m rechain``), the shipped adapter
+    by name (``--impl adapter:NAME``) and the cases folder as given, not this machine's paths."""
     import shlex
 
     words = shlex.split(replay)
+    if "check" in words:  # the report's line starts with the words that ran rechain here
+        start = words.index("check")
+        words = [*(w for w in words[:start] if _ASSIGNMENT.match(w)), "rechain", *words[start:]]
     out = []
     for before, word in zip(["", *words], words, strict=False):
         if before == "--impl":

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rechain import portable
 from rechain.conformance.lifetime import dies_with_parent
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.fake_api import FakeMessagesApi, Recorded
@@ -308,7 +309,8 @@ class ClaudeCliOracle(Lifecycle):
         """None when the oracle can run here, else why not (for ``pytest.skip``)."""
         if not is_installed(spec):
             name = spec.name if spec is CLAUDE_CODE else spec.slug
-            return f"{spec.slug} is not installed: run `rechain oracle install {name}`"
+            return (f"{spec.slug} is not installed: "
+                    f"run `{portable.rechain(['oracle', 'install', name])}`")
         return None
 
     def start(self) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
+from rechain import portable
 from rechain.cache import cache_dir
 from rechain.errors import UsageError
 
@@ -172,7 +173,8 @@ def get(name: str) -> OracleSpec:
     if version == LATEST:
         concrete = resolved_latest(base)
         if concrete is None:
-            raise UsageError(f"{name}: not resolved yet; run `rechain oracle install {name}`")
+            raise UsageError(f"{name}: not resolved yet; "
+                             f"run `{portable.rechain(['oracle', 'install', name])}`")
         version = concrete
     return release(base, version)
 

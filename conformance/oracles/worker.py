@@ -15,6 +15,7 @@ import weakref
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rechain import portable
 from rechain.conformance.jsonl_process import JsonLinesProcess
 from rechain.conformance.oracles import OracleError, OracleReaderError
 from rechain.conformance.oracles.lifecycle import Lifecycle
@@ -50,7 +51,8 @@ class WorkerOracle(Lifecycle):
         spec = spec or cls.spec
         if not is_installed(spec):
             name = spec.name if spec == cls.spec else spec.slug
-            return f"{spec.slug} is not installed: run `rechain oracle install {name}`"
+            return (f"{spec.slug} is not installed: "
+                    f"run `{portable.rechain(['oracle', 'install', name])}`")
         return None
 
     @property

@@ -130,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
     render(args, finished.lines)
     if finished.interrupted is not None:
         if args.report is not None:
-            print("rechain: resume with: " + portable.command(
-                ["rechain", "check", "--resume", str(args.report.absolute())]), file=sys.stderr)
+            print("rechain: resume with: " + portable.rechain(
+                ["check", "--resume", str(args.report.absolute())]), file=sys.stderr)
         raise finished.interrupted
     return finished.exit
 

@@ -178,6 +178,6 @@ def run_anonymise(args: argparse.Namespace) -> int:
         session_id=args.session_id,
         force=args.force,
     )
-    record = command(["rechain", "corpus", "record", "--case", args.case_id], args.out_dir)
+    record = command(["corpus", "record", "--case", args.case_id], args.out_dir)
     print(f"wrote {directory.absolute()} (run `{record}`)")
     return 0

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rechain import helptext, shard
+from rechain import helptext, portable, shard
 from rechain.cache import cache_dir
 from rechain.commands._paths import output_dir, output_file
 from rechain.errors import UsageError
@@ -109,16 +109,18 @@ def _targets(args: argparse.Namespace) -> list[Any]:
         chosen += list(REFERENCE)
     for name in args.names:
         if name not in TARGETS:
-            raise UsageError(f"unknown target {name!r}; see rechain fuzz --list")
+            raise UsageError(f"unknown target {name!r}; see {portable.rechain(['fuzz', '--list'])}")
         chosen.append(TARGETS[name])
     if not chosen:
-        raise UsageError("name a target (rechain fuzz --list), --target MOD:FN or --all")
+        raise UsageError(f"name a target ({portable.rechain(['fuzz', '--list'])}), --target MOD:FN "
+                         "or --all")
     for target in chosen:
         if target.third_party and args.venv is None:
             venv = venvs_root() / venv_name(target)
             if not (venv / "bin" / "python").exists():
                 raise UsageError(
-                    f"{target.name}: no venv at {venv}; rechain fuzz --install {target.name}"
+                    f"{target.name}: no venv at {venv}; "
+                    f"{portable.rechain(['fuzz', '--install', target.name])}"
                 )
     return chosen
 
@@ -157,7 +159,8 @@ def _print_report(report: dict[str, Any]) -> None:
     for finding in report["findings"]:
         print(f"  {finding['signature']} x{finding.get('count', 1)}: {finding['message'][:120]}")
     for case in report.get("cases", []):
-        print(f"  case {case} (replay: `rechain fuzz --replay {Path(case).name}`)")
+        replay = portable.rechain(["fuzz", "--replay", Path(case).name])
+        print(f"  case {case} (replay: `{replay}`)")
 
 
 def _print_next_steps(target: Any, findings: Path) -> None:
@@ -167,8 +170,8 @@ def _print_next_steps(target: Any, findings: Path) -> None:
         print("  shrink them into replayable cases: the same command with --time 0 "
               "--regressions added")
     else:
-        print(f"  shrink them into replayable cases: rechain fuzz {target.name} --time 0 "
-              "--regressions")
+        print("  shrink them into replayable cases: "
+              + portable.rechain(["fuzz", target.name, "--time", "0", "--regressions"]))
 
 
 def fuzz(args: argparse.Namespace) -> int:
@@ -320,7 +323,8 @@ def install(args: argparse.Namespace) -> int:
 
     target = TARGETS.get(args.install)
     if target is None or not target.third_party:
-        raise UsageError(f"{args.install!r} is not a third-party target; see rechain fuzz --list")
+        raise UsageError(f"{args.install!r} is not a third-party target; "
+                         f"see {portable.rechain(['fuzz', '--list'])}")
     venv = venvs_root() / venv_name(target)
     venv.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

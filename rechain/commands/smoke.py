@@ -154,6 +154,6 @@ def run(args: argparse.Namespace) -> int:
         elif not failed:
             spec = portable.spec(args.impl, Path.cwd())
             print("the harness works: run "
-                  f"`{portable.command(['rechain', 'check', '--impl', spec.text], spec.env)}` next")
+                  f"`{portable.rechain(['check', '--impl', spec.text], spec.env)}` next")
     sys.stdout.flush()
     return 1 if failed else 0
