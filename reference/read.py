@@ -350,7 +350,7 @@ def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS
 
 
 def read_from(data: bytes, begin: int, starts: list[int] | None = None,
-              in_place: bool = False) -> Source:
+              in_place: bool = False, copy_short_tail: bool = True) -> Source:
     """The lines from offset ``begin`` on, numbered as in the file; attribution snapshots
     but the last dropped, the last read after every other line (left to the split,
     ``SnapshotLines``). ``starts``: where those lines start in ``data``, when known.
@@ -359,11 +359,13 @@ def read_from(data: bytes, begin: int, starts: list[int] | None = None,
     most of it, for a reader that only takes their views (the SDK's parser): a copy of
     the tail cost as much as a third of the floor (fresh pages for 100 MB: 0.05 s) and
     held the file twice at the peak. A short tail is copied, so that a result does not
-    keep a whole file alive for a few lines.
+    keep a whole file alive for a few lines, unless ``copy_short_tail`` is off (a reader
+    whose result keeps the file anyway, and finds its lines there).
     """
     first_line = lines_before(data, begin) + 1
     diagnostics = [skipped_before(first_line)] if begin else []
-    if in_place and begin and starts is not None and begin <= len(data) // 2:
+    if in_place and begin and starts is not None and (
+            begin <= len(data) // 2 or not copy_short_tail):
         return Source(None, data, diagnostics, first_line, snapshots=True, starts=starts,
                       offset=begin)
     if starts is not None and begin:

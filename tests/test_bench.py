@@ -43,7 +43,25 @@ def test_the_mostly_dead_transcript_leaves_most_lines_off_the_chain() -> None:
     assert off_chain >= 0.8 * lines
 
 
-@pytest.mark.parametrize("kind", ["mostly-dead", "chain", "nul"])
+def test_the_compacted_transcript_holds_most_lines_before_a_plain_boundary() -> None:
+    data = synthetic_transcript(6_000_000, seed=2, kind="compacted")
+    assert data == synthetic_transcript(6_000_000, seed=2, kind="compacted")
+    lines = data.split(b"\n")
+    at = [n for n, line in enumerate(lines) if b'"compact_boundary"' in line]
+    assert len(at) == 1  # one compaction, and it keeps nothing before it
+    boundary = json.loads(lines[at[0]])
+    assert boundary["parentUuid"] is None and boundary["logicalParentUuid"]
+    assert set(boundary["compactMetadata"]) == {"trigger", "preTokens"}
+    assert 0.85 <= at[0] / len(lines) <= 0.95
+    summary = json.loads(lines[at[0] + 1])
+    assert summary["parentUuid"] == boundary["uuid"] and summary["isCompactSummary"] is True
+    for profile in PROFILES:  # over 5 MiB: every reader starts at the boundary
+        skipped = [d for d in rebuild(data, profile).diagnostics
+                   if d.kind == "before-compact-boundary"]
+        assert [d.line for d in skipped] == [1], profile
+
+
+@pytest.mark.parametrize("kind", ["mostly-dead", "compacted", "chain", "nul"])
 def test_load_benchmark_kinds_time_every_profile(
         kind: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "load", "--size-mb", "0.3", "--runs", "1", "--kind", kind]) == 0

@@ -1,9 +1,10 @@
-"""The CLI's read of a large file, guessed whole and checked on the glances, answers as
-the exact read: the last plain compact boundary found by its text in the whole buffer,
-attribution snapshots but the last dropped and the last read after every other line.
+"""The CLI's read of a large file, from a plain boundary found in its last eighth or else
+guessed whole and checked on the glances, answers as the exact read: the last plain
+compact boundary found by its text in the whole buffer, attribution snapshots but the
+last dropped and the last read after every other line.
 
-Each file is over 5 MiB (the only files the guess is made for) and holds one line the
-guess has to notice, or one it may pass over, among a generated transcript's lines.
+Each file is over 5 MiB (the only files either is made for) and holds one line the read
+has to notice, or one it may pass over, among a generated transcript's lines.
 """
 
 from __future__ import annotations
@@ -107,16 +108,34 @@ CASES: dict[str, tuple[tuple[int, bytes], ...]] = {
     "not-utf8": ((100, b'{"type":"user","uuid":"\xff"}'),),
     "null-and-blank": ((100, b"null\n\n   "),),
     "bom-boundary": ((0, b"\xef\xbb\xbf" + BOUNDARY),),
+    # in the last eighth of the file, where the read looks for a plain boundary first
+    "tail-plain-boundary": ((-5, BOUNDARY),),
+    "tail-two-plain-boundaries": ((-40, BOUNDARY), (-5, BOUNDARY.replace(b'"b0"', b'"b2"'))),
+    "tail-plain-then-keeping": ((-40, BOUNDARY), (-5, KEEPING)),
+    "tail-keeping-only": ((-5, KEEPING),),
+    "plain-then-tail-keeping": ((500, BOUNDARY), (-5, KEEPING)),
+    "plain-then-tail-marker-text": (
+        (500, BOUNDARY), (-5, b'{"type":"user","uuid":"x","note":"compact_boundary"}')),
+    "tail-boundary-and-snapshots": ((100, SNAPSHOT), (-30, BOUNDARY), (-10, SNAPSHOT)),
+    "tail-snapshot-and-boundary": ((-10, SNAPSHOT_BOUNDARY),),
+    "tail-boundary-across-lines": ((-5, BOUNDARY[:30] + b"\n" + BOUNDARY[30:]),),
+    "tail-marker-twice-in-a-line": ((-5, BOUNDARY[:-1] + b',"note":"compact_boundary"}'),),
+    "tail-boundary-then-progress-bridge": ((-40, PROGRESS), (-30, BOUNDARY), (-1, BRIDGED)),
 }
+# the cases whose last plain boundary's marker lies in the file's last eighth
+FROM_THE_TAIL = {"boundary-last", "tail-plain-boundary", "tail-two-plain-boundaries",
+                 "tail-plain-then-keeping", "tail-boundary-and-snapshots",
+                 "tail-snapshot-and-boundary", "tail-marker-twice-in-a-line",
+                 "tail-boundary-then-progress-bridge"}
 
 
 @pytest.mark.parametrize("profile", [CLI, OLDER], ids=["2.1.332", "2.1.120"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_guessed_read_answers_as_the_exact_read(lines: list[bytes], case: str,
-                                                profile: Profile) -> None:
+def test_large_read_answers_as_the_exact_read(lines: list[bytes], case: str,
+                                              profile: Profile) -> None:
     data = _spliced(lines, *CASES[case])
     assert len(data) > LARGE_FILE_BYTES
-    assert isinstance(profile.read(data, Options()).lines, Guessed)
+    assert isinstance(profile.read(data, Options()).lines, Guessed) == (case not in FROM_THE_TAIL)
     exact = dataclasses.replace(profile, read=_exact_read)
     guessed, expected = (drive(data, p, Options(), "s") for p in (profile, exact))
     assert guessed.to_json() == expected.to_json()

@@ -229,3 +229,34 @@ def test_rows_before_the_last_boundary_of_a_large_file_agree(at: int) -> None:
         for release in ("claude-code@2.1.88", "claude-code@2.1.101", "claude-code@2.1.91"):
             _agree(data, release)
     assert any(row is not None for row in made)
+
+
+@pytest.mark.parametrize("bad", ["nowhere", "before", "after", "metadata"])
+def test_a_large_file_read_from_a_late_boundary_agrees(bad: str) -> None:
+    """Over 5 MiB, with a plain boundary near the end: the lines after it are read in the
+    file's own buffer, checked for UTF-8 from the boundary on only, and the metadata lines
+    before it are found by their markers. A byte that is not UTF-8 before the boundary,
+    after it, or in a metadata line before it comes out as from the decoded load."""
+    pad = '"pad":"' + "x" * 2000 + '",'
+    body = [_row(f"a{n}", f"a{n - 1}" if n else None, "user" if n % 2 else "assistant",
+                 pad + '"message":{"role":"assistant","id":"m' + str(n) + '","content":'
+                 '[{"type":"text","text":"x"}]}') for n in range(2700)]
+    broken = _row("z1", "a5", "user", '"message":{"role":"user","content":"\xff"}'.encode(
+        "latin-1").decode("latin-1"))
+    title = b'{"type":"custom-title","customTitle":"T\xff","sessionId":"s"}' \
+        if bad == "metadata" else b'{"type":"custom-title","customTitle":"T","sessionId":"s"}'
+    lines = [*body[:100], title, b'{"type":"summary","summary":"S","leafUuid":"c2"}',
+             *body[100:],
+             *([broken.replace(b"\xc3\xbf", b"\xff")] if bad == "before" else []),
+             b'{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,'
+             b'"timestamp":"2026-01-01T00:00:05.000Z","sessionId":"s","compactMetadata":'
+             b'{"trigger":"auto"}}',
+             _row("c1", "b1", "user", _USER),
+             *([broken.replace(b"\xc3\xbf", b"\xff")] if bad == "after" else []),
+             _row("c2", "c1", "assistant", '"message":{"role":"assistant","id":"m",'
+                  '"content":[{"type":"text","text":"ok"}]}')]
+    data = b"\n".join(lines) + b"\n"
+    assert len(data) > seed_read.shared_read.LARGE_FILE_BYTES
+    assert (b"\xff" in data) == (bad != "nowhere")
+    for release in ("claude-code@2.1.88", "claude-code@2.1.101", "claude-code@2.1.91"):
+        _agree(data, release)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rechain.reference import read as shared_read
 from rechain.reference.profiles.claude_code_2_1_88.deadbranch import excise_dead_branches
-from rechain.reference.profiles.claude_code_2_1_88.read import read_for_load
+from rechain.reference.profiles.claude_code_2_1_88.read import _metadata_lines, read_for_load
 
 PAD = "x" * 2000
 BIG = 5 * 1024 * 1024 // 2000 + 50  # lines of padding past the 5 MiB threshold
@@ -138,3 +140,33 @@ def test_a_live_segment_marker_alone_keeps_the_dead_branches(name: str) -> None:
     assert [(n, bytes(line)) for n, line in got.lines] == expected
     assert live == (name in ("live segment", "segment marker in the last snapshot"))
     assert live or begin or len(expected) < len(general)  # else no excision is exercised
+
+
+# --- scanPreBoundaryMetadata: the lines of the region before the boundary that are kept ---
+
+_KINDS = ("summary", "custom-title", "tag", "agent-name", "agent-color", "agent-setting",
+          "mode", "worktree-state", "pr-link")
+_PIECES = [*(f'"type":"{kind}"'.encode() for kind in _KINDS),
+           b'"type":"tags"', b'"type":"user"', b'"type": "tag"', b'"type":"mode', b"\n",
+           b'{"a":1}', b"\\", b'"', b"x" * 70_000, b"y" * 65_530]
+
+
+def _metadata_by_the_spec(region: bytes) -> list[tuple[int, bytes]]:
+    """The rule as the spec words it: every whole line holding one of the nine markers
+    anywhere; a line longer than 64 KiB only when one lies in its first 64 KiB."""
+    markers = [f'"type":"{kind}"'.encode() for kind in _KINDS]
+    kept = []
+    for number, line in enumerate(region.split(b"\n"), 1):
+        head = line[:65536]
+        if any(m in (head if len(line) > 65536 else line) for m in markers):
+            kept.append((number, line))
+    return kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_the_metadata_scan_keeps_the_lines_the_spec_names(pieces: list[bytes]) -> None:
+    region = b"".join(pieces) + b"\n"
+    starts = [0, *(at + 1 for at in range(len(region) - 1) if region[at] == 0x0A)]
+    data = region + b'{"type":"system","subtype":"compact_boundary"}\n'
+    assert list(_metadata_lines(data, len(region), starts)) == _metadata_by_the_spec(region)

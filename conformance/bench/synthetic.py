@@ -5,7 +5,9 @@ Claude Code's write path closely enough to exercise every stage: prompts,
 assistant turns split one row per block under a shared ``message.id``,
 parallel tool calls whose results chain through ``sourceToolAssistantUUID``,
 rewinds that leave dead branches, progress rows, metadata lines, and a
-compaction that keeps a preserved segment (so the whole file is still read).
+compaction that keeps a preserved segment (so the whole file is still read), or
+(``compacted``) a plain auto-compaction after most of the history, as a long session
+that ran into its context limit leaves it.
 """
 
 from __future__ import annotations
@@ -158,6 +160,20 @@ class _Writer:
         self.cursor = anchor
         self.cursor = tail
 
+    def compact_all(self) -> None:
+        """An auto-compaction that keeps nothing of the history: a boundary with no parent
+        (its ``logicalParentUuid`` the last row), then the summary the conversation goes on
+        from. Readers of a large file skip everything before such a boundary."""
+        uuid = self.uuid()
+        boundary = {"type": "system", "subtype": "compact_boundary",
+                    "content": "Conversation compacted", "isMeta": False, "level": "info",
+                    "compactMetadata": {"trigger": "auto", "preTokens": 167000},
+                    "uuid": uuid, "timestamp": self.stamp()}
+        self.write(rows.row(rows.chain(None, logical=self.cursor), boundary, self.stamps))
+        summary = rows.user_message("This session is being continued. " + self.text(500, 3000))
+        self.cursor = self.row("user", uuid, message=summary, isCompactSummary=True,
+                               isVisibleInTranscriptOnly=True)
+
     def metadata(self) -> None:
         self.write(
             {
@@ -173,12 +189,15 @@ class _Writer:
         )
 
 
-#: what ``rechain bench load --kind`` writes: the chain is the file, a small part of it, a
-#: chain of short rows (about 370 bytes each: 850,000 entries in 300 MB, where the cost
-#: per entry shows), or a file of NUL bytes (one line, no JSON: not a transcript at all)
-KINDS = ("linear", "mostly-dead", "chain", "nul")
+#: what ``rechain bench load --kind`` writes: the chain is the file, a small part of it, the
+#: part after a compaction that keeps nothing before it, a chain of short rows (about 370
+#: bytes each: 850,000 entries in 300 MB, where the cost per entry shows), or a file of NUL
+#: bytes (one line, no JSON: not a transcript at all)
+KINDS = ("linear", "mostly-dead", "compacted", "chain", "nul")
 #: in a mostly-dead transcript, how much of the file each abandoned branch takes
 _BRANCH_SHARE = 0.05
+#: in a compacted transcript, how much of the file comes before its last compaction
+_BEFORE_COMPACTION = 0.9
 
 
 def synthetic_transcript(size_bytes: int, seed: int = 0, kind: str = "linear") -> bytes:
@@ -187,15 +206,26 @@ def synthetic_transcript(size_bytes: int, seed: int = 0, kind: str = "linear") -
     ``linear``: one conversation (with a few rewinds and a compaction that keeps
     its preserved segment), nearly every line on the returned chain. ``mostly-dead``:
     the user goes back to the first prompt again and again, each branch about 5 % of
-    the file, so that about 95 % of the lines are on abandoned branches. ``chain``: one
-    chain of short prompts and one-block replies, every line returned.
+    the file, so that about 95 % of the lines are on abandoned branches. ``compacted``: the
+    linear conversation, auto-compacted after 90 % of the file (nothing kept), then going
+    on. ``chain``: one chain of short prompts and one-block replies, every line returned.
     """
     if kind == "mostly-dead":
         return _mostly_dead(size_bytes, seed)
     if kind == "chain":
         return _short_chain(size_bytes, seed)
     writer = _Writer(seed)
-    compacted = False
+    if kind == "compacted":
+        _converse(writer, int(size_bytes * _BEFORE_COMPACTION), preserving=False)
+        writer.compact_all()
+    _converse(writer, size_bytes, preserving=kind == "linear")
+    writer.write({"type": "last-prompt", "lastPrompt": "done", "sessionId": writer.session})
+    return b"".join(writer.lines)
+
+
+def _converse(writer: _Writer, size_bytes: int, preserving: bool) -> None:
+    """Prompts and turns, with metadata and rewinds, until the file holds ``size_bytes``;
+    ``preserving``: once past half of it, a compaction that keeps its preserved segment."""
     while writer.size < size_bytes:
         writer.prompt()
         writer.turn()
@@ -203,11 +233,9 @@ def synthetic_transcript(size_bytes: int, seed: int = 0, kind: str = "linear") -
             writer.metadata()
         if len(writer.users) > 5 and writer.random.random() < 0.05:
             writer.rewind()
-        if not compacted and writer.size > size_bytes // 2 and len(writer.users) > 2:
+        if preserving and writer.size > size_bytes // 2 and len(writer.users) > 2:
             writer.compact()
-            compacted = True
-    writer.write({"type": "last-prompt", "lastPrompt": "done", "sessionId": writer.session})
-    return b"".join(writer.lines)
+            preserving = False
 
 
 def write_transcript(path: Path, size_bytes: int, seed: int = 0, kind: str = "linear") -> None:

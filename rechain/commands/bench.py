@@ -27,7 +27,9 @@ def register(subparsers: Any) -> None:
     load.add_argument("--keep", type=Path, help="write the generated transcript here")
     load.add_argument("--kind", choices=KINDS, default="linear",
                       help="linear: nearly every line on the returned chain; mostly-dead: about "
-                           "95%% of the lines on abandoned branches; chain: one chain of short "
+                           "95%% of the lines on abandoned branches; compacted: 90%% of the "
+                           "file before a compaction that keeps none of it; chain: one chain "
+                           "of short "
                            "rows (about 370 bytes each); nul: a sparse file of NUL bytes "
                            "(default linear; --sizes too)")
     load.add_argument("--sizes", metavar="MB,...",

@@ -70,13 +70,43 @@ class Guessed(NumberedLines):
         return read_from(self.data, last_plain_boundary(self.data, self.after))
 
 
+#: the share of a large file's end searched for its last plain boundary before the guess
+#: (``read_cli``): a compacted session's last compaction is most often in its last part
+TAIL_SHARE = 8
+
+
 def read_cli(data: bytes, options: Options) -> Source:
     """Whole files up to 5 MiB; above, only the lines from the last plain compact boundary
-    on, attribution snapshots but the last dropped (the guess first: ``Guessed``)."""
+    on, attribution snapshots but the last dropped.
+
+    The last eighth of the file is searched for that boundary first, from the end: a
+    compacted session's history is then not read at all (the search costs about a
+    thirtieth of glancing at the lines it passes). Found nowhere there, the file is read
+    on the guess that it has none (``Guessed``), which finds any earlier one on the way.
+    """
     if len(data) <= LARGE_FILE_BYTES or options.disable_precompact_skip:
         return read_sdk(data, True)
+    begin = last_plain_boundary_in_tail(data, len(data) - len(data) // TAIL_SHARE)
+    if begin is not None:
+        return read_from(data, begin)
     sink: list[Diagnostic] = []
     return Source(Guessed(data, sink), data, sink)
+
+
+def last_plain_boundary_in_tail(data: bytes, tail: int) -> int | None:
+    """Start offset of the last plain boundary's line when the marker of that line lies at
+    or after offset ``tail`` (None: no plain boundary there; one may lie before it). Every
+    line holding the marker after it is judged too, from the end."""
+    end = len(data)
+    at = data.rfind(MARKER, tail, end)
+    while at != -1:
+        start = data.rfind(b"\n", 0, at) + 1
+        stop = data.find(b"\n", at)
+        if plain_boundary(data[start:] if stop == -1 else data[start:stop]):
+            return start
+        end = start
+        at = data.rfind(MARKER, tail, end) if end > tail else -1
+    return None
 
 
 def plain_boundary(line: bytes) -> bool:

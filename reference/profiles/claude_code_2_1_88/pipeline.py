@@ -78,11 +78,12 @@ def load_bytes(data: bytes, options: Options, *, keep_all_leaves: bool = False,
     loaded.diagnostics[:0] = diagnostics
     loaded.line_count = source.line_count
     loaded.spans = source.spans
-    # the buffer parsed is UTF-8 when its lines have spans; it is the whole file when its
-    # first line is the file's, and a part that is not UTF-8 makes the whole file not so
+    # the lines parsed are UTF-8 when they have spans; in the file's own buffer, they are
+    # where every row the chain can hold lies (a large file's lines before its last plain
+    # boundary are not read: whether they are UTF-8 does not matter)
     if source.spans is None:
         loaded.utf8 = False
-    elif source.spans.buffer is data and source.spans.first == 1:
+    elif source.spans.buffer is data:
         loaded.utf8 = True
     return loaded
 

@@ -68,7 +68,7 @@ class ChainLines(NumberedLines):
                  placed: dict[int, int] | None = None) -> None:
         super().__init__(data)
         self.rows, self.line_of = rows, line_of  # the loader's rows and their line numbers
-        self.utf8 = utf8  # whether ``data`` is UTF-8, when the read found out
+        self.utf8 = utf8  # whether the part of ``data`` the loader read is UTF-8, if known
         self.placed = placed  # where the copied rows' lines start (``_copied_starts``)
 
     def whole(self) -> bool:
