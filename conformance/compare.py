@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rechain.conformance.report_bounds import clip, parted, shorten
+
 Json = dict[str, Any]
 MAX_SAFE = 2**53
 DROPPED_KEYS = frozenset({"line"})
@@ -32,7 +34,12 @@ class Difference:
     right: Any
 
     def to_json(self) -> Json:
-        return {"path": self.path, "left": _shown(self.left), "right": _shown(self.right)}
+        """For a report: each side abbreviated (``report_bounds``), two long strings from
+        where they part; the verdict was reached on the whole values."""
+        if isinstance(self.left, str) and isinstance(self.right, str):
+            left, right = parted(self.left, self.right)
+            return {"path": clip(self.path), "left": left, "right": right}
+        return {"path": clip(self.path), "left": _shown(self.left), "right": _shown(self.right)}
 
 
 class _Missing:
@@ -49,18 +56,9 @@ def _shown(value: Any) -> Any:
     """A JSON-safe, bounded rendering of one side of a difference, for reports."""
     if value is MISSING:
         return {"$missing": True}
-    text_limit = 300
-    if isinstance(value, str) and len(value) > text_limit:
-        return value[:text_limit] + "…"
-    if isinstance(value, dict | list):
-        import orjson  # local: keep module import cheap for the pytest plugin
-
-        try:
-            text = orjson.dumps(value).decode()
-        except (TypeError, orjson.JSONEncodeError):
-            text = repr(value)
-        return value if len(text) <= text_limit else text[:text_limit] + "…"
-    return value
+    if isinstance(value, str):
+        return clip(value)
+    return shorten(value)
 
 
 def js_number(value: float | int) -> Any:

@@ -559,12 +559,16 @@ def _package(oracle: str) -> str:
 
 
 def _answer(outcome: Outcome) -> Json:
-    """What one side answered, compactly: the uuids in order, or the error it raised."""
+    """What one side answered, compactly: the uuids in order, or the error it raised; a
+    runaway answer abbreviated as reports abbreviate it (the replay runs the reader again)."""
+    from rechain.conformance.report_bounds import clip, head
+
     if isinstance(outcome, Answered):
         uuids = [m.get("uuid") for m in outcome.messages]
-        shown: Json = ({"uuids": uuids} if all(isinstance(u, str) for u in uuids)
+        shown: Json = ({"uuids": head(uuids)} if all(isinstance(u, str) for u in uuids)
                        else {"messages": len(uuids)})  # the resume view has no uuids
-        return {**shown, **({"leaf": outcome.leaf} if outcome.leaf is not None else {})}
+        leaf = outcome.leaf
+        return {**shown, **({"leaf": clip(leaf)} if leaf is not None else {})}
     if isinstance(outcome, Raised):
-        return {"raised": outcome.type, "message": outcome.message[:200]}
+        return {"raised": clip(outcome.type), "message": clip(outcome.message, 200)}
     return {"status": str(getattr(outcome, "status", "?"))}

@@ -28,11 +28,18 @@ from typing import Any
 import orjson
 
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
+from rechain.conformance.report_bounds import clip
 from rechain.wording import counted
 
 Json = dict[str, Any]
 #: a small case is shown whole; a larger one by the lines the difference names
 SHOWN_WHOLE = 24
+#: rows of the two answers, and input lines, an explanation lists at most (a reader may
+#: answer 50,000 messages: the rest is counted in a last ``…`` row or line)
+ROWS_SHOWN = 40
+#: characters of a sentence; of a row's or a line's type and label
+SENTENCE_KEPT = 600
+LABEL_WIDTH = 60
 TEXT_WIDTH = 44
 _LEADING = bytes(range(0x21)) + b"\xef\xbb\xbf"  # what JSON readers skip around a line
 #: diagnostic kinds meaning "this line is no entry to the reader" (its parse reason follows)
@@ -66,7 +73,8 @@ class Line:
     entry: bool = False  # parses as an object with a string uuid
 
     def shown(self) -> str:
-        return " · ".join([str(self.number), self.type, self.label, self.text])
+        return " · ".join([str(self.number), _short(self.type, LABEL_WIDTH),
+                           _short(self.label, LABEL_WIDTH), self.text])
 
 
 # --- reading the input ------------------------------------------------------------------------
@@ -217,7 +225,8 @@ class Sides:
 
     def describe(self, uuid: str) -> str:
         line = self.line_of(uuid)
-        return f"line {line.number} ({line.type}, {line.label})" if line else f"uuid {uuid}"
+        return (f"line {line.number} ({_short(line.type, LABEL_WIDTH)}, "
+                f"{_short(line.label, LABEL_WIDTH)})" if line else f"uuid {_short(uuid, 80)}")
 
     def lined(self, text: str) -> str:
         """A diagnostic's words with every uuid of the file replaced by its line number."""
@@ -452,7 +461,7 @@ def _message_line(message: Mapping[str, Any], sides: Sides) -> str:
     inner = message.get("message")  # a reader's answer: any JSON value may stand here
     content = message.get("content") or (inner.get("content") if isinstance(inner, dict)
                                          else None)
-    return " · ".join(["-", role, _label({"type": role, **message}),
+    return " · ".join(["-", role, _short(_label({"type": role, **message}), LABEL_WIDTH),
                        _short(_content_text(content))])
 
 
@@ -489,7 +498,8 @@ def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, An
 
 
 def _shown_rows(rows: list[Json], keep: int = 3) -> list[Json]:
-    """Long runs of equal rows folded to ``… N equal …`` (a large case stays readable)."""
+    """Long runs of equal rows folded to ``… N equal …`` (a large case stays readable), and
+    at most ``ROWS_SHOWN`` rows: the first difference among them, the rest counted."""
     if len(rows) <= SHOWN_WHOLE:
         return rows
     near = {i for i, row in enumerate(rows) if row["mark"] != "="}
@@ -498,6 +508,8 @@ def _shown_rows(rows: list[Json], keep: int = 3) -> list[Json]:
     folded = 0
     for i, row in enumerate(rows):
         if i in wanted:
+            if len(out) + bool(folded) >= ROWS_SHOWN - 1:
+                return [*out, _rest(rows[i - folded:])]
             if folded:
                 out.append({"mark": "…", "got": f"… {folded} equal rows …", "expected": ""})
                 folded = 0
@@ -509,9 +521,16 @@ def _shown_rows(rows: list[Json], keep: int = 3) -> list[Json]:
     return out
 
 
+def _rest(rows: Sequence[Json]) -> Json:
+    """The ``…`` row that counts the rows an explanation leaves out."""
+    differing = sum(row["mark"] != "=" for row in rows)
+    return {"mark": "…", "got": f"… {counted(len(rows), 'more row')} "
+                                f"({differing} differing) …", "expected": "", "more": len(rows)}
+
+
 def _shown_input(lines: list[Line], sides: Sides, rows: Sequence[Json]) -> list[Json]:
     """All lines of a small case; of a large one the lines the differing rows and the
-    leaves name, with their parents."""
+    leaves name, with their parents: at most ``ROWS_SHOWN``, the rest counted."""
     if len(lines) <= SHOWN_WHOLE:
         chosen = {line.number for line in lines}
     else:
@@ -537,7 +556,11 @@ def _shown_input(lines: list[Line], sides: Sides, rows: Sequence[Json]) -> list[
         out.append({"line": number, "text": line.shown()
                     + (f" (parent: line {parent})" if parent is not None else
                        " (parent: not in the file)" if line.parent else "")})
-    return out
+    if len(out) <= ROWS_SHOWN:
+        return out
+    more = len(out) - ROWS_SHOWN + 1
+    return [*out[:ROWS_SHOWN - 1], {"line": out[ROWS_SHOWN - 1]["line"], "more": more,
+                                    "text": f"… {counted(more, 'more line')} that matter …"}]
 
 
 def who_for(target: str) -> str:
@@ -579,9 +602,10 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         field_at = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
     rows = aligned(got.messages if isinstance(got, Answered) else (),
                    expected.messages if isinstance(expected, Answered) else (), sides, field_at)
-    behaviour, sentence = clauses[0]
+    said = [clip(text, SENTENCE_KEPT) for _, text in clauses]  # a reader's values in words
+    behaviour, sentence = clip(clauses[0][0], LABEL_WIDTH), said[0]
     seen = {sentence}
-    also = [text for _, text in clauses[1:] if not (text in seen or seen.add(text))][:2]
+    also = [text for text in said[1:] if not (text in seen or seen.add(text))][:2]
     return _strict({
         "behaviour": behaviour,
         "title": TITLES.get(behaviour, sentence),
@@ -635,6 +659,12 @@ def _diagnostics(data: bytes, profile: str) -> list[Json]:
 # --- as text ------------------------------------------------------------------------------
 
 
+def lines_that_matter(shown: Sequence[Mapping[str, Any]]) -> int:
+    """How many input lines an explanation's ``input`` stands for (a last ``…`` line counts
+    those it leaves out)."""
+    return sum(int(item.get("more", 1)) for item in shown)
+
+
 def as_text(explanation: Mapping[str, Any], *, got: str = "yours",
             expected: str = "expected", width: int = 0) -> list[str]:
     """The explanation as plain lines (terminal, Markdown code block, JUnit failure text)."""
@@ -643,7 +673,8 @@ def as_text(explanation: Mapping[str, Any], *, got: str = "yours",
     out += [f"     also: {text}" for text in explanation.get("also", ())]
     shown = explanation.get("input", [])
     total = explanation.get("input_lines", len(shown))
-    which = "all" if len(shown) == total else f"{len(shown)} that matter"
+    matter = lines_that_matter(shown)
+    which = "all" if matter == total else f"{matter} that matter"
     out.append(f"input ({total} lines, {which}):")
     out += [f"  {item['text']}" for item in shown]
     rows = explanation.get("rows", [])

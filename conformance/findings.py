@@ -18,6 +18,7 @@ from rechain.conformance.compare import Verdict
 from rechain.conformance.differential import Disagreement, signature
 from rechain.conformance.explain import explain, profile_for
 from rechain.conformance.impls import label
+from rechain.conformance.report_bounds import clip
 from rechain.conformance.runner import Connections, Item, judge_pair, run_one
 
 Json = dict[str, Any]
@@ -107,15 +108,16 @@ def finding_line(comparisons: Sequence[Disagreement], verdicts: Sequence[Verdict
                     for c, v, d in zip(comparisons, verdicts, differences, strict=True)]
     first = comparisons[0]
     listed = [{"implementation": d.implementation, "against": d.against,
-               "cause": v.cause or next(iter(sorted(d.signature)), ""),
-               "signature": sorted(d.signature), "seen": d.seen, "difference": difference,
+               "cause": clip(v.cause or next(iter(sorted(d.signature)), "")),
+               "signature": sorted(clip(token) for token in d.signature), "seen": d.seen,
+               "difference": difference,
                "explanation": explanation}
               for d, v, difference, explanation in zip(comparisons, verdicts, differences,
                                                         explanations, strict=True)]
     return {
         "kind": "finding", "implementation": first.implementation, "against": first.against,
         "cause": listed[0]["cause"],
-        "signature": sorted(first.signature), "seen": max(1, max(d.seen for d in comparisons)),
+        "signature": listed[0]["signature"], "seen": max(1, max(d.seen for d in comparisons)),
         "case_id": identifier, "path": path, "replay": replay,
         "lines": first.data.count(b"\n"), "shrink_calls": first.shrink_calls,
         "difference": differences[0], "explanation": explanations[0], "comparisons": listed,

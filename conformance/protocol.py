@@ -20,6 +20,7 @@ from typing import Any, Literal
 import jsonschema
 import referencing
 
+from rechain.conformance.report_bounds import clip, clip_start, head
 from rechain.schema_files import load_schema
 
 PROTOCOL_VERSION = 1
@@ -211,17 +212,19 @@ Outcome = Answered | Raised | Skipped | Crashed | TimedOut
 
 
 def outcome_to_json(outcome: Outcome) -> Json:
-    """A compact, JSON-safe record of an outcome, for reports."""
+    """A compact, JSON-safe record of an outcome, for reports: bounded whatever the reader
+    answered (``count`` says how many messages; the first uuids are listed, each clipped)."""
     if isinstance(outcome, Answered):
         return {"status": "answered", "count": len(outcome.messages),
-                "uuids": [m.get("uuid") for m in outcome.messages]}
+                "uuids": head([m.get("uuid") for m in outcome.messages])}
     if isinstance(outcome, Raised):
-        return {"status": "raised", "type": outcome.type, "message": outcome.message[:300]}
+        return {"status": "raised", "type": clip(outcome.type), "message": clip(outcome.message)}
     if isinstance(outcome, Skipped):
-        return {"status": "skipped", "message": outcome.message, "issue_url": outcome.issue_url}
+        return {"status": "skipped", "message": clip(outcome.message),
+                "issue_url": clip(outcome.issue_url)}
     if isinstance(outcome, Crashed):
-        return {"status": "crashed", "message": outcome.message[:500],
-                "stderr": outcome.stderr[-2000:], "caught": outcome.caught}
+        return {"status": "crashed", "message": clip(outcome.message, 500),
+                "stderr": clip_start(outcome.stderr, 2000), "caught": outcome.caught}
     return {"status": "timeout", "seconds": outcome.seconds}
 
 

@@ -17,6 +17,7 @@ from typing import IO, Any
 from rechain import __version__
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.protocol import PROTOCOL_VERSION, ImplementationInfo, outcome_to_json
+from rechain.conformance.report_bounds import clip
 from rechain.conformance.runner import Record
 from rechain.errors import UsageError
 
@@ -57,7 +58,9 @@ def header(
 def case_line(record: Record, *, tags: Sequence[str] = (),
               explanation: Json | None = None) -> Json:
     """One case line from a runner record; ``tags`` the case's features, ``explanation``
-    why it did not pass (``explain.explain``), computed once and rendered by every report."""
+    why it did not pass (``explain.explain``), computed once and rendered by every report.
+    What the reader answered is abbreviated (``report_bounds``): the line stays within
+    ``LINE_LIMIT`` whatever the answer."""
     difference = record.difference
     return {
         "kind": "case",
@@ -67,11 +70,11 @@ def case_line(record: Record, *, tags: Sequence[str] = (),
         "implementation": record.implementation,
         "against": record.against,
         "status": record.status,
-        "message": record.verdict.message,
+        "message": clip(record.verdict.message),
         "difference": difference.to_json() if difference is not None else None,
-        "signature": sorted(record.signature),
-        "cause": record.verdict.cause,
-        "causes": list(record.verdict.causes),
+        "signature": sorted(clip(token) for token in record.signature),
+        "cause": clip(record.verdict.cause) if record.verdict.cause is not None else None,
+        "causes": [clip(cause) for cause in record.verdict.causes],
         "outcome": outcome_to_json(record.outcome),
         "expected": outcome_to_json(record.expected) if record.expected is not None else None,
         "seconds": round(record.seconds, 6),

@@ -19,6 +19,7 @@ from typing import Any
 
 from rechain.conformance import summary
 from rechain.conformance.compare import STATUSES
+from rechain.conformance.explain import lines_that_matter
 
 Json = dict[str, Any]
 #: failing cases of one kind whose whole explanation is in the page (the rest: summaries)
@@ -33,7 +34,8 @@ def explanation_html(explanation: Mapping[str, Any], got: str, expected: str) ->
     also = "".join(f"<li>{esc(str(text))}</li>" for text in explanation.get("also", ()))
     shown = explanation.get("input", [])
     total = explanation.get("input_lines", len(shown))
-    which = "all" if len(shown) == total else f"the {len(shown)} that matter"
+    matter = lines_that_matter(shown)
+    which = "all" if matter == total else f"the {matter} that matter"
     lines = "\n".join(esc(str(item["text"])) for item in shown)
     rows = []
     for row in explanation.get("rows", []):
