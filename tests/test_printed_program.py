@@ -175,3 +175,25 @@ def test_drift_shows_the_check_it_runs_as_a_command_that_runs(tmp_path: Path,
     shown = as_printed(line.removeprefix("$ "), tmp_path, bare)
     assert shown.returncode == 0, shown.stderr
     assert "--against" in shown.stdout
+
+
+def test_a_fuzz_campaigns_next_step_reads_the_findings_where_it_left_them(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from argparse import Namespace
+
+    from rechain.commands.fuzz import _print_next_steps
+    from rechain.fuzz.registry import TARGETS
+
+    bare = path_without_rechain()
+    monkeypatch.setenv("PATH", bare)
+    monkeypatch.chdir(project)
+    _print_next_steps(TARGETS["parse-line"], project / "work" / "parse-line" / "findings",
+                      Namespace(work=Path("work"), venv=None))
+    line = next(s for s in capsys.readouterr().out.splitlines() if "replayable cases:" in s)
+    printed = line.split("replayable cases: ", 1)[1]
+    assert shlex.split(printed)[-2:] == ["--work", str(project / "work")]
+    done = as_printed(printed, tmp_path, bare)  # no findings there yet: nothing to file
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("parse-line: ")
+    assert (project / "work" / "parse-line" / "worker.log").is_file()  # the work it named

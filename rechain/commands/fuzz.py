@@ -163,15 +163,20 @@ def _print_report(report: dict[str, Any]) -> None:
         print(f"  case {case} (replay: `{replay}`)")
 
 
-def _print_next_steps(target: Any, findings: Path) -> None:
-    """Where a campaign's findings are, and the command that makes them replayable cases."""
+def _print_next_steps(target: Any, findings: Path, args: argparse.Namespace) -> None:
+    """Where a campaign's findings are, and the command that makes them replayable cases
+    (for a named target, with the campaign's ``--work`` and ``--venv``, absolute: the
+    findings are read where this campaign left them)."""
     print(f"  findings, each input beside its record: {findings}")
     if target.user:
         print("  shrink them into replayable cases: the same command with --time 0 "
               "--regressions added")
-    else:
-        print("  shrink them into replayable cases: "
-              + portable.rechain(["fuzz", target.name, "--time", "0", "--regressions"]))
+        return
+    argv = ["fuzz", target.name, "--time", "0", "--regressions"]
+    for option, value in (("--work", args.work), ("--venv", args.venv)):
+        if value is not None:
+            argv += [option, portable.path(value, Path.cwd())]
+    print(f"  shrink them into replayable cases: {portable.rechain(argv)}")
 
 
 def fuzz(args: argparse.Namespace) -> int:
@@ -211,7 +216,7 @@ def fuzz(args: argparse.Namespace) -> int:
         if not args.json:
             _print_report(report)
             if report["findings"] and not args.regressions:
-                _print_next_steps(target, settings.work / target.name / "findings")
+                _print_next_steps(target, settings.work / target.name / "findings", args)
     if args.json:
         sys.stdout.write(json.dumps(reports, indent=1) + "\n")
     if args.sarif is not None:
