@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, Skipped, TimedOut
+from rechain.conformance.report_bounds import clip
 from rechain.wording import counted
-
-_CLIP = 300
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _CLIP else text[: _CLIP - 1] + "…"
+    """One line, its end cut off with the count of what was (``report_bounds.clip``)."""
+    return clip(" ".join(text.split()))
 
 
 def _last_line(stderr: str) -> str:
@@ -21,13 +20,13 @@ def _last_line(stderr: str) -> str:
 def sentence(outcome: Outcome) -> str:
     """One sentence per kind of outcome, with the detail that explains it."""
     if isinstance(outcome, Answered):
-        leaf = f", resumed from {outcome.leaf}" if outcome.leaf else ""
+        leaf = f", resumed from {_clip(outcome.leaf)}" if outcome.leaf else ""
         return f"it answered with {counted(len(outcome.messages), 'message')}{leaf}"
     if isinstance(outcome, Raised):
         detail = f": {_clip(outcome.message)}" if outcome.message else ""
-        return f"it raised {outcome.type}{detail}"
+        return f"it raised {_clip(outcome.type)}{detail}"
     if isinstance(outcome, Skipped):
-        issue = f" (see {outcome.issue_url})" if outcome.issue_url else ""
+        issue = f" (see {_clip(outcome.issue_url)})" if outcome.issue_url else ""
         return f"it skipped the case: {_clip(outcome.message)}{issue}"
     if isinstance(outcome, Crashed):
         who = "the harness reported an error" if outcome.caught else "the harness crashed"

@@ -193,3 +193,12 @@ def test_merge_and_resume_read_a_runaway_reader_s_bounded_lines(
     assert sorted(line["id"] for line in resumed if line["kind"] == "case") == every
     assert max(len(line) for line in whole.read_bytes().splitlines()) <= LINE_LIMIT
     capsys.readouterr()
+
+
+def test_smoke_says_what_a_runaway_reader_answered_in_a_few_lines(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "runaway.py").write_text(READER)
+    assert main(["smoke", "--impl", f"python:{tmp_path / 'runaway.py'}:many"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "more items)" in out and "more characters)" in out
+    assert len(out) < 50_000
