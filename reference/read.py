@@ -143,7 +143,7 @@ class SnapshotLines(NumberedLines):
         starts = self.starts
         if starts is not None:
             ends = self._ends(starts)
-            if not _any_snapshot(data, starts):
+            if not any_snapshot(data, starts):
                 # no snapshot to drop or move: every line in order, each view cut in C
                 self.sink[:] = [d for d in self.sink if d.kind != "attribution-snapshot"]
                 return zip(count(self.first_line), map(view.__getitem__, map(slice, starts, ends)),
@@ -190,7 +190,7 @@ _SNAPSHOT_PROBE = SNAPSHOT_PREFIX.index(b"attribution") + 4
 _SNAPSHOT_BYTE = SNAPSHOT_PREFIX[_SNAPSHOT_PROBE]
 
 
-def _any_snapshot(data: bytes, starts: list[int]) -> bool:
+def any_snapshot(data: bytes, starts: list[int]) -> bool:
     """Whether a line starting at ``starts`` is an attribution snapshot: one byte of each
     line read in C first (a ``startswith`` call a line cost twice as much), the whole
     prefix tested only when some line has the probe's byte there, or ends before it."""
@@ -217,10 +217,13 @@ def read_sdk(data: bytes, disable_precompact_skip: bool) -> Source:
     return read_from(data, *tail_lines(data), in_place=True)
 
 
-def tail_lines(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS) -> tuple[int, list[int]]:
-    """``last_boundary_start`` (chunk edges as the SDK sees them), and the start of every
-    line from there on: the lines are split from the end, each tested where the SDK
-    looks for the boundary marker, until the last plain boundary.
+def tail_lines(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS,
+               chunk_edges: bool = True, marked: list[int] | None = None
+               ) -> tuple[int, list[int]]:
+    """``last_boundary_start`` (``chunk_edges``: as the SDK sees a line across one), and
+    the start of every line from there on: the lines are split from the end, each tested
+    where the reader looks for the boundary marker, until the last plain boundary.
+    ``marked``: where the lines found to hold the marker there start are put, last first.
 
     One pass that stops at that boundary, and its line starts spare the parser's split:
     a search of the whole buffer for the marker cost a fifth of the floor (its
@@ -233,7 +236,8 @@ def tail_lines(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS) -> tupl
     newline = rfind(b"\n")
     if newline + 1 < len(data):
         keep(newline + 1)  # a last line without an LF: never a boundary
-    edge = newline // chunk * chunk  # the chunk edge at or below ``newline``
+    # the chunk edge at or below ``newline`` (none: every line is judged alike)
+    edge = newline // chunk * chunk if chunk_edges else -1
     begin = 0
     while newline >= 0:  # the LF that ends the line starting at ``start``
         start = rfind(b"\n", 0, newline) + 1
@@ -253,6 +257,8 @@ def tail_lines(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS) -> tupl
             found = _marked(data, start, newline)
             if start == edge:
                 edge -= chunk
+        if found and marked is not None:
+            marked.append(start)
         if found and _is_plain_boundary(data[start:newline], keeping):
             begin = start
             break
@@ -350,7 +356,8 @@ def last_boundary_start(data: bytes, keeping: tuple[str, ...] = SDK_KEEPING_KEYS
 
 
 def read_from(data: bytes, begin: int, starts: list[int] | None = None,
-              in_place: bool = False, copy_short_tail: bool = True) -> Source:
+              in_place: bool = False, copy_short_tail: bool = True,
+              first_line: int | None = None) -> Source:
     """The lines from offset ``begin`` on, numbered as in the file; attribution snapshots
     but the last dropped, the last read after every other line (left to the split,
     ``SnapshotLines``). ``starts``: where those lines start in ``data``, when known.
@@ -360,9 +367,11 @@ def read_from(data: bytes, begin: int, starts: list[int] | None = None,
     the tail cost as much as a third of the floor (fresh pages for 100 MB: 0.05 s) and
     held the file twice at the peak. A short tail is copied, so that a result does not
     keep a whole file alive for a few lines, unless ``copy_short_tail`` is off (a reader
-    whose result keeps the file anyway, and finds its lines there).
+    whose result keeps the file anyway, and finds its lines there). ``first_line``: the
+    number of the line at ``begin``, when the caller counted the lines before it.
     """
-    first_line = lines_before(data, begin) + 1
+    if first_line is None:
+        first_line = lines_before(data, begin) + 1
     diagnostics = [skipped_before(first_line)] if begin else []
     if in_place and begin and starts is not None and (
             begin <= len(data) // 2 or not copy_short_tail):
@@ -378,8 +387,9 @@ _COUNT_BLOCK = 1 << 20
 _SHORT_LINES = 2048  # LFs in a block past which its lines are short: bytes.count is faster
 
 
-def lines_before(data: bytes, end: int) -> int:
-    """How many LFs ``data[:end]`` holds (``data.count(b"\n", 0, end)``), fast on long lines.
+def lines_before(data: bytes, end: int, start: int = 0) -> int:
+    """How many LFs ``data[start:end]`` holds (``data.count(b"\n", start, end)``), fast on
+    long lines.
 
     ``bytes.count`` reads a byte at a time (0.057 s for 100 MB), a ``find`` jumps to the
     next LF in C: on lines of a few KB, as a transcript's are, finding each is several
@@ -388,7 +398,7 @@ def lines_before(data: bytes, end: int) -> int:
     """
     total = 0
     find, count = data.find, data.count
-    for low in range(0, end, _COUNT_BLOCK):
+    for low in range(start, end, _COUNT_BLOCK):
         high = min(low + _COUNT_BLOCK, end)
         at, seen = find(b"\n", low, high), 0
         while at != -1:

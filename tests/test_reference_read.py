@@ -214,14 +214,14 @@ _NEAR_SNAPSHOT = [
 @given(st.lists(st.sampled_from(_NEAR_SNAPSHOT), max_size=10), st.booleans())
 def test_the_snapshot_probe_finds_a_snapshot_line_exactly_when_one_starts_with_the_prefix(
         pieces: list[bytes], final_newline: bool) -> None:
-    """``_any_snapshot`` reads one byte of each line before testing the whole prefix: it
+    """``any_snapshot`` reads one byte of each line before testing the whole prefix: it
     answers as the prefix tested at every line start, short last lines included."""
-    from rechain.reference.read import SNAPSHOT_PREFIX, _any_snapshot
+    from rechain.reference.read import SNAPSHOT_PREFIX, any_snapshot
 
     data = b"\n".join(pieces) + (b"\n" if final_newline and pieces else b"")
     starts = [at for at in [0, *(i + 1 for i, b in enumerate(data) if b == 10)]
               if at < len(data)]
-    assert _any_snapshot(data, starts) == any(data.startswith(SNAPSHOT_PREFIX, at)
+    assert any_snapshot(data, starts) == any(data.startswith(SNAPSHOT_PREFIX, at)
                                               for at in starts)
 
 

@@ -73,18 +73,26 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         starts = array("q", (start for _, _, start in placed_views(data)))
         lines: Lines = SpanLines(data, range(1, len(starts) + 1), starts)
         return SeedSource(lines, spans=_spans(data, starts, 1), line_count=len(starts))
-    # one pass splits the buffer and picks the lines that may be boundaries
-    lines_at, judged, last_snapshot = _split_marked(data, chunk_edges)
-    begin = shared_read.last_boundary_start(data, ("preservedSegment",), chunk_edges, judged)
-    found = lines_at[bisect_left(lines_at, begin):]
+    # one pass from the end splits the lines after the last plain boundary, and finds the
+    # lines that hold the marker where the reader looks (the lines before are not split)
+    judged: list[int] = []
+    begin, found = shared_read.tail_lines(data, ("preservedSegment",), chunk_edges, judged)
+    judged.reverse()
+    snapshots = shared_read.any_snapshot(data, found)  # some line from there on is one
+    metadata: tuple[tuple[int, bytes], ...] = ()
+    first = 1
+    if begin > 0:
+        metadata, first = _metadata_lines(data, begin)
     # the lines after a boundary stay in the file's own buffer (no copy of the tail): the
     # chain's lines are read there (``profile.ChainLines``), and the result keeps the file
-    source = shared_read.read_from(data, begin, found, in_place=True, copy_short_tail=False)
-    buffer, first = source.data, source.first_line
+    source = shared_read.read_from(data, begin, found, in_place=True, copy_short_tail=False,
+                                   first_line=first)
+    buffer = source.data
+    line_count = first - 1 + len(found)
     found = source.starts  # type: ignore[assignment]  # in ``buffer``
     base = begin - source.offset  # a file offset less ``base`` is one in ``buffer``
     numbers: Sequence[int]
-    if last_snapshot >= begin:
+    if snapshots:
         # attribution snapshots: all but the last dropped, the last read after the others
         numbers, offsets = array("q"), array("q")
         for number, _, start in source.numbered_lines().views():  # type: ignore[attr-defined]
@@ -98,8 +106,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         starts = array("q", found)
     spanned = SpanLines(buffer, numbers, offsets)
     lines = spanned
-    metadata = tuple(_metadata_lines(data, begin, lines_at)) if begin > 0 else ()
-    marked = [start - base for start in judged if start >= begin]
+    marked = [start - base for start in judged]
     has_segment = _has_live_segment_marker(buffer, offsets, len(found) != len(offsets), marked,
                                            begin - base)
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
@@ -115,9 +122,9 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     if lines and lines[0][0] == 1 and lines[0][1][:3] == b"\xef\xbb\xbf":
         starts[0] += 3
         lines.starts[0] += 3  # type: ignore[attr-defined]
-    last_marked = bisect_left(lines_at, judged[-1]) + 1 if judged and judged[-1] >= begin else 0
+    last_marked = bisect_left(found, marked[-1]) + first if marked else 0
     return SeedSource(lines, metadata, diagnostics, _spans(buffer, starts, first, begin - base),
-                      len(lines_at), last_marked)
+                      line_count, last_marked)
 
 
 class SpanLines(Sequence[tuple[int, memoryview]]):
@@ -227,49 +234,24 @@ def _live_segment_line(buffer: bytes, start: int, end: int, read: set[int] | Non
         and shared_read.boundary_keeps(line, ("preservedSegment",))
 
 
-def _split_marked(data: bytes, chunk_edges: bool) -> tuple[list[int], list[int], int]:
-    """Where each LF-separated line starts (no empty line after a final LF), the lines
-    ``last_boundary_start`` must judge: those holding the quoted marker where the reader
-    looks for it (its first bytes; anywhere in a line across a chunk edge that starts as
-    a system row), and where the last attribution snapshot starts (-1: none)."""
-    starts: list[int] = []
-    judged: list[int] = []
-    keep, mark, find = starts.append, judged.append, data.find
-    marker, prefixed, end = shared_read.BOUNDARY_MARKER, data.startswith, len(data)
-    window, chunk = shared_read.MARKER_WINDOW - 1 + len(marker), shared_read.CHUNK_BYTES
-    system, snapshot, last_snapshot = shared_read.SYSTEM_PREFIX, shared_read.SNAPSHOT_PREFIX, -1
-    start = 0
-    while start < end:
-        newline = find(b"\n", start)
-        if newline == -1:
-            newline = end
-        keep(start)
-        if prefixed(snapshot, start):
-            last_snapshot = start
-        stop = newline if newline < start + window else start + window
-        if find(marker, start, stop) != -1 or (
-                chunk_edges and start // chunk != newline // chunk and prefixed(system, start)
-                and find(marker, start, newline) != -1):
-            mark(start)
-        start = newline + 1
-    return starts, judged, last_snapshot
-
-
 def _line_end(data: bytes, start: int) -> int:
     newline = data.find(b"\n", start)
     return len(data) if newline == -1 else newline
 
 
-def _metadata_lines(data: bytes, end: int, starts: Sequence[int]
-                    ) -> Iterator[tuple[int, bytes]]:
-    """``scanPreBoundaryMetadata``: whole lines before ``end`` holding a metadata marker
-    (one longer than ``CARRY_CAP`` only when it holds one in its first ``CARRY_CAP``
-    bytes), numbered from ``starts`` (where each line of ``data`` starts).
+def _metadata_lines(data: bytes, end: int) -> tuple[tuple[tuple[int, bytes], ...], int]:
+    """``scanPreBoundaryMetadata``: the whole lines before ``end`` (a line's start) that
+    hold a metadata marker (one longer than ``CARRY_CAP`` only when it holds one in its
+    first ``CARRY_CAP`` bytes), numbered; and the number of the line at ``end``.
 
     The region is searched, not split: a compacted session's history is most of its file,
     and a copy and split of it cost more memory than the rest of the load, and a test of
-    every line for every marker most of its time."""
+    every line for every marker most of its time. The lines are counted as the search
+    goes, once over the region."""
     search, find, rfind = _ANY_METADATA.search, data.find, data.rfind
+    count = shared_read.lines_before
+    kept: list[tuple[int, bytes]] = []
+    number, counted = 1, 0  # the number of the line starting at ``counted``
     found = search(data, 0, end)
     while found is not None:
         start = rfind(b"\n", 0, found.start()) + 1
@@ -277,8 +259,11 @@ def _metadata_lines(data: bytes, end: int, starts: Sequence[int]
         stop = end if stop == -1 else stop
         line = data[start:stop]
         if len(line) <= CARRY_CAP or any(m in line[:CARRY_CAP] for m in METADATA_MARKERS):
-            yield bisect_left(starts, start) + 1, line
+            number += count(data, start, counted)
+            counted = start
+            kept.append((number, line))
         found = search(data, stop, end)
+    return tuple(kept), number + count(data, end, counted)
 
 
 def hidden_from_continue(data: bytes, release: SeedRelease = BASE) -> bool:
