@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -197,7 +197,8 @@ def read_lines(data: bytes, diagnostics: Sequence[Json] = ()) -> list[Line]:
 
 @dataclass(frozen=True, slots=True)
 class Sides:
-    """Both answers' uuids, the input lines and the reference's diagnostics for them."""
+    """Both answers' uuids, the input lines and the reference's diagnostics for them, indexed
+    by uuid and by line (a runaway reader's 50,000 rows each look their line up once)."""
 
     got: list[str]
     expected: list[str]
@@ -205,13 +206,20 @@ class Sides:
     diagnostics: list[Json]
     tags: frozenset[str]
     who: str
+    by_uuid: dict[str, Line] = field(init=False, repr=False, compare=False)
+    by_line: dict[int, list[Json]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_line: dict[int, list[Json]] = {}
+        for diagnostic in self.diagnostics:
+            by_line.setdefault(diagnostic.get("line"), []).append(diagnostic)  # type: ignore[arg-type]
+        object.__setattr__(self, "by_line", by_line)
+        object.__setattr__(self, "by_uuid", {line.uuid: line for line in self.lines
+                                             if line.entry and line.uuid is not None})
 
     def line_of(self, uuid: str) -> Line | None:
-        found = None
-        for line in self.lines:
-            if line.uuid == uuid and line.entry:
-                found = line
-        return found
+        """The last entry line with this uuid."""
+        return self.by_uuid.get(uuid)
 
     def number(self, uuid: str) -> int | None:
         line = self.line_of(uuid)
@@ -219,9 +227,10 @@ class Sides:
 
     def diagnosed(self, uuid: str, kinds: Iterable[str]) -> Json | None:
         number = self.number(uuid)
+        if number is None:
+            return None
         wanted = set(kinds)
-        return next((d for d in self.diagnostics if d.get("line") == number
-                     and number is not None and d.get("kind") in wanted), None)
+        return next((d for d in self.by_line.get(number, ()) if d.get("kind") in wanted), None)
 
     def describe(self, uuid: str) -> str:
         line = self.line_of(uuid)
@@ -299,8 +308,9 @@ def _which(sides: Sides, uuid: str, other: str) -> str:
 def _clauses(sides: Sides) -> list[tuple[str, str]]:
     """(behaviour, sentence) for every rule the two chains break, the root cause first."""
     got, expected, who = sides.got, sides.expected, sides.who
-    only_got = [u for u in got if u not in set(expected)]
-    only_expected = [u for u in expected if u not in set(got)]
+    theirs, mine = set(expected), set(got)
+    only_got = [u for u in got if u not in theirs]
+    only_expected = [u for u in expected if u not in mine]
     found: list[tuple[str, str]] = []
     for uuid in only_got:
         hidden = sides.diagnosed(uuid, ("hidden",))
@@ -327,9 +337,9 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
                       f"(off the walked path: results and calls of a parallel tool use) after "
                       f"{anchor} by orphan recovery; yours leaves "
                       f"{'it' if len(recovered) == 1 else 'them'} out"))
+    involved = {sides.number(u) for u in [*only_got, *only_expected, *expected]}
     relinked = [d for d in sides.diagnostics if d.get("kind") == "relinked"
-                and d.get("line") in {sides.number(u) for u in [*only_got, *only_expected]}
-                | {sides.number(u) for u in expected}]
+                and d.get("line") in involved]
     if relinked and (only_got or only_expected):
         first = relinked[0]
         found.append(("compaction-relink", f"{who} re-parents line {first['line']}: "
@@ -466,12 +476,13 @@ def _message_line(message: Mapping[str, Any], sides: Sides) -> str:
 
 
 def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, Any]],
-            sides: Sides, field_at: int | None = None) -> list[Json]:
+            field_at: int | None = None) -> list[Json]:
     """Both answers row by row: ``=`` same, ``≠`` differ, ``+`` only yours, ``-`` only theirs.
 
     Rows pair by uuid (difflib's alignment) when both sides have uuids, else by position;
     ``field_at`` marks the message whose fields differ. The first differing row gets
-    ``first: true``.
+    ``first: true``. A row holds the messages' indices (``got``, ``expected``; None for no
+    message): only the rows an explanation shows are written out (``_written``).
     """
     key_got = [str(m.get("uuid", i)) for i, m in enumerate(got)]
     key_expected = [str(m.get("uuid", i)) for i, m in enumerate(expected)]
@@ -479,22 +490,37 @@ def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, An
     matcher = difflib.SequenceMatcher(None, key_got, key_expected, autojunk=False)
     for tag, a0, a1, b0, b1 in matcher.get_opcodes():
         if tag == "equal":
-            for i, j in zip(range(a0, a1), range(b0, b1), strict=True):
-                mark = "≠" if field_at == j else "="
-                rows.append({"mark": mark, "got": _message_line(got[i], sides),
-                             "expected": _message_line(expected[j], sides)})
+            rows += [{"mark": "≠" if field_at == j else "=", "got": i, "expected": j}
+                     for i, j in zip(range(a0, a1), range(b0, b1), strict=True)]
             continue
-        left = [_message_line(got[i], sides) for i in range(a0, a1)]
-        right = [_message_line(expected[j], sides) for j in range(b0, b1)]
-        for n in range(max(len(left), len(right))):
-            mine = left[n] if n < len(left) else ""
-            theirs = right[n] if n < len(right) else ""
-            mark = "≠" if mine and theirs else ("+" if mine else "-")
+        for n in range(max(a1 - a0, b1 - b0)):
+            mine = a0 + n if n < a1 - a0 else None
+            theirs = b0 + n if n < b1 - b0 else None
+            mark = "≠" if mine is not None and theirs is not None else (
+                "+" if mine is not None else "-")
             rows.append({"mark": mark, "got": mine, "expected": theirs})
     first = next((i for i, row in enumerate(rows) if row["mark"] != "="), None)
     if first is not None:
         rows[first]["first"] = True
     return rows
+
+
+def _written(row: Json, got: Sequence[Mapping[str, Any]],
+             expected: Sequence[Mapping[str, Any]], sides: Sides) -> Json:
+    """A row of ``aligned`` with each message's line as text (a ``…`` row is text already)."""
+    if row["mark"] == "…":
+        return row
+    mine, theirs = row["got"], row["expected"]
+    return {**row, "got": _message_line(got[mine], sides) if mine is not None else "",
+            "expected": _message_line(expected[theirs], sides) if theirs is not None else ""}
+
+
+def _row_lines(rows: Sequence[Json], got: Sequence[Mapping[str, Any]],
+               expected: Sequence[Mapping[str, Any]], sides: Sides) -> set[int]:
+    """The input lines of the messages in rows that differ."""
+    uuids = [side[row[key]].get("uuid") for row in rows if row["mark"] != "="
+             for key, side in (("got", got), ("expected", expected)) if row[key] is not None]
+    return {n for n in (sides.number(u) for u in uuids if isinstance(u, str)) if n is not None}
 
 
 def _shown_rows(rows: list[Json], keep: int = 3) -> list[Json]:
@@ -528,7 +554,7 @@ def _rest(rows: Sequence[Json]) -> Json:
                                 f"({differing} differing) …", "expected": "", "more": len(rows)}
 
 
-def _shown_input(lines: list[Line], sides: Sides, rows: Sequence[Json]) -> list[Json]:
+def _shown_input(lines: list[Line], sides: Sides, differing: set[int]) -> list[Json]:
     """All lines of a small case; of a large one the lines the differing rows and the
     leaves name, with their parents: at most ``ROWS_SHOWN``, the rest counted."""
     if len(lines) <= SHOWN_WHOLE:
@@ -541,11 +567,7 @@ def _shown_input(lines: list[Line], sides: Sides, rows: Sequence[Json]) -> list[
             line = sides.line_of(uuid)
             if line is not None and line.parent:
                 named.add(line.parent)
-        chosen = {n for n in (sides.number(u) for u in named) if n is not None}
-        texts = {str(row.get("got", "")).split(" · ", 1)[0] for row in rows if row["mark"] != "="}
-        texts |= {str(row.get("expected", "")).split(" · ", 1)[0] for row in rows
-                  if row["mark"] != "="}
-        chosen |= {int(t) for t in texts if t.isdigit()}
+        chosen = {n for n in (sides.number(u) for u in named) if n is not None} | differing
     by_number = {line.number: line for line in lines}
     out = []
     for number in sorted(chosen):
@@ -600,8 +622,9 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     if clauses[0][0] == "field" and difference is not None:
         parts = str(difference.get("path", "")).strip("/").split("/")
         field_at = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-    rows = aligned(got.messages if isinstance(got, Answered) else (),
-                   expected.messages if isinstance(expected, Answered) else (), sides, field_at)
+    mine = got.messages if isinstance(got, Answered) else ()
+    theirs = expected.messages if isinstance(expected, Answered) else ()
+    rows = aligned(mine, theirs, field_at)
     said = [clip(text, SENTENCE_KEPT) for _, text in clauses]  # a reader's values in words
     behaviour, sentence = clip(clauses[0][0], LABEL_WIDTH), said[0]
     seen = {sentence}
@@ -611,9 +634,9 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         "title": TITLES.get(behaviour, sentence),
         "sentence": sentence,
         "also": also,
-        "input": _shown_input(lines, sides, rows),
+        "input": _shown_input(lines, sides, _row_lines(rows, mine, theirs, sides)),
         "input_lines": len(lines),
-        "rows": _shown_rows(rows),
+        "rows": [_written(row, mine, theirs, sides) for row in _shown_rows(rows)],
         "profile": profile,
     })
 
