@@ -75,6 +75,7 @@ from rechain.conformance.protocol_process import (
     cannot_start,
     split_command,
 )
+from rechain.conformance.report_bounds import clip
 from rechain.conformance.tier0 import connect_python
 from rechain.errors import UsageError
 from rechain.reference import Options, get_profile, rebuild
@@ -86,6 +87,8 @@ PY_SDK_FIELDS = frozenset(
     {"type", "uuid", "session_id", "message", "parent_tool_use_id", "parent_agent_id"}
 )
 PRECOMPACT_ENV = "CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP"
+#: characters of a reader's label in reports (``name@version (profile)``)
+LABEL_KEPT = 160
 def recorded_views(profile: str) -> tuple[str, tuple[View, ...]]:
     """A profile's full name and the views its expectations are recorded in (the first is
     the view the check asks in): a release of the 2.1.88 line's forked resume per entry
@@ -470,9 +473,10 @@ def _views(text: str | None) -> tuple[View, ...]:
 
 
 def label(spec: str, info: ImplementationInfo) -> str:
-    """How reports name a connected implementation: the slug, plus the profile if any."""
+    """How reports name a connected implementation: the slug, plus the profile if any
+    (clipped: a reader's declared version may run away, and the label is on every line)."""
     profile = info.choices.get("profile")
-    return f"{info.slug} ({profile})" if profile else info.slug
+    return clip(f"{info.slug} ({profile})" if profile else info.slug, LABEL_KEPT)
 
 
 @dataclass

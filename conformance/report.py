@@ -17,7 +17,7 @@ from typing import IO, Any
 from rechain import __version__
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.protocol import PROTOCOL_VERSION, ImplementationInfo, outcome_to_json
-from rechain.conformance.report_bounds import clip
+from rechain.conformance.report_bounds import clip, declared
 from rechain.conformance.runner import Record
 from rechain.errors import UsageError
 
@@ -49,7 +49,7 @@ def header(
         "examples": examples,
         "profile": profile,
         "fields": strictness,
-        "implementations": [{"label": label, "info": info.to_json()}
+        "implementations": [{"label": label, "info": declared(info.to_json())}
                             for label, info in implementations],
         "targets": list(targets),
     }

@@ -121,3 +121,11 @@ def _window(text: str, start: int, kept: int) -> str:
     if start <= 0 or len(text) <= kept + SLACK:
         return clip(text, kept)
     return f"({counted(start, 'earlier character')}) {MARK}{clip(text[start:], kept)}"
+
+
+def declared(value: Any, budget: int = LINE_LIMIT // 4) -> Any:
+    """What a reader declared about itself, whole unless it runs away (longer than
+    ``budget`` characters as JSON), then abbreviated like an answer."""
+    from rechain.jsonio import dumps
+
+    return value if len(dumps(value)) <= budget else shorten(value, budget // 2)

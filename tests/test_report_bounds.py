@@ -202,3 +202,19 @@ def test_smoke_says_what_a_runaway_reader_answered_in_a_few_lines(
     out = capsys.readouterr().out
     assert "FAIL" in out and "more items)" in out and "more characters)" in out
     assert len(out) < 50_000
+
+
+def test_a_reader_declaring_a_runaway_version_keeps_every_line_bounded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The label names the reader on every line; the header keeps what it declared, both
+    abbreviated when they run away."""
+    (tmp_path / "vain.py").write_text(READER.replace('"version": "1"', '"version": "v" * 10**6'))
+    path = tmp_path / "run.jsonl"
+    assert main(["check", "--impl", f"python:{tmp_path / 'vain.py'}:many", *RUN, "--no-shrink",
+                 "--report", str(path)]) == 1
+    assert max(len(line) for line in path.read_bytes().splitlines()) <= LINE_LIMIT
+    lines = report.read(path)
+    assert report.problems(lines) == []
+    assert lines[1]["implementation"].startswith("runaway@vvv")
+    assert "more characters)" in lines[1]["implementation"]
+    assert len(capsys.readouterr().out) < 100_000
