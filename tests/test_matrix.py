@@ -157,3 +157,34 @@ def test_install_only_installs_each_named_reader_and_fails_when_one_fails(
     assert done == ["ai-replay", "agent-history"]
     assert "no network" in captured.err and "agent-history@" in captured.out
     assert list(tmp_path.iterdir()) == []  # no matrix written, no docs folder made
+
+
+def test_agent_history_reads_user_and_assistant_rows_only_and_its_contract_says_so() -> None:
+    """agent-history's parser keeps ``user`` and ``assistant`` rows only: a queued prompt
+    (a ``queued_command`` attachment) is never shown. That is its design, as for
+    claude-code-transcripts, so its contract must leave the row out of scope, never report
+    it as a lost row."""
+    from test_contracts import row
+
+    from rechain.conformance.contracts.answers import answer
+    from rechain.conformance.impls import connect
+    from rechain.conformance.protocol import Answered, CaseInput
+    from rechain.strategies import rows
+
+    history = next(a for a in adapters.shipped() if a.name == "agent-history")
+    if not history.installed():
+        pytest.skip("agent-history is not installed (rechain matrix --install)")
+    queued = rows.line({"type": "attachment", "uuid": "00000000-0000-4000-8000-000000000003",
+                        "parentUuid": "00000000-0000-4000-8000-000000000002",
+                        "sessionId": "s", "timestamp": "2026-01-01T00:00:03.000Z",
+                        "attachment": {"type": "queued_command", "prompt": "also do this"}})
+    data = b"".join([row(1, "user", None, "go"),
+                     row(2, "assistant", 1, [{"type": "text", "text": "ok"}]), queued,
+                     row(4, "assistant", 3, [{"type": "text", "text": "done"}])])
+    got = connect("adapter:agent-history").run(CaseInput("x", data, "s"))
+    assert isinstance(got, Answered)
+    shown = [m["uuid"] for m in got.messages]
+    assert len(shown) == 3 and "00000000-0000-4000-8000-000000000003" not in shown
+    declared = from_json({"name": history.name, "version": history.version,
+                          **history.contract})
+    assert answer(data, declared).uuids == shown
