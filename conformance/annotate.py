@@ -35,7 +35,7 @@ def explanation_of(item: Item, record: Record, profile: str, tags: Sequence[str]
     difference = record.difference.to_json() if record.difference is not None else None
     return explain(item.case.data, record.outcome, record.expected, difference,
                    target=record.against, profile=profile_for(record.against, profile),
-                   tags=tags, message=record.verdict.message)
+                   tags=tags, message=record.verdict.message, causes=record.verdict.causes)
 
 
 def annotations(item: Item, records: Sequence[Record], profile: str) -> list[Json]:

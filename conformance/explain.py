@@ -206,6 +206,7 @@ class Sides:
     diagnostics: list[Json]
     tags: frozenset[str]
     who: str
+    raw: tuple[bytes, ...] = ()  # the file's lines as bytes, to find a uuid no entry holds
     by_uuid: dict[str, Line] = field(init=False, repr=False, compare=False)
     by_line: dict[int, list[Json]] = field(init=False, repr=False, compare=False)
 
@@ -386,6 +387,67 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
         theirs = sides.describe(expected[where]) if where < len(expected) else "nothing"
         found.append(("chain", f"message {where + 1}: {who} has {theirs}, yours {mine}"))
     return found
+
+
+#: the behaviours of a row scope's explanation that show each cause of a contract's verdict
+CAUSE_BEHAVIOURS = {"lost-row": ("lost-row",), "extra-row": ("extra-row", "skipped-line"),
+                    "order": ("order",)}
+#: contract scopes whose answer is every row the profile reads, in an order of their own:
+#: the chain's rules (leaf, walk, orphan recovery, relinks) do not decide what they hold
+ROW_SCOPES = {"file-order": "in file order", "archive": "parents before children"}
+
+
+def _scope_clauses(sides: Sides, scope: str) -> list[tuple[str, str]]:
+    """(behaviour, sentence) for two answers of a row scope: which rows of the file one
+    side lacks or adds, else the order; a line the profile's parser skips is named so."""
+    got, expected, who = sides.got, sides.expected, sides.who
+    only_got = [u for u in got if u not in set(expected)]
+    only_expected = [u for u in expected if u not in set(got)]
+    found: list[tuple[str, str]] = []
+    if only_expected:
+        first, rest = only_expected[0], only_expected[1:]
+        more = (f", and {counted(len(rest), 'more row')} "
+                f"({_lines_list([sides.number(u) for u in rest])})" if rest else "")
+        found.append(("lost-row", f"yours leaves out {sides.describe(first)}{more}, which "
+                      f"{who} has"))
+    for uuid in only_got:
+        skipped = sides.diagnosed(uuid, _SKIPPED | {"duplicate-uuid"})
+        if skipped:
+            found.append(("skipped-line", f"{who} skips {sides.describe(uuid)}: "
+                          f"{skipped['kind']}, {skipped['detail']}; yours kept it"))
+        elif sides.line_of(uuid) is None:
+            held = next((n for n, raw in enumerate(sides.raw, start=1)
+                         if uuid.encode("utf-8", "surrogatepass") in raw), None)
+            skipped = next((x for x in sides.lines if x.number == held), None)
+            where = (f"; it is in line {held}, which the profile's parser skips "
+                     f"({skipped.label}: {skipped.text})" if skipped is not None else "")
+            found.append(("extra-row", f"yours shows a row with uuid {uuid}, which no line of "
+                          f"the file holds as the profile's JSON parser reads it{where}"))
+        else:
+            found.append(("extra-row", f"yours shows {sides.describe(uuid)}, which {who} "
+                          f"leaves out (a kind of row the contract does not show)"))
+    if not found:
+        where = _first(got, expected)
+        found.append(("order", f"both have the same rows in another order; {who} puts "
+                      f"{sides.describe(expected[where])} first where yours has "
+                      f"{sides.describe(got[where])}"))
+        early = _child_first(sides) if scope == "archive" else None
+        if early is not None:
+            found.insert(0, ("order", f"yours shows {sides.describe(early[0])} before its "
+                             f"parent, {sides.describe(early[1])}; {who} has parents first"))
+    return found
+
+
+def _child_first(sides: Sides) -> tuple[str, str] | None:
+    """The first row of ``got`` shown before its parent (which it also shows), if any."""
+    shown = set(sides.got)
+    seen: set[str] = set()
+    for uuid in sides.got:
+        line = sides.line_of(uuid)
+        if line is not None and line.parent in shown and line.parent not in seen:
+            return uuid, line.parent
+        seen.add(uuid)
+    return None
 
 
 def _first(got: Sequence[str], expected: Sequence[str]) -> int:
@@ -585,33 +647,49 @@ def _shown_input(lines: list[Line], sides: Sides, differing: set[int]) -> list[J
                                     "text": f"… {counted(more, 'more line')} that matter …"}]
 
 
+def scope_of(target: str) -> str | None:
+    """The contract scope a target label reads the profile in (``agent-sdk@0.3.332
+    file-order``), when it is one of rows rather than the chain."""
+    words = target.split(" ")
+    return words[-1] if len(words) > 1 and words[-1] in ROW_SCOPES else None
+
+
 def who_for(target: str) -> str:
-    """How a sentence names the side a reader is compared with."""
+    """How a sentence names the side a reader is compared with: a row scope's answer is
+    the contract's, built from the rows the profile reads, not what that reader returns."""
     if target == "intended":
         return "the intended chain"
     name = target.removeprefix("recorded:").split(" ", 1)[0]
+    scope = scope_of(target)
+    if scope is not None:
+        return f"the {scope} answer (the rows {name} reads, {ROW_SCOPES[scope]})"
     return f"the real reader ({name})"
 
 
 def explain(data: bytes, got: Outcome, expected: Outcome | None,
             difference: Mapping[str, Any] | None, *, target: str, profile: str = "sdk",
-            tags: Iterable[str] = (), message: str = "") -> Json:
+            tags: Iterable[str] = (), message: str = "", causes: Iterable[str] = ()) -> Json:
     """The explanation of one failing comparison (JSON, stored in the report's case line).
 
     ``message`` is the verdict's own words, the sentence when the answers themselves agree
-    (a skipped case that now passes).
+    (a skipped case that now passes); ``causes`` the verdict's causes left after the skip
+    list, whose behaviour leads (a known lost row beside a new extra row names the extra).
     """
     diagnostics = _diagnostics(data, profile)
     who = who_for(target)
     lines = read_lines(data, diagnostics)
     got_uuids, expected_uuids = _uuids(got), _uuids(expected)
-    sides = Sides(got_uuids or [], expected_uuids or [], lines, diagnostics, frozenset(tags), who)
+    sides = Sides(got_uuids or [], expected_uuids or [], lines, diagnostics, frozenset(tags), who,
+                  tuple(data.split(b"\n")))
     clauses: list[tuple[str, str]] = []
     early = _outcome_clause(got, expected, who, diagnostics)
     if early is not None:
         clauses.append(early)
     elif got_uuids is not None and expected_uuids is not None and got_uuids != expected_uuids:
-        clauses = _clauses(sides)
+        scope = scope_of(target)
+        clauses = _clauses(sides) if scope is None else _scope_clauses(sides, scope)
+        wanted = {b for c in causes for b in CAUSE_BEHAVIOURS.get(c, ())}
+        clauses.sort(key=lambda clause: clause[0] not in wanted)
     elif difference is not None:
         clauses.append(_field_clause(difference, sides,
                                      (_message_count(got), _message_count(expected))))

@@ -257,3 +257,52 @@ def test_an_answer_that_ends_early_is_a_row_missing_not_a_field():
                     .difference.to_json(), target=TARGET)  # type: ignore[union-attr]
     assert (extra["behaviour"], extra["title"]) == ("extra-row", "extra row")
     assert extra["sentence"].endswith("ends after 2 messages")
+
+
+def _rows(*names: str) -> bytes:
+    """User rows each parented on the one before (``a`` first), one per line."""
+    out, parent = [], None
+    for name in names:
+        out.append(json.dumps({"type": "user", "uuid": name, "parentUuid": parent,
+                               "message": {"role": "user", "content": f"say {name}"}}))
+        parent = name
+    return "\n".join(out).encode() + b"\n"
+
+
+def _shown(*names: str) -> Answered:
+    return Answered(tuple({"uuid": name, "type": "user"} for name in names))
+
+
+def test_a_row_scope_is_explained_by_rows_of_the_file_not_by_the_chains_rules():
+    """A contract of scope file-order or archive is judged against every row the profile
+    reads: a row left out is named as such, never as orphan recovery, a leaf or a walk."""
+    data = _rows("a", "b", "c", "d")
+    lost = explain(data, _shown("a", "b", "c"), _shown("a", "b", "c", "d"), None,
+                   target="agent-sdk@0.3.332 file-order")
+    assert (lost["behaviour"], lost["title"]) == ("lost-row", "row missing")
+    assert lost["sentence"] == ("yours leaves out line 4 (user, prompt), which the file-order "
+                                "answer (the rows agent-sdk@0.3.332 reads, in file order) has")
+    chain = explain(data, _shown("a", "b", "c"), _shown("a", "b", "c", "d"), None,
+                    target="agent-sdk@0.3.332")
+    assert chain["behaviour"] == "leaf-choice"  # the same answers judged as a chain
+    order = explain(data, _shown("b", "a", "c", "d"), _shown("a", "b", "c", "d"), None,
+                    target="agent-sdk@0.3.332 archive")
+    assert order["behaviour"] == "order"
+    assert order["sentence"].startswith("yours shows line 2 (user, prompt) before its parent, "
+                                        "line 1 (user, prompt)")
+
+
+def test_the_cause_left_after_the_skip_list_leads_and_a_row_from_a_skipped_line_is_located():
+    """A known lost row beside a new extra row: the explanation leads with the extra row,
+    and names the line it came from, which the profile's parser skips."""
+    data = _rows("a", "b") + b'{"type":"user","uuid":"x"}\r{"type":"user","uuid":"y"}\n'
+    got, expected = _shown("a", "x"), _shown("a", "b")
+    explanation = explain(data, got, expected, None, target="agent-sdk@0.3.332 file-order",
+                          causes=("extra-row",))
+    assert explanation["behaviour"] == "extra-row"
+    assert "uuid x, which no line of the file holds" in explanation["sentence"]
+    assert "it is in line 3, which the profile's parser skips (invalid-json" in (
+        explanation["sentence"])
+    assert explanation["also"][0].startswith("yours leaves out line 2 (user, prompt)")
+    first = explain(data, got, expected, None, target="agent-sdk@0.3.332 file-order")
+    assert first["behaviour"] == "lost-row"
