@@ -200,6 +200,23 @@ def parse(data: Any, source: str = "skips") -> SkipList:
     return SkipList(tuple(entries))
 
 
+def for_run(path: Path | None, impl_specs: Iterable[str] = ()) -> SkipList:
+    """The skip list a run judges by: ``path`` when given; else the one shipped with
+    rechain and, for each ``adapter:NAME`` checked, that adapter's own ``skips.json`` (the
+    known bugs ``rechain matrix`` reports it with), so one adapter checked alone is judged
+    as in the matrix."""
+    if path is not None:
+        return load(path)
+    from rechain.conformance.matrix.adapters import ROOT
+
+    entries = list(load().entries)
+    for spec in impl_specs:
+        own = ROOT / spec.removeprefix("adapter:") / "skips.json"
+        if spec.startswith("adapter:") and own.is_file():
+            entries += load(own).entries
+    return SkipList(tuple(entries))
+
+
 def load(path: Path | None = None) -> SkipList:
     """The skip list at ``path``, or the one shipped with rechain."""
     if path is None:

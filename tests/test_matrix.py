@@ -188,3 +188,29 @@ def test_agent_history_reads_user_and_assistant_rows_only_and_its_contract_says_
     declared = from_json({"name": history.name, "version": history.version,
                           **history.contract})
     assert answer(data, declared).uuids == shown
+
+
+def test_an_adapter_checked_alone_is_judged_by_its_own_known_bugs(tmp_path: Path) -> None:
+    """``rechain check --impl adapter:NAME`` without ``--skips`` reads the adapter's
+    ``skips.json`` besides the shipped list, as ``rechain matrix`` does: its listed minimal
+    case is a known bug (skip), not a new failure (a run of nothing but skips still exits 1:
+    it compared nothing)."""
+    from rechain.conformance import skips
+
+    history = next(a for a in adapters.shipped() if a.name == "agent-history")
+    own = skips.load(history.folder / "skips.json").entries
+    merged = skips.for_run(None, ["adapter:agent-history", "python:x:y"]).entries
+    assert set(own) <= set(merged) and set(skips.load().entries) <= set(merged)
+    assert not set(own) & set(skips.for_run(None, ["adapter:ccusage"]).entries)
+    chosen = tmp_path / "mine.json"
+    chosen.write_text(json.dumps({"version": 1, "skips": []}))
+    assert skips.for_run(chosen, ["adapter:agent-history"]).entries == ()
+    if not history.installed():
+        pytest.skip("agent-history is not installed (rechain matrix --install)")
+    case = "diff-agent-history-vs-agent-sdk-cause-lost-row-row-assistant-text-6ecebd09"
+    report = tmp_path / "r.jsonl"
+    assert main(["check", "--no-progress", "--impl", "adapter:agent-history", "--corpus",
+                 str(adapters.ROOT / "found"), "--case", case, "--report", str(report)]) == 1
+    statuses = [json.loads(line)["status"] for line in report.read_text().splitlines()
+                if json.loads(line)["kind"] == "case"]
+    assert statuses == ["skip"]

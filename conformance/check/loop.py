@@ -67,7 +67,7 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
                          "(0 turns it off)")
     clock = time.monotonic()
     plan = Plan(settings)
-    skip_list = None if settings.no_skips else skips.load(settings.skips)
+    skip_list = None if settings.no_skips else skips.for_run(settings.skips, settings.impl)
     examples = settings.examples_run
     if examples and plan.view != "session-messages" and not (settings.against
                                                               or plan.default_against):

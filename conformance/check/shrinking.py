@@ -42,7 +42,8 @@ def shrink_all(settings: Settings, plan: Plan, first: Connections, records: Sequ
     ledger = findings.Ledger()
     fresh = [r for r in records if r.case_id in by_id]  # a replayed saved failure is minimal
     kinds = findings.seen_counts(fresh, GENERATED)
-    known = skips.SkipList() if settings.no_skips else skips.load(settings.skips)
+    known = (skips.SkipList() if settings.no_skips
+             else skips.for_run(settings.skips, settings.impl))
     for (impl_label, target_label, kind, tokens), indices in shrink_order(fresh, GENERATED):
         pair = (impl_label, target_label)
         if per_pair.get(pair, 0) >= settings.max_shrink or ledger.covers(*pair, tokens) or (

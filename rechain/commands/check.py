@@ -91,7 +91,8 @@ def register(subparsers: Any) -> None:
     add("--no-shrink", action="store_true", help="report disagreements without shrinking them")
     add("--max-shrink", type=int, default=12, metavar="K",
         help="kinds of disagreement to shrink per pair of readers (default 12)")
-    add("--skips", type=Path, metavar="FILE", help="skip list (default: the one shipped)")
+    add("--skips", type=Path, metavar="FILE",
+        help="skip list (default: the one shipped, with each adapter:NAME's own)")
     add("--no-skips", action="store_true", help="ignore the skip list")
     add("--write-skips", type=Path, metavar="FILE",
         help="write a skip list covering every corpus case that did not pass (toml-test -script)")
