@@ -157,7 +157,10 @@ def test_every_line_of_a_runaway_reader_s_report_stays_bounded(
     # what renders from the lines stays small too
     assert len(out) < 100_000 and html.stat().st_size < 500_000
     assert junit.stat().st_size < 500_000
-    # the shrunk case replays: its file holds the input, the reader answers again
+    # the shrunk case replays: its file holds the input, the reader answers again; what the
+    # reader answered is abbreviated in the file's provenance as in the report
+    written = list((tmp_path / "cases").glob("*/case.json"))
+    assert written and all(case.stat().st_size <= LINE_LIMIT for case in written)
     replay = shlex.split(findings[0]["replay"])  # rechain, its script or python -m rechain
     assert main([*replay[replay.index("check"):], "--no-progress"]) == 1
 
