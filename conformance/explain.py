@@ -776,7 +776,7 @@ def as_text(explanation: Mapping[str, Any], *, got: str = "yours",
     total = explanation.get("input_lines", len(shown))
     matter = lines_that_matter(shown)
     which = "all" if matter == total else f"{matter} that matter"
-    out.append(f"input ({total} lines, {which}):")
+    out.append(f"input ({counted(total, 'line')}, {which}):")
     out += [f"  {item['text']}" for item in shown]
     rows = explanation.get("rows", [])
     if rows:

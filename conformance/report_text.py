@@ -166,7 +166,8 @@ def _title(head: Mapping[str, Any], cases: Sequence[Mapping[str, Any]],
     seeded = f" (seed {seed})" if seed is not None else ""
     fields = summary.fields_level(head)
     compared = f", fields compared: {fields}" if fields else ""
-    return (f"rechain {head.get('rechain', '?')}: {len(ids) - len(generated)} corpus cases, "
+    return (f"rechain {head.get('rechain', '?')}: "
+            f"{counted(len(ids) - len(generated), 'corpus case')}, "
             f"{len(generated)} generated{seeded}, {foot.get('seconds', 0):.1f} s{compared}")
 
 

@@ -214,3 +214,34 @@ def test_an_adapter_checked_alone_is_judged_by_its_own_known_bugs(tmp_path: Path
     statuses = [json.loads(line)["status"] for line in report.read_text().splitlines()
                 if json.loads(line)["kind"] == "case"]
     assert statuses == ["skip"]
+
+
+def test_the_matrix_says_why_each_failure_and_lists_the_failures_no_minimal_case_shows() -> None:
+    """Each minimal case carries its explanation's sentence (not only a JSON path), counts
+    read as written, a missing value reads 'nothing', and a cause whose kind was not shrunk
+    (a listed bug's kind with another cause besides) is still shown, explained, with the
+    command that gives every case of the run again."""
+    lines = [
+        {"kind": "case", "id": "gen-00000", "status": "pass"},
+        {"kind": "case", "id": "gen-00001", "status": "fail", "cause": "lost-row"},
+        {"kind": "case", "id": "cor-00003", "status": "fail", "cause": "extra-row",
+         "explanation": {"title": "extra row", "sentence": "yours shows line 3 (user, prompt)"}},
+        {"kind": "finding", "cause": "lost-row", "seen": 1, "case_id": "diff-x", "lines": 1,
+         "replay": "rechain check --impl X --corpus C --case diff-x",
+         "difference": {"path": "/messages/0/uuid", "left": {"$missing": True}, "right": "u"},
+         "explanation": {"title": "row missing", "sentence": "yours leaves out line 1"}}]
+    row = render.row_of("x@1", "file-order", lines)
+    text = render.markdown([row], "rechain matrix --seed 7 --examples 3")
+    assert ("- **lost-row** (1 generated case), minimal case `diff-x` (1 line): row missing: "
+            "yours leaves out line 1") in text
+    assert "- **extra-row** (1 generated case, no minimal case: " in text
+    assert "first `cor-00003`: extra row: yours shows line 3 (user, prompt)" in text
+    assert ("every case explained: `rechain check --impl adapter:x --no-corpus --seed 7 "
+            "--examples 3`") in text
+    again = render.row_of_data(render.data(row, {"seed": 7, "examples": 3}, lines))
+    assert render.markdown([again], "rechain matrix --seed 7 --examples 3") == text
+    page = render.page([again], "rechain matrix --seed 7 --examples 3")
+    assert "yours leaves out line 1" in page and "yours shows line 3 (user, prompt)" in page
+    without = render.markdown([render.row_of("x@1", "f", [{**lines[-1], "explanation": None}])],
+                              "m")
+    assert "first difference at `/messages/0/uuid`: nothing vs `'u'`" in without

@@ -166,3 +166,14 @@ def test_every_report_states_which_fields_were_compared():
         assert shown in report_text.terminal(lines).splitlines()[0]
         assert shown in report_text.markdown(lines)
         assert shown in report_html.render(lines)
+
+
+def test_counts_in_the_title_and_an_explanation_read_as_written():
+    """'1 corpus case' and 'input (1 line, all)', as a person writes them."""
+    from rechain.conformance.explain import as_text
+
+    text = report_text.terminal(lines_for([record(1, "a", "pass")]))
+    assert ": 1 corpus case, 0 generated (seed 5)" in text.splitlines()[0]
+    lines = as_text({"title": "t", "sentence": "s", "input": [{"line": 1, "text": "1 · x"}],
+                     "input_lines": 1, "rows": []})
+    assert "input (1 line, all):" in lines

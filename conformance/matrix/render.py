@@ -12,9 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rechain.wording import counted
+
 Json = dict[str, Any]
 #: ``NAME=VALUE`` before a command: the environment it needs, kept
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+FAILING = ("fail", "crash", "timeout")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,7 @@ class Row:
     causes: Mapping[str, int]
     findings: tuple[Json, ...]
     skipped: int
+    cases: tuple[Mapping[str, Any], ...] = ()  # its case lines, the failing ones explained
 
     @property
     def percent(self) -> int:
@@ -39,12 +43,12 @@ def row_of(slug: str, contract: str, lines: Sequence[Mapping[str, Any]], name: s
     """A reader's matrix row from its report lines (replays as ``adapter:NAME`` when named)."""
     cases = [line for line in lines if line.get("kind") == "case"]
     causes = Counter(str(line.get("cause") or line["status"]) for line in cases
-                     if line["status"] in ("fail", "crash", "timeout"))
+                     if line["status"] in FAILING)
     findings = tuple({**line, "replay": portable(str(line["replay"]), name, cases_dir)}
                      if name else line for line in lines if line.get("kind") == "finding")
     return Row(slug, contract, sum(line["status"] == "pass" for line in cases),
                sum(line["status"] != "skip" for line in cases), dict(causes.most_common()),
-               findings, sum(line["status"] == "skip" for line in cases))
+               findings, sum(line["status"] == "skip" for line in cases), tuple(cases))
 
 
 def data(row: Row, header: Mapping[str, Any], cases: Sequence[Mapping[str, Any]]) -> list[Json]:
@@ -54,10 +58,37 @@ def data(row: Row, header: Mapping[str, Any], cases: Sequence[Mapping[str, Any]]
     out: list[Json] = [{"kind": "header", "slug": row.slug, "contract": row.contract,
                         "seed": header.get("seed"), "examples": header.get("examples")}]
     out += [{"kind": "case", "id": c.get("id"), "status": c["status"], "cause": c.get("cause"),
-             "causes": list(c.get("causes") or ())} for c in cases if c.get("kind") == "case"]
+             "causes": list(c.get("causes") or ()),
+             **({"why": why(c)} if why(c) and c["status"] in FAILING else {})}
+            for c in cases if c.get("kind") == "case"]
     keep = ("kind", "cause", "seen", "case_id", "lines", "difference", "replay")
-    out += [{k: f.get(k) for k in keep} for f in row.findings]
+    out += [{**{k: f.get(k) for k in keep}, **({"why": why(f)} if why(f) else {})}
+            for f in row.findings]
     return out
+
+
+def why(line: Mapping[str, Any]) -> str:
+    """A case's or finding's explanation in one sentence (``title: sentence``), as the
+    terminal's ``why:`` line says it; empty when the line holds none."""
+    if isinstance(line.get("why"), str):
+        return str(line["why"])
+    explanation = line.get("explanation")
+    if not isinstance(explanation, Mapping):
+        return ""
+    title, sentence = str(explanation.get("title", "")), str(explanation.get("sentence", ""))
+    return sentence if not title or sentence.startswith(title) else f"{title}: {sentence}"
+
+
+def unshrunk(row: Row) -> list[tuple[str, int, Mapping[str, Any]]]:
+    """The causes of failure no minimal case shows (a listed bug's kind with this cause
+    besides, or past ``--max-shrink``): (cause, cases, the first such case line)."""
+    shown = {str(f.get("cause")) for f in row.findings}
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for line in row.cases:
+        cause = str(line.get("cause") or line["status"])
+        if line["status"] in FAILING and cause not in shown:
+            out.setdefault(cause, []).append(line)
+    return [(cause, len(lines), lines[0]) for cause, lines in out.items()]
 
 
 def row_of_data(lines: Sequence[Mapping[str, Any]]) -> Row:
@@ -90,17 +121,45 @@ def markdown(rows: Sequence[Row], command: str) -> str:
         out.append(f"| {row.slug} | {row.contract} | {row.passed}/{row.total} "
                    f"({row.percent} %) | {causes} | {row.skipped} |")
     for row in rows:
-        if not row.findings:
+        left = unshrunk(row)
+        if not row.findings and not left:
             continue
         out += ["", f"## {row.slug}", ""]
         for finding in row.findings:
-            difference = finding.get("difference") or {}
-            out += [f"- **{finding.get('cause', '?')}** ({finding['seen']} generated cases), "
-                    f"minimal case `{finding['case_id']}` ({finding.get('lines', '?')} lines), "
-                    f"first difference at `{difference.get('path', '/')}`: "
-                    f"{_short(difference.get('left'))} vs {_short(difference.get('right'))}",
+            lines = finding.get("lines")
+            out += [f"- **{finding.get('cause', '?')}** "
+                    f"({counted(int(finding['seen']), 'generated case')}), minimal case "
+                    f"`{finding['case_id']}` "
+                    f"({counted(lines, 'line') if isinstance(lines, int) else '? lines'}): "
+                    f"{why(finding) or _difference(finding)}",
                     f"  replay: `{finding['replay']}`"]
+        for cause, count, first in left:
+            out.append(f"- **{cause}** ({counted(count, 'generated case')}, no minimal case: "
+                       f"{NOT_SHRUNK}), first `{first.get('id')}`: "
+                       f"{why(first) or first.get('status')}")
+        if left:
+            out.append(f"  every case explained: `{_rerun(row, command)}`")
     return "\n".join(out) + "\n"
+
+
+#: why a failing kind has no minimal case: it is shrunk once per kind, a listed bug's never
+NOT_SHRUNK = "its kind is a listed bug's, which is not shrunk again, or past --max-shrink"
+
+
+def _rerun(row: Row, command: str) -> str:
+    """The ``rechain check`` run that gives one reader's cases of the matrix again."""
+    words = command.split()
+    seed = words[words.index("--seed") + 1] if "--seed" in words else "?"
+    examples = words[words.index("--examples") + 1] if "--examples" in words else "?"
+    return (f"rechain check --impl adapter:{row.slug.split('@', 1)[0]} --no-corpus "
+            f"--seed {seed} --examples {examples}")
+
+
+def _difference(finding: Mapping[str, Any]) -> str:
+    """A finding's first difference, for data kept without its explanation."""
+    difference = finding.get("difference") or {}
+    return (f"first difference at `{difference.get('path', '/')}`: "
+            f"{_short(difference.get('left'))} vs {_short(difference.get('right'))}")
 
 
 def page(rows: Sequence[Row], command: str) -> str:
@@ -110,8 +169,17 @@ def page(rows: Sequence[Row], command: str) -> str:
         causes = "".join(f"<li>{html.escape(c)}: {n}</li>" for c, n in row.causes.items())
         found = "".join(
             f"<li><b>{html.escape(str(f.get('cause', '?')))}</b> "
-            f"<code>{html.escape(f['case_id'])}</code><br><code>{html.escape(f['replay'])}"
+            f"<code>{html.escape(f['case_id'])}</code><br>{html.escape(why(f))}"
+            f"{'<br>' if why(f) else ''}<code>{html.escape(f['replay'])}"
             "</code></li>" for f in row.findings)
+        left = unshrunk(row)
+        found += "".join(
+            f"<li><b>{html.escape(cause)}</b> {counted(count, 'generated case')}, no minimal "
+            f"case ({html.escape(NOT_SHRUNK)}), first <code>{html.escape(str(first.get('id')))}"
+            f"</code><br>{html.escape(why(first))}</li>" for cause, count, first in left)
+        if left:
+            found += (f"<li>every case explained: <code>{html.escape(_rerun(row, command))}"
+                      "</code></li>")
         body.append(f"<tr><td>{html.escape(row.slug)}</td><td>{html.escape(row.contract)}</td>"
                     f"<td>{row.passed}/{row.total} ({row.percent} %)</td>"
                     f"<td><ul>{causes or '<li>none</li>'}</ul></td><td><ul>{found}</ul></td></tr>")
@@ -153,5 +221,7 @@ def portable(replay: str, name: str, cases_dir: Any = None) -> str:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, Mapping) and value.get("$missing"):
+        return "nothing"
     text = repr(value)
     return f"`{text[:80]}`" if len(text) <= 80 else f"`{text[:80]}…`"
