@@ -358,7 +358,8 @@ def test_the_matrix_keeps_whatever_a_reader_answered(tmp_path: Path) -> None:
     again = [loads(line) for line in b"".join(dumps(line) + b"\n" for line in kept).splitlines()]
     row = render.row_of_data(again)
     assert row == render.row_of_data(kept) and row.findings
-    assert "\\udfff" in render.markdown([row], "rechain matrix")
+    assert "\\udfff" in json.dumps(row.findings[0]["difference"])  # kept, escaped
+    assert str(row.findings[0]["case_id"]) in render.markdown([row], "rechain matrix")
 
 
 @pytest.mark.parametrize("mode", [Mode(validate=True), Mode(validate=True, reply=True)],

@@ -267,3 +267,32 @@ def test_two_skips_of_one_case_accept_its_two_causes() -> None:
     assert skips.apply(both, "r@1", "t", "c1").status == "skip"
     three = Verdict("fail", "m", None, ("lost-row", "extra-row", "field"))
     assert skips.apply(three, "r@1", "t", "c1").causes == ("lost-row",)
+
+
+# U1 → A2 (tool t1) → A3 (tool t2, same response) → R4 (t1, parent A3) → R5 (t2) → A6
+PAIRED = b"".join([
+    row(1, "user", None, "go"),
+    assistant(2, 1, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}, "m1", USAGE),
+    assistant(3, 2, {"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}, "m1", USAGE),
+    row(4, "user", 3, [{"type": "tool_result", "tool_use_id": "t1", "content": "out 1"}]),
+    row(5, "user", 4, [{"type": "tool_result", "tool_use_id": "t2", "content": "out 2"}]),
+    assistant(6, 5, {"type": "text", "text": "done"}, "m2", USAGE),
+])
+
+
+def test_results_beside_their_call_is_a_declared_order_not_a_failure() -> None:
+    """A viewer that pairs each call with its output (claude-code-log) shows t1's result
+    before A3, the row it hangs off: with ``results: beside-call`` that is the answer, in an
+    archive and in file order; without it, an order failure."""
+    paired = shown(1, 2, 4, 3, 5, 6)
+    for scope in ("archive", "file-order"):
+        terms = contract(scope=scope, content="ignored", results="beside-call")
+        want = answer(PAIRED, terms)
+        assert want.uuids == [U.format(n) for n in (1, 2, 4, 3, 5, 6)]
+        assert judge_contract(paired, want, terms).status == "pass"
+        written = contract(scope=scope, content="ignored")
+        assert judge_contract(paired, answer(PAIRED, written), written).cause == "order"
+    declared = from_json({"name": "v", "version": "1", "scope": "archive",
+                          "results": "beside-call"})
+    assert declared.results == "beside-call" and "results beside-call" in declared.summary
+    assert from_json(declared.to_json()) == declared

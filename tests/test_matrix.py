@@ -245,3 +245,23 @@ def test_the_matrix_says_why_each_failure_and_lists_the_failures_no_minimal_case
     without = render.markdown([render.row_of("x@1", "f", [{**lines[-1], "explanation": None}])],
                               "m")
     assert "first difference at `/messages/0/uuid`: nothing vs `'u'`" in without
+
+
+def test_claude_code_log_pairing_a_call_with_its_result_is_its_declared_design(
+        tmp_path: Path) -> None:
+    """claude-code-log moves each tool result right after its call (its renderer's
+    ``_reorder_paired_messages``): on the minimal case where a result hangs off a later
+    parallel call, the real program shows it before that call, and its contract
+    (``results: beside-call``) accepts that, without a parents-first invariant failure."""
+    log = next(a for a in adapters.shipped() if a.name == "claude-code-log")
+    assert log.contract.get("results") == "beside-call"
+    if not log.installed():
+        pytest.skip("claude-code-log is not installed (rechain matrix --install)")
+    report = tmp_path / "r.jsonl"
+    assert main(["check", "--no-progress", "--impl", "adapter:claude-code-log", "--corpus",
+                 str(adapters.ROOT / "found"), "--case",
+                 "diff-claude-code-log-vs-agent-sdk-cause-order-e36075cf", "--report",
+                 str(report)]) == 0
+    cases = [json.loads(line) for line in report.read_text().splitlines()
+             if json.loads(line)["kind"] == "case"]
+    assert [c["status"] for c in cases] == ["pass"]

@@ -120,6 +120,7 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
     line_of = dict(seen.graph.line)
     in_scope = {u for u, e in entries.items() if contract.rows.shown(row_kind(e))}
     presented: dict[str, Json] = {}
+    calls: dict[str, str] = {}  # a tool result's row -> the row of its call (beside-call)
     if contract.scope == "chain":
         from rechain.reference import rebuild
 
@@ -128,10 +129,15 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
     else:
         first = sorted(seen.graph.position, key=seen.graph.position.__getitem__)
         order = [u for u in first if u in in_scope]
+        if contract.results == "beside-call":
+            calls = calls_of(order, entries)
+            order = beside_calls(order, calls)
         if contract.scope == "archive":
-            order = parents_first(order, {u: _parent_in(u, entries, in_scope) for u in order})
+            order = parents_first(order, {u: calls.get(u) or _parent_in(u, entries, in_scope)
+                                          for u in order})
     rows = tuple(Row(u, row_kind(entries[u]), str(entries[u].get("type")), line_of.get(u, 0),
-                     _parent_in(u, entries, in_scope), fragments(entries[u])) for u in order)
+                     calls.get(u) or _parent_in(u, entries, in_scope), fragments(entries[u]))
+                 for u in order)
     return Answer(rows=rows, live=live, sidechain=side, entries=entries, presented=presented)
 
 
@@ -146,6 +152,47 @@ def _chain_order(presented: dict[str, Json], chain: tuple[Json, ...],
         if uuid in presented or kind not in ("message", "queued-command"):
             order.append(uuid)
     return order
+
+
+def _blocks(entry: Json) -> list[Json]:
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def calls_of(order: list[str], entries: dict[str, Json]) -> dict[str, str]:
+    """Each shown user row holding a tool result -> the shown assistant row holding its
+    call (by ``tool_use_id``; a row of several results goes with its first result's call)."""
+    call_row: dict[str, str] = {}
+    for uuid in order:
+        if entries[uuid].get("type") == "assistant":
+            for block in _blocks(entries[uuid]):
+                if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                    call_row.setdefault(block["id"], uuid)
+    out: dict[str, str] = {}
+    for uuid in order:
+        if entries[uuid].get("type") != "user":
+            continue
+        ids = [b.get("tool_use_id") for b in _blocks(entries[uuid])
+               if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)]
+        if ids and call_row.get(ids[0], uuid) != uuid:
+            out[uuid] = call_row[ids[0]]
+    return out
+
+
+def beside_calls(order: list[str], calls: dict[str, str]) -> list[str]:
+    """``order`` with each tool result moved right after its call (results of one call in
+    their own order), as a viewer that pairs a call with its output shows them."""
+    after: dict[str, list[str]] = {}
+    for uuid in order:
+        if uuid in calls:
+            after.setdefault(calls[uuid], []).append(uuid)
+    out: list[str] = []
+    for uuid in order:
+        if uuid not in calls:
+            out.append(uuid)
+            out.extend(after.get(uuid, ()))
+    return out
 
 
 def _parent_in(uuid: str, entries: dict[str, Json], in_scope: set[str]) -> str | None:

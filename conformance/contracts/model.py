@@ -19,6 +19,7 @@ Identity = Literal["uuid", "position+role"]
 Content = Literal["exact", "text-equivalent", "ignored"]
 Strictness = Literal["uuids", "types", "messages"]
 Prompts = Literal["each", "merged"]
+Results = Literal["as-written", "beside-call"]
 SCOPES: tuple[Scope, ...] = ("chain", "archive", "file-order", "usage")
 STRICTNESS: tuple[Strictness, ...] = ("uuids", "types", "messages")
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
@@ -59,6 +60,7 @@ class Contract:
     fields: frozenset[str] | None = None
     strictness: Strictness = "messages"
     prompts: Prompts = "each"  # merged: prompts on adjacent lines shown as one (position+role)
+    results: Results = "as-written"  # beside-call: each tool result right after its call
 
     @property
     def slug(self) -> str:
@@ -70,7 +72,8 @@ class Contract:
         shown = "+".join(k for k, v in self.rows.to_json().items() if v) or "messages only"
         return (f"{self.scope}, rows {shown}, identity {self.identity}, content {self.content},"
                 f" strictness {self.strictness}"
-                + (f", prompts {self.prompts}" if self.prompts != "each" else ""))
+                + (f", prompts {self.prompts}" if self.prompts != "each" else "")
+                + (f", results {self.results}" if self.results != "as-written" else ""))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "version": self.version, "scope": self.scope,
@@ -80,6 +83,8 @@ class Contract:
             out["fields"] = sorted(self.fields)
         if self.prompts != "each":
             out["prompts"] = self.prompts
+        if self.results != "as-written":
+            out["results"] = self.results
         return out
 
 
@@ -110,6 +115,7 @@ def from_json(document: Mapping[str, Any], where: str = "contract") -> Contract:
         fields=frozenset(fields_) if fields_ is not None else None,
         strictness=document.get("strictness", "messages"),
         prompts=document.get("prompts", "each"),
+        results=document.get("results", "as-written"),
     )
 
 
