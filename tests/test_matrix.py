@@ -265,3 +265,28 @@ def test_claude_code_log_pairing_a_call_with_its_result_is_its_declared_design(
     cases = [json.loads(line) for line in report.read_text().splitlines()
              if json.loads(line)["kind"] == "case"]
     assert [c["status"] for c in cases] == ["pass"]
+
+
+@pytest.mark.parametrize("name", sorted(a.name for a in adapters.shipped()))
+def test_each_known_bug_is_still_recognised_on_its_own_minimal_case(
+        tmp_path: Path, name: str) -> None:
+    """Every case a reader's ``skips.json`` lists, replayed through the installed real
+    reader, is reported as that known bug (skip): an entry whose cause or kind no longer
+    matches what rechain reports would count the known bug as a new failure in the matrix
+    and shrink it again."""
+    adapter = next(a for a in adapters.shipped() if a.name == name)
+    path = adapter.folder / "skips.json"
+    listed = [case for entry in json.loads(path.read_text())["skips"]
+              for case in entry["cases"]] if path.exists() else []
+    if not listed:
+        pytest.skip(f"{name} lists no known bug")
+    if not adapter.installed():
+        pytest.skip(f"{name} is not installed (rechain matrix --install)")
+    report = tmp_path / "r.jsonl"
+    main(["check", "--no-progress", "--impl", f"adapter:{name}", "--corpus",
+          str(adapters.ROOT / "found"), *(f"--case={case}" for case in listed), "--report",
+          str(report)])
+    statuses = {line["id"]: (line["status"], line.get("message")) for line in
+                map(json.loads, report.read_text().splitlines()) if line["kind"] == "case"}
+    assert statuses.keys() == set(listed)
+    assert {case: s for case, s in statuses.items() if s[0] != "skip"} == {}
