@@ -119,6 +119,29 @@ def _rates(feet: Sequence[Mapping[str, Any]]) -> dict[str, report.Rate]:
     return {name: report.Rate(calls, seconds) for name, (calls, seconds) in summed.items()}
 
 
+#: the options naming a file a run writes (a merged report names the merge's own)
+OUTPUT_FLAGS = ("--report", "--markdown", "--html", "--junit", "--sarif", "--badge",
+                "--write-skips")
+
+
+def with_outputs(head: Json, outputs: Mapping[str, str]) -> Json:
+    """The merged header naming the files the merge writes (``outputs``: flag -> path) in
+    place of the first shard's: its summary's "Full report" points at the merged report
+    and HTML, not at one shard's."""
+    out: list[str] = []
+    skip = False
+    for word in head.get("argv", []):
+        if skip:
+            skip = False
+        elif word in OUTPUT_FLAGS:
+            skip = True
+        elif not word.startswith(tuple(f"{flag}=" for flag in OUTPUT_FLAGS)):
+            out.append(word)
+    for flag, path in outputs.items():
+        out += [flag, path]
+    return {**head, "argv": out}
+
+
 def _without_shard(argv: Sequence[str]) -> list[str]:
     """The command line with ``--shard I/N`` (or ``--shard=I/N``) taken out."""
     out: list[str] = []

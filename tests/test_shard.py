@@ -145,3 +145,20 @@ def test_findings_of_one_kind_from_two_shards_become_one() -> None:
     foot = merged[-1]
     assert foot["exit"] == 1 and foot["seconds"] == 2.0
     assert foot["rates"]["r"]["calls"] == 2 and foot["counts"] == {"r": {"t": {"fail": 2}}}
+
+
+def test_the_merged_summary_names_the_merged_files_not_a_shards(tmp_path, capsys) -> None:
+    """Each shard's summary points at its own report; the merge's at what the merge wrote."""
+    shards = [_check(tmp_path, f"part{i}", "--shard", f"{i}/2", "--html",
+                     str(tmp_path / f"part{i}.html"))[1] for i in (1, 2)]
+    merged = tmp_path / "merged"
+    merged.mkdir()
+    summary = merged / "summary.md"
+    code = main(["report", "merge", *map(str, shards), "--report", str(merged / "all.jsonl"),
+                 "--html", str(merged / "all.html"), "--markdown", str(summary)])
+    assert code == 1
+    text = summary.read_text()
+    full = next(line for line in text.splitlines() if line.startswith("Full report:"))
+    assert str(merged / "all.jsonl") in full and str(merged / "all.html") in full
+    assert "part1" not in text
+    assert "part1" not in capsys.readouterr().out

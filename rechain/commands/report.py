@@ -15,7 +15,7 @@ from typing import Any
 
 from rechain.commands._outputs import check_writable, render
 from rechain.conformance import report
-from rechain.conformance.report_merge import merge
+from rechain.conformance.report_merge import OUTPUT_FLAGS, merge, with_outputs
 
 #: the output options of ``rechain check`` this command offers too (same renderers)
 OUTPUTS = {
@@ -56,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
     """Merge, write, render; the exit code is the merged footer's."""
     check_writable(args)
     lines = merge([report.read(path) for path in args.reports], [str(p) for p in args.reports])
+    written = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in OUTPUT_FLAGS}
+    lines[0] = with_outputs(lines[0], {flag: str(path) if str(path) == "-" else
+                                       str(path.absolute())
+                                       for flag, path in written.items() if path is not None})
     if args.report is not None:
         with args.report.open("wb") as stream:
             writer = report.Writer(stream)
