@@ -120,23 +120,62 @@ def compared_nothing(table: Mapping[str, Mapping[str, Mapping[str, int]]]) -> bo
     return _total(table, {"pass", "fail", "crash", "timeout"}) == 0
 
 
+#: a reader under test that compared fewer than this share of its cases tested nearly
+#: nothing: its green verdict would rest on a handful of cases (a release with few recorded
+#: expectations, a harness that declines almost every case)
+NEARLY_NOTHING = 0.1
+
+
+def untested(table: Mapping[str, Mapping[str, Mapping[str, int]]]) -> dict[str, tuple[int, int]]:
+    """implementation -> (compared, cases) for each reader that compared nothing or under
+    ``NEARLY_NOTHING`` of its cases: per reader, because another reader's passes say
+    nothing about it."""
+    found = {}
+    for impl, by in table.items():
+        compared = _total({impl: by}, {"pass", "fail", "crash", "timeout"})
+        cases = _total({impl: by}, set(STATUSES))
+        if compared < NEARLY_NOTHING * cases or compared == 0:
+            found[impl] = (compared, cases)
+    return found
+
+
 def exit_code(table: Mapping[str, Mapping[str, Mapping[str, int]]]) -> int:
-    """1 when any case failed, crashed or timed out, or when nothing was compared (a run
-    that tested nothing is never a pass); else 0 (skips beside passes are fine)."""
+    """1 when any case failed, crashed or timed out, or when nothing (or nearly nothing) was
+    compared, for the run or for one of its readers (a run that tested nothing is never a
+    pass); else 0 (skips beside passes are fine)."""
     bad = _total(table, {"fail", "crash", "timeout"})
-    return 1 if bad or compared_nothing(table) else 0
+    return 1 if bad or compared_nothing(table) or untested(table) else 0
+
+
+def verdict(foot: Mapping[str, Any]) -> str:
+    """The run's verdict in words, for every report that shows one (terminal, Markdown,
+    HTML): why it failed when nothing failed."""
+    table = foot.get("counts") or {}
+    if foot.get("interrupted"):
+        return "interrupted"
+    if foot.get("exit", 1) == 0:
+        return "all agree or are skipped"
+    if compared_nothing(table):
+        return "nothing was compared: there was no case, or every case was skipped"
+    if _total(table, {"fail", "crash", "timeout"}):
+        return "disagreements found"
+    readers = untested(table)
+    return "nearly nothing was compared: " + "; ".join(
+        f"{impl} compared {compared} of its {cases} cases, the rest skipped"
+        for impl, (compared, cases) in sorted(readers.items()))
 
 
 def footer(case_lines: Iterable[Mapping[str, Any]], rates: Mapping[str, Rate], seconds: float,
-           *, interrupted: bool = False) -> Json:
-    """The last line: counts, throughput and the exit code the run ends with."""
+           *, interrupted: bool = False, stopped_exit: int = 1) -> Json:
+    """The last line: counts, throughput and the exit code the run ends with (an interrupted
+    run's is ``stopped_exit``: 130 for Ctrl-C, 1 for SIGTERM, as the process exits)."""
     table = counts(case_lines)
     return {
         "kind": "footer",
         "counts": table,
         "rates": {name: rate.to_json() for name, rate in rates.items()},
         "seconds": round(seconds, 3),
-        "exit": 1 if interrupted else exit_code(table),
+        "exit": stopped_exit if interrupted else exit_code(table),
         "interrupted": interrupted,
     }
 

@@ -17,7 +17,7 @@ from importlib.resources import files
 from string import Template
 from typing import Any
 
-from rechain.conformance import summary
+from rechain.conformance import report, summary
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.explain import lines_that_matter
 
@@ -186,12 +186,10 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
             f"profile {esc(str(head.get('profile') or '?'))} · "
             f"{len({c['id'] for c in cases})} cases"
             + (f" · fields compared: {esc(fields)}" if fields else ""))
-    verdict = ("interrupted" if foot.get("interrupted") else "all agree or are skipped"
-               if foot.get("exit", 1) == 0 else "disagreements found")
     kinds = summary.kinds(lines)
     failures = "".join(_kind_section(kind) for kind in kinds) or "<p>None.</p>"
     template = files("rechain.conformance").joinpath("templates", "matrix.html")
     return Template(template.read_text(encoding="utf-8")).substitute(
-        meta=meta, verdict=esc(f"{verdict} (exit {foot.get('exit', 1)})"),
+        meta=meta, verdict=esc(f"{report.verdict(foot)} (exit {foot.get('exit', 1)})"),
         filter=_filter(cases), totals=_totals(cases), failures=failures,
         findings=_findings(lines), coverage=_coverage(lines), others=_others(cases))

@@ -12,7 +12,7 @@ from typing import Any
 from rechain.conformance import summary
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.explain import as_text
-from rechain.conformance.report import compared_nothing
+from rechain.conformance.report import verdict
 from rechain.wording import counted
 
 Json = dict[str, Any]
@@ -119,11 +119,7 @@ def terminal(lines: Sequence[Mapping[str, Any]]) -> str:
             out.append(f"    {finding.get('path') or '(not written)'}")
             out.append(f"    replay: {finding['replay']}")
     out += _coverage_text(lines)
-    verdict = "interrupted" if foot.get("interrupted") else (
-        "all agree or are skipped" if foot.get("exit", 1) == 0 else
-        "nothing was compared: there was no case, or every case was skipped"
-        if compared_nothing(foot.get("counts") or {}) else "disagreements found")
-    out.append(f"result: {verdict} (exit {foot.get('exit', 1)})")
+    out.append(f"result: {verdict(foot)} (exit {foot.get('exit', 1)})")
     return "\n".join(out) + "\n"
 
 
@@ -181,7 +177,7 @@ def markdown(lines: Sequence[Mapping[str, Any]], *, budget: int = MARKDOWN_BUDGE
     full report is."""
     head, cases, findings, foot = _parts(lines)
     ok = foot.get("exit", 1) == 0
-    out = [f"### rechain check: {'✅ all agree' if ok else '❌ disagreements'}", "",
+    out = [f"### rechain check: {'✅' if ok else '❌'} {verdict(foot)}", "",
            _title(head, cases, foot), ""]
     tail = ["| implementation | against | " + " | ".join(STATUSES) + " |",
             "|---|---|" + "---:|" * len(STATUSES)]

@@ -126,6 +126,7 @@ def test_a_stopped_run_keeps_what_finished_and_resume_finishes_it(
                    for n in c.values()]
         assert sum(counted) == HANG_AT - 1
         assert "IMPLEMENTATION" in out  # the summary of what finished
+        assert lines[-1]["exit"] == code and f"result: interrupted (exit {code})" in out
         assert re.search(rf"resume with: .+ check --resume {re.escape(str(report))}$", err,
                          re.MULTILINE)
 

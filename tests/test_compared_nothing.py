@@ -31,6 +31,30 @@ SKIPPER = textwrap.dedent('''
 ''')
 
 
+ANSWERS_SOME = textwrap.dedent('''
+    """A tier-2 harness that answers the cases named in argv (with the reference's answer)
+    and declines every other one."""
+    import base64, json, sys
+    from rechain.reference import Options, rebuild
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["cmd"] == "start":
+            reply = {"version": 1, "implementation": {"name": "picky", "version": "1",
+                                                      "language": "python"}}
+        elif request["cmd"] == "run" and request["case"]["id"] in sys.argv[1:]:
+            case = request["case"]
+            built = rebuild(base64.b64decode(case["transcript_b64"]), "sdk",
+                            Options(**case["options"]), session_id=case["session_id"])
+            reply = {"seq": request["seq"], "result": {"messages": [
+                {k: v for k, v in m.items() if k != "line"} for m in built.messages]}}
+        elif request["cmd"] == "run":
+            reply = {"seq": request["seq"], "skipped": True, "message": "not mine"}
+        else:
+            break
+        print(json.dumps(reply), flush=True)
+''')
+
+
 @pytest.fixture
 def skipper(tmp_path: Path) -> str:
     script = tmp_path / "skipper.py"
@@ -43,6 +67,38 @@ def test_the_exit_code_needs_something_compared() -> None:
     assert exit_code({"r@1": {"t": {"skip": 3}}}) == 1
     assert exit_code({"r@1": {"t": {"skip": 3, "pass": 1}}}) == 0
     assert exit_code({"r@1": {"t": {"pass": 1, "fail": 1}}}) == 1
+    assert exit_code({"r@1": {"t": {"pass": 1, "skip": 9}}}) == 0
+    assert exit_code({"r@1": {"t": {"pass": 1, "skip": 10}}}) == 1  # nearly nothing
+    assert exit_code({"r@1": {"t": {"pass": 5}}, "s@1": {"t": {"skip": 5}}}) == 1
+
+
+def test_a_reader_that_compared_nothing_fails_beside_one_that_passed(
+        skipper: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two readers under test: the one that declined every case is not tested by the
+    other's passes."""
+    code = main(["check", "--impl", skipper, "--impl", "reference", "--case", "cycle-*",
+                 "--examples", "0", "--no-shrink"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "nearly nothing was compared: skipper@1 compared 0 of its" in out
+
+
+def test_a_reader_that_compared_nearly_nothing_fails(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One answered case of the whole corpus, the rest declined, is not a green run: the
+    Markdown and HTML say why as the terminal does."""
+    script = tmp_path / "picky.py"
+    script.write_text(ANSWERS_SOME)
+    markdown, page = tmp_path / "summary.md", tmp_path / "report.html"
+    code = main(["check", "--impl", f"harness:{sys.executable} {script} cycle-full",
+                 "--examples", "0", "--no-shrink", "--markdown", str(markdown),
+                 "--html", str(page)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "picky@1  " in out and " 1     0      0        0 " in out  # the one it answered
+    assert "result: nearly nothing was compared: picky@1 compared 1 of its" in out
+    assert markdown.read_text().startswith("### rechain check: ❌ nearly nothing was compared")
+    assert "nearly nothing was compared: picky@1 compared 1 of its" in page.read_text()
 
 
 def test_a_check_without_cases_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from rechain import shard
+from rechain import interrupts, shard
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_resume, skips
 from rechain.conformance.annotate import annotations
@@ -126,7 +126,9 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
             interrupted = stop
         finally:
             cases = [line for line in writer.lines if line["kind"] == "case"]
-            writer.write(report.footer(cases, plan.rates(), time.monotonic() - clock,
-                                       interrupted=interrupted is not None))
+            writer.write(report.footer(
+                cases, plan.rates(), time.monotonic() - clock,
+                interrupted=interrupted is not None,
+                stopped_exit=interrupts.exit_code(interrupted) if interrupted else 1))
             plan.close()
         return Finished(writer.lines, interrupted)
