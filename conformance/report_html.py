@@ -20,6 +20,7 @@ from typing import Any
 from rechain.conformance import report, summary
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.explain import lines_that_matter
+from rechain.wording import counted, counted_lines
 
 Json = dict[str, Any]
 #: failing cases of one kind whose whole explanation is in the page (the rest: summaries)
@@ -52,7 +53,8 @@ def explanation_html(explanation: Mapping[str, Any], got: str, expected: str) ->
     return (f'<p class="why"><b>{esc(str(explanation.get("title", "")))}</b>: '
             f'{esc(str(explanation.get("sentence", "")))}</p>'
             + (f'<ul class="also">{also}</ul>' if also else "")
-            + f'<div class="input">input ({total} lines, {which}):<pre>{lines}</pre></div>'
+            + f'<div class="input">input ({counted(total, "line")}, {which}):'
+            + f'<pre>{lines}</pre></div>'
             + sides)
 
 
@@ -141,7 +143,8 @@ def _findings(lines: Sequence[Mapping[str, Any]]) -> str:
                             for c in summary.comparisons(finding))
         where = esc(str(finding.get("path") or "(not written)"))
         items.append(f"<li><code>{esc(str(finding['case_id']))}</code>: "
-                     f"{finding.get('lines', '?')} lines, seen {finding['seen']} times; "
+                     f"{counted_lines(finding.get('lines'))}, "
+                     f"seen {counted(int(finding['seen']), 'time')}; "
                      f"fails for {against}<br>case: <code>{where}</code><br>replay: "
                      f"<code>{esc(str(finding['replay']))}</code></li>")
     return (f"<h2>Shrunk cases</h2><p>One case file per minimal input, holding every "

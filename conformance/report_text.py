@@ -13,7 +13,7 @@ from rechain.conformance import summary
 from rechain.conformance.compare import STATUSES
 from rechain.conformance.explain import as_text
 from rechain.conformance.report import verdict
-from rechain.wording import counted
+from rechain.wording import counted, counted_lines
 
 Json = dict[str, Any]
 SHOWN_FAILURES = 10
@@ -115,7 +115,7 @@ def terminal(lines: Sequence[Mapping[str, Any]]) -> str:
         for finding in findings:
             against = ", ".join(c.get("against", "?") for c in summary.comparisons(finding))
             out.append(f"  {finding['case_id']}  seen {finding['seen']}x, "
-                       f"{finding.get('lines', '?')} lines, fails against {against}")
+                       f"{counted_lines(finding.get('lines'))}, fails against {against}")
             out.append(f"    {finding.get('path') or '(not written)'}")
             out.append(f"    replay: {finding['replay']}")
     out += _coverage_text(lines)

@@ -6,3 +6,8 @@ from __future__ import annotations
 def counted(number: int, noun: str) -> str:
     """``1 comparison``, ``2 comparisons``, ``0 messages``."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def counted_lines(number: object) -> str:
+    """A case's line count as a report has it (``? lines`` when it has none)."""
+    return counted(number, "line") if isinstance(number, int) else "? lines"

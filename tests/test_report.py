@@ -177,3 +177,13 @@ def test_counts_in_the_title_and_an_explanation_read_as_written():
     lines = as_text({"title": "t", "sentence": "s", "input": [{"line": 1, "text": "1 · x"}],
                      "input_lines": 1, "rows": []})
     assert "input (1 line, all):" in lines
+
+
+def test_a_one_line_case_seen_once_reads_as_written_in_the_terminal_and_the_page():
+    from rechain.conformance import report_html
+
+    lines = lines_for([record(1, "a", "fail")], findings=({**FINDING, "lines": 1, "seen": 1},))
+    text = report_text.terminal(lines)
+    assert "seen 1x, 1 line, fails against" in text
+    page = report_html.render(lines)
+    assert "1 line, seen 1 time;" in page and "1 lines" not in page
