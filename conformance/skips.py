@@ -200,6 +200,22 @@ def parse(data: Any, source: str = "skips") -> SkipList:
     return SkipList(tuple(entries))
 
 
+def unmatched(skip_list: SkipList, readers: Iterable[str], targets: Iterable[str],
+              case_ids: Iterable[str]) -> list[tuple[int, str]]:
+    """(entry index, case glob) for each glob of an entry about this run's readers and
+    targets that matches none of its corpus cases: a typo, or a case the corpus no longer
+    has. Such an entry can never fail, so a strict list holding it is not honest."""
+    readers, targets, ids = list(readers), list(targets), list(case_ids)
+    found = []
+    for index, entry in enumerate(skip_list.entries):
+        if not (any(fnmatchcase(r, entry.implementation) for r in readers)
+                and any(fnmatchcase(t, entry.against) for t in targets)):
+            continue
+        found += [(index, glob) for glob in entry.cases
+                  if not any(fnmatchcase(case_id, glob) for case_id in ids)]
+    return found
+
+
 def for_run(path: Path | None, impl_specs: Iterable[str] = ()) -> SkipList:
     """The skip list a run judges by: ``path`` when given; else the one shipped with
     rechain and, for each ``adapter:NAME`` checked, that adapter's own ``skips.json`` (the

@@ -111,6 +111,27 @@ def test_the_skip_list_is_strict(faux, tmp_path, capsys):
     assert int(line.split()[-1]) > 50  # the real failures became skips
 
 
+def test_a_skip_entry_naming_no_case_of_the_corpus_is_reported(faux, tmp_path, capsys,
+                                                               monkeypatch):
+    """A typo'd case id can never fail, so the strict list would keep it unseen: the run
+    says so (a GitHub warning in Actions), whatever --case selects; entries about another
+    reader, or ids that do match, are not reported."""
+    skips = tmp_path / "skips.json"
+    skips.write_text(json.dumps({"version": 1, "skips": [
+        {"implementation": "faux@*", "cases": ["cycle-ful"], "reason": "typo", "link": "#1"},
+        {"implementation": "faux@*", "cases": ["options-*"], "reason": "real", "link": "#2"},
+        {"implementation": "other@*", "cases": ["no-such-case"], "reason": "n", "link": "#3"},
+    ]}))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    check("--impl", f"{faux}:right", "--examples", "0", "--case", "cycle-*", "--skips",
+          str(skips))
+    captured = capsys.readouterr()
+    assert f"{skips}: skips[0] lists case 'cycle-ful', which matches no corpus case" in (
+        captured.err)
+    assert "skips[1]" not in captured.err and "skips[2]" not in captured.err
+    assert "::warning title=rechain: stale skip::" in captured.out
+
+
 def test_a_broken_skip_list_is_a_usage_error(tmp_path, capsys):
     skips = tmp_path / "skips.json"
     skips.write_text(json.dumps({"version": 1, "skips": [{"implementation": "x"}]}))

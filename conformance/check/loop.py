@@ -7,6 +7,7 @@ report's lines back to render; nothing here prints the results.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -80,6 +81,10 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
     if settings.shard is not None:
         shard.require(settings.shard, len(items) + examples, "cases")
     first = plan.connections()
+    if skip_list is not None and settings.skips is not None and not settings.no_corpus:
+        every = (inputs.corpus(settings.corpus, plan.profile, plan.view, ())
+                 if settings.case else items)
+        _warn_stale(skip_list, settings.skips, first, [item.case.id for item in every], say)
     saved = inputs.saved(plan.database, examples, plan.profile, plan.view, say)
     generated = inputs.generated(examples, settings.seed, plan.profile, say, plan.view)
     kept = shard.assign(settings.shard, saved, items + generated)
@@ -132,3 +137,19 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
                 stopped_exit=interrupts.exit_code(interrupted) if interrupted else 1))
             plan.close()
         return Finished(writer.lines, interrupted)
+
+
+def _warn_stale(skip_list: skips.SkipList, path: Path, first: Any, case_ids: list[str],
+                say: Say) -> None:
+    """Say which entries of a user's skip list name a case this run's corpus does not have:
+    such an entry can never fail, so the strict list would keep it silently. A warning, not
+    an error: one list may also name the cases of another corpus (an adapter's minimal
+    cases) for the replays run there. In GitHub Actions each is a ``::warning``."""
+    readers = [label("", i.info) for i in first.implementations]
+    stale = skips.unmatched(skip_list, readers, [t.label for t in first.targets], case_ids)
+    for index, glob in stale:
+        text = (f"{path}: skips[{index}] lists case {glob!r}, which matches no corpus case of "
+                "this run: a typo, or a case the corpus no longer has (remove it)")
+        say(text)
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            print(f"::warning title=rechain: stale skip::{text}", flush=True)
