@@ -18,8 +18,8 @@ from pathlib import Path
 from rechain.errors import UsageError
 
 PROBE = r"""
-import importlib, json, os, sys
-module_name, function_name = sys.argv[1], sys.argv[2]
+import importlib, inspect, json, os, sys
+module_name, function_name, allowed = sys.argv[1], sys.argv[2], sys.argv[3:]
 try:
     module = importlib.import_module(module_name)
 except BaseException as error:
@@ -32,6 +32,24 @@ for part in function_name.split("."):
 if not callable(value):
     print(json.dumps({"error": "%s has no function %s" % (module_name, function_name)}))
     raise SystemExit(0)
+try:
+    inspect.signature(value).bind(b"")
+except TypeError as error:
+    print(json.dumps({"error": "%s cannot take one input (%s): it must accept one argument, "
+                      "the input's bytes (or its path, with --input path)"
+                      % (function_name, error)}))
+    raise SystemExit(0)
+except ValueError:  # no signature to read (a builtin): the workers will tell
+    pass
+for name in allowed:
+    holder, _, attr = name.rpartition(".")
+    try:
+        kind = getattr(importlib.import_module(holder or "builtins"), attr)
+    except (ImportError, AttributeError) as error:
+        kind = error
+    if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+        print(json.dumps({"error": "--allow %s is not an exception type (%s)" % (name, kind)}))
+        raise SystemExit(0)
 top = sys.modules[module_name.split(".")[0]]
 where = getattr(top, "__file__", None) or ""
 root = os.path.dirname(where)
@@ -50,13 +68,17 @@ class Resolved:
     path: Path | None
 
 
-def probe(spec: str, python: str, env: dict[str, str], cwd: Path) -> Resolved:
-    """Import ``MOD:FN`` in ``cwd`` with ``python``; UsageError (one line) when it fails."""
+def probe(
+    spec: str, python: str, env: dict[str, str], cwd: Path, allow: tuple[str, ...] = ()
+) -> Resolved:
+    """Import ``MOD:FN`` in ``cwd`` with ``python``; UsageError (one line) when it fails,
+    when the function cannot take one argument (every input would fail in the harness, not
+    in the reader) or when an ``--allow`` name is not an exception type there."""
     module, colon, function = spec.partition(":")
     if not colon or not module or not function:
         raise UsageError(f"--target {spec}: expected MODULE:FUNCTION")
     try:
-        done = subprocess.run([python, "-c", PROBE, module, function], cwd=cwd, env=env,
+        done = subprocess.run([python, "-c", PROBE, module, function, *allow], cwd=cwd, env=env,
                               capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         raise UsageError(f"--target {spec}: importing {module} did not finish") from None
@@ -72,5 +94,5 @@ def probe(spec: str, python: str, env: dict[str, str], cwd: Path) -> Resolved:
         why = last[-1] if last else f"exit {done.returncode}"
         raise UsageError(f"--target {spec}: cannot import {module}: {why}")
     if "error" in answer:
-        raise UsageError(f"--target {spec}: {answer['error']}")
+        raise UsageError(f"--target {spec}: {answer['error']}"[:600])
     return Resolved(cwd.absolute() if answer["from_cwd"] else None)

@@ -213,17 +213,43 @@ def test_a_campaign_with_findings_says_where_they_are_and_what_makes_them_cases(
                for line in lines)
 
 
-@pytest.mark.parametrize(("target", "why"), [
-    ("no_such_module_here:read", "cannot import no_such_module_here: ModuleNotFoundError"),
-    ("toy_reader:nope", "toy_reader has no function nope"),
+@pytest.mark.parametrize(("target", "why", "more"), [
+    ("no_such_module_here:read", "cannot import no_such_module_here: ModuleNotFoundError", []),
+    ("toy_reader:nope", "toy_reader has no function nope", []),
+    # every input would fail in the harness' call, never reaching the reader
+    ("toy_reader:no_input", "no_input cannot take one input", []),
+    ("toy_reader:two_inputs", "two_inputs cannot take one input", []),
+    # every worker would die importing it: a campaign that runs nothing
+    ("toy_reader:read", "--allow ValueErr is not an exception type", ["--allow", "ValueErr"]),
+    ("toy_reader:read", "--allow no.Error is not an exception type", ["--allow", "no.Error"]),
+    ("toy_reader:read", "--allow json.loads is not an exception type", ["--allow", "json.loads"]),
 ])
-def test_a_target_that_cannot_run_is_one_line_before_any_worker(tmp_path, target, why):
-    (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
-    done = _fuzz_in(tmp_path, ["--target", target, "--runs", "10", "--work", "work"])
+def test_a_target_that_cannot_run_is_one_line_before_any_worker(tmp_path, target, why, more):
+    signatures = "\ndef no_input():\n    return 0\n\ndef two_inputs(data, options):\n    return 0\n"
+    (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY) + signatures)
+    done = _fuzz_in(tmp_path, ["--target", target, "--runs", "10", "--work", "work", *more])
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"rechain: error: --target {target}: {why}")
     assert not (tmp_path / "work").exists()  # no worker started, nothing prepared
+
+
+def test_a_target_with_a_documented_exception_is_fuzzed(tmp_path):
+    (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
+    done = _fuzz_in(tmp_path, ["--target", "toy_reader:read", "--runs", "50", *SAFETY,
+                               "--work", "work", "--allow", "AttributeError", "--json"])
+    [report] = json.loads(done.stdout)
+    assert report["executions"] > 0, done.stderr[-3000:]
+    assert all(f["exception"] != "AttributeError" for f in report["findings"])
+
+
+@pytest.mark.parametrize("command", [["--target", "toy_reader:read"], ["--replay"]])
+def test_a_venv_that_is_not_one_is_one_line(tmp_path, command):
+    (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY))
+    done = _fuzz_in(tmp_path, [*command, "--venv", "no-venv-here", "--work", "work"])
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("rechain: error: --venv no-venv-here: not a venv")
 
 
 def test_a_campaign_that_executed_nothing_fails_and_says_why(tmp_path):

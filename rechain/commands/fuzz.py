@@ -92,6 +92,13 @@ def venvs_root() -> Path:
     return cache_dir() / "fuzz-venvs"
 
 
+def _require_venv(venv: Path | None) -> None:
+    """``--venv`` names a venv: its interpreter is there (else one line, not a traceback)."""
+    if venv is not None and not (venv / "bin" / "python").exists():
+        raise UsageError(f"--venv {venv}: not a venv (no {venv / 'bin' / 'python'}); "
+                         f"make one with python3 -m venv {venv}")
+
+
 def _require_atheris(python: str) -> None:
     done = subprocess.run([python, "-c", "import atheris"], capture_output=True, check=False)
     if done.returncode != 0:
@@ -190,13 +197,15 @@ def fuzz(args: argparse.Namespace) -> int:
         output_file("--sarif", args.sarif)
     if args.work is not None:
         args.work = output_dir("--work", args.work, make=False)
+    _require_venv(args.venv)
     planned = []
     for target in _targets(args):  # every target checked before any worker starts
         settings = _settings(args, target, seconds)
         python = runner.python_of(settings.venv)
         _require_atheris(python)
         if target.user:
-            found = probe(target.spec, python, runner.environment(target, settings), Path.cwd())
+            found = probe(target.spec, python, runner.environment(target, settings), Path.cwd(),
+                          tuple(args.allow))
             settings.paths = (found.path,) if found.path is not None else ()
         planned.append((target, settings))
     if args.work is not None:  # every target imports: now the work folder is made
@@ -278,6 +287,7 @@ def replay(args: argparse.Namespace) -> int:
     )
     from rechain.fuzz.runner import Settings, environment
 
+    _require_venv(args.venv)
     roots = replay_roots()
     by_name = {case.name: case for root in reversed(roots) for case in fuzz_cases(root)}
     known = sorted(by_name.values(), key=lambda case: case.name)
