@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable
 from importlib.resources import files
-from itertools import compress, filterfalse
+from itertools import compress, filterfalse, repeat
 from operator import attrgetter, not_
 
 from rechain.reference.graph import Graph
@@ -30,18 +31,24 @@ def left_out(
 
     The entries off the chain (most of a file with abandoned branches) are found and
     reported without a step per entry in Python (C-level filters, no second index beside
-    the graph's); only the chain's rows that are not shown are read one by one.
+    the graph's); only the chain's rows that are not shown are read one by one. The
+    chain's rows are marked by line in a byte array, not held in a set or a map: on a
+    million-row chain, where every row is on it, such a map was the load's peak.
     """
-    on_chain = dict(zip(chain_uuids(chain), stored_rows(chain), strict=True))
+    uuids = chain_uuids(chain)
     lines = graph.line
     nodes = graph.nodes  # the entries: a line the profile pruned has a number, no node
+    chain_lines = list(map(lines.get, uuids))  # None: a row the profile made itself
+    on = bytearray(max(lines.values(), default=0) + 1)  # 1 at the line of a chain row
+    deque(map(on.__setitem__, filter(None, chain_lines), repeat(1)), maxlen=0)
     # filtered in C, without a set or map of every entry beside the index (a million-row
     # chain would hold several at once)
-    off = set(map(lines.__getitem__, filterfalse(on_chain.__contains__, nodes)))
+    off = set(filterfalse(on.__getitem__, map(lines.__getitem__, nodes)))
     off.difference_update(shown_lines)
     out = findings(sorted(off), "off-chain", "not on the chain from the leaf")
-    if shown_lines == list(map(lines.get, on_chain)):
+    if shown_lines == chain_lines:
         return out  # every row of the chain shown, in order: no set of the shown lines
+    on_chain = dict(zip(uuids, stored_rows(chain), strict=True))
     shown = set(shown_lines)
     on: list[Diagnostic] = []
     # line -> uuid of the chain's entries not shown, the last of a line's (a row the
