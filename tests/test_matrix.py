@@ -290,3 +290,32 @@ def test_each_known_bug_is_still_recognised_on_its_own_minimal_case(
                 map(json.loads, report.read_text().splitlines()) if line["kind"] == "case"}
     assert statuses.keys() == set(listed)
     assert {case: s for case, s in statuses.items() if s[0] != "skip"} == {}
+
+
+def test_the_terminal_prints_replays_that_run_from_here_and_the_page_keeps_them_portable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``rechain matrix`` prints the matrix: its replays start with the words that run this
+    rechain and name the cases folder in full, so they work as printed from any directory;
+    the written page keeps ``rechain`` and the folder as given (it is committed)."""
+    from rechain import portable
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(portable, "program", lambda: ("/opt/venv/bin/rechain",))
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "x.report.jsonl").write_text("\n".join(json.dumps(line) for line in [
+        {"kind": "header", "seed": 7, "examples": 2},
+        {"kind": "case", "id": "gen-00000", "status": "fail", "cause": "lost-row"},
+        {"kind": "finding", "cause": "lost-row", "seen": 1, "case_id": "diff-x", "lines": 2,
+         "replay": "/somewhere/rechain check --impl cmd:/abs/read.py --corpus "
+                   f"{tmp_path / 'cases'} --case diff-x"}]) + "\n")
+    shipped = adapters.shipped(names=["ccusage"])[0]
+    monkeypatch.setattr(adapters, "shipped", lambda names=None: [
+        type(shipped)(**{**{f: getattr(shipped, f) for f in shipped.__dataclass_fields__},
+                         "name": "x"})])
+    assert main(["matrix", "--no-run", "--out", "out", "--cases", "cases"]) == 0
+    printed = capsys.readouterr().out
+    assert (f"replay: `/opt/venv/bin/rechain check --impl adapter:x --corpus "
+            f"{tmp_path / 'cases'} --case diff-x`") in printed
+    assert ("replay: `rechain check --impl adapter:x --corpus cases --case diff-x`"
+            in (tmp_path / "out" / "matrix.md").read_text())

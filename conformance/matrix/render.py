@@ -106,8 +106,9 @@ def command(headers: Sequence[Mapping[str, Any]]) -> str:
                      "/".join(sizes) or "?"])
 
 
-def markdown(rows: Sequence[Row], command: str) -> str:
-    """``docs/matrix.md``."""
+def markdown(rows: Sequence[Row], command: str, program: str = "rechain") -> str:
+    """``docs/matrix.md`` (``program``: the words that start a printed ``rechain`` command;
+    the committed page keeps ``rechain``, the terminal's the words that run this one)."""
     out = ["# Real readers, each judged by the contract it declares", "",
            f"Produced by `{command}` (generated transcripts per reader: the total of its "
            "passing column). A reader's design choices are its contract (what it "
@@ -138,7 +139,7 @@ def markdown(rows: Sequence[Row], command: str) -> str:
                        f"{NOT_SHRUNK}), first `{first.get('id')}`: "
                        f"{why(first) or first.get('status')}")
         if left:
-            out.append(f"  every case explained: `{_rerun(row, command)}`")
+            out.append(f"  every case explained: `{_rerun(row, command, program)}`")
     return "\n".join(out) + "\n"
 
 
@@ -146,12 +147,12 @@ def markdown(rows: Sequence[Row], command: str) -> str:
 NOT_SHRUNK = "its kind is a listed bug's, which is not shrunk again, or past --max-shrink"
 
 
-def _rerun(row: Row, command: str) -> str:
+def _rerun(row: Row, command: str, program: str = "rechain") -> str:
     """The ``rechain check`` run that gives one reader's cases of the matrix again."""
     words = command.split()
     seed = words[words.index("--seed") + 1] if "--seed" in words else "?"
     examples = words[words.index("--examples") + 1] if "--examples" in words else "?"
-    return (f"rechain check --impl adapter:{row.slug.split('@', 1)[0]} --no-corpus "
+    return (f"{program} check --impl adapter:{row.slug.split('@', 1)[0]} --no-corpus "
             f"--seed {seed} --examples {examples}")
 
 
@@ -198,6 +199,30 @@ def badge(row: Row) -> Json:
     color = "brightgreen" if row.percent >= 95 else "yellow" if row.percent >= 70 else "red"
     return {"schemaVersion": 1, "label": row.slug, "message": f"{row.percent}% passing",
             "color": color}
+
+
+def here(row: Row, program: str, cwd: Any) -> Row:
+    """``row`` with each replay as the person who ran the matrix runs it now: ``program``
+    for ``rechain`` and the cases folder absolute (the committed page keeps both portable)."""
+    import itertools
+    import shlex
+    from dataclasses import replace
+    from pathlib import Path
+
+    def local(replay: str) -> str:
+        words = shlex.split(replay)
+        start = next((i for i, w in enumerate(words) if not _ASSIGNMENT.match(w)), len(words))
+        if words[start:start + 1] != ["rechain"]:
+            return replay
+        out = [*map(shlex.quote, words[:start]), program]
+        for before, word in itertools.pairwise(words[start:]):
+            found = Path(cwd) / word
+            out.append(shlex.quote(str(found) if before == "--corpus" and found.is_dir()
+                                   else word))
+        return " ".join(out)
+
+    return replace(row, findings=tuple({**f, "replay": local(str(f["replay"]))}
+                                       for f in row.findings))
 
 
 def portable(replay: str, name: str, cases_dir: Any = None) -> str:

@@ -12,10 +12,12 @@ import argparse
 import contextlib
 import io
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
+from rechain import portable
 from rechain.commands._paths import output_dir
 from rechain.jsonio import dumps, loads
 
@@ -103,7 +105,11 @@ def run(args: argparse.Namespace) -> int:
     command = render.command(headers)
     (args.out / "matrix.md").write_text(render.markdown(rows, command), encoding="utf-8")
     (args.out / "matrix.html").write_text(render.page(rows, command), encoding="utf-8")
-    sys.stdout.write(render.markdown(rows, command))
+    # what the terminal shows is run now, from here: the words that start this rechain and
+    # the cases folder in full; the committed page keeps the portable forms
+    program = " ".join(shlex.quote(word) for word in portable.program())
+    local = [render.here(row, program, Path.cwd()) for row in rows]
+    sys.stdout.write(render.markdown(local, command, program))
     return 0
 
 
