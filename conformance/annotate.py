@@ -35,7 +35,8 @@ def explanation_of(item: Item, record: Record, profile: str, tags: Sequence[str]
     difference = record.difference.to_json() if record.difference is not None else None
     return explain(item.case.data, record.outcome, record.expected, difference,
                    target=record.against, profile=profile_for(record.against, profile),
-                   tags=tags, message=record.verdict.message, causes=record.verdict.causes)
+                   tags=tags, message=record.verdict.message, causes=record.verdict.causes,
+                   options=item.case.options)
 
 
 def annotations(item: Item, records: Sequence[Record], profile: str) -> list[Json]:

@@ -668,14 +668,20 @@ def who_for(target: str) -> str:
 
 def explain(data: bytes, got: Outcome, expected: Outcome | None,
             difference: Mapping[str, Any] | None, *, target: str, profile: str = "sdk",
-            tags: Iterable[str] = (), message: str = "", causes: Iterable[str] = ()) -> Json:
+            tags: Iterable[str] = (), message: str = "", causes: Iterable[str] = (),
+            options: Mapping[str, Any] | None = None) -> Json:
     """The explanation of one failing comparison (JSON, stored in the report's case line).
 
     ``message`` is the verdict's own words, the sentence when the answers themselves agree
     (a skipped case that now passes); ``causes`` the verdict's causes left after the skip
-    list, whose behaviour leads (a known lost row beside a new extra row names the extra).
+    list, whose behaviour leads (a known lost row beside a new extra row names the extra);
+    ``options`` the case's reader options (``include_system_messages``, ``limit``,
+    ``offset``), so the diagnostics are those of the page the readers were asked for.
     """
-    diagnostics = _diagnostics(data, profile)
+    chosen = options or {}
+    diagnostics = _diagnostics(data, profile, (
+        bool(chosen.get("include_system_messages")), chosen.get("limit"),
+        int(chosen.get("offset") or 0)))
     who = who_for(target)
     lines = read_lines(data, diagnostics)
     got_uuids, expected_uuids = _uuids(got), _uuids(expected)
@@ -747,12 +753,17 @@ def profile_for(target: str, default: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def _diagnostics(data: bytes, profile: str) -> list[Json]:
-    """The reference's diagnostics for the bytes (a case's comparisons share one rebuild)."""
-    from rechain.reference import rebuild
+def _diagnostics(data: bytes, profile: str,
+                 options: tuple[bool, int | None, int] = (False, None, 0)) -> list[Json]:
+    """The reference's diagnostics for the bytes read with the case's options (system rows,
+    limit, offset): a page's rows left out are ``paged-out``, not a leaf choice (a case's
+    comparisons share one rebuild)."""
+    from rechain.reference import Options, rebuild
 
+    system, limit, offset = options
     try:
-        return [d.to_json() for d in rebuild(data, profile).diagnostics]
+        chosen = Options(include_system_messages=system, limit=limit, offset=offset)
+        return [d.to_json() for d in rebuild(data, profile, chosen).diagnostics]
     except Exception:  # the reference never raises on bytes; an explanation must not either
         return []
 

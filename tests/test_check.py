@@ -44,6 +44,10 @@ FAUX = textwrap.dedent('''
         messages = _right(data, session_id, options)
         return messages[:-1] if CALLS["n"] == 1 else messages
 
+    def ignores_offset(data, session_id, options):
+        """Pages from the first message whatever the offset."""
+        return _right(data, session_id, {**options, "offset": 0})
+
     def drops_last(data, session_id, options):
         """Loses the last message of conversations of three or more."""
         messages = _right(data, session_id, options)
@@ -130,6 +134,18 @@ def test_a_skip_entry_naming_no_case_of_the_corpus_is_reported(faux, tmp_path, c
         captured.err)
     assert "skips[1]" not in captured.err and "skips[2]" not in captured.err
     assert "::warning title=rechain: stale skip::" in captured.out
+
+
+def test_a_paging_bug_is_explained_as_paging(faux, tmp_path):
+    """The explanation reads the transcript with the case's own limit and offset: a reader
+    that ignores the offset shows rows outside the page, not another leaf."""
+    path = tmp_path / "r.jsonl"
+    assert check("--impl", f"{faux}:ignores_offset", "--examples", "0", "--case",
+                 "options-paging*", "--report", str(path)) == 1
+    failing = [line for line in report.read(path) if line.get("status") == "fail"]
+    assert failing and all("offset=" in line["id"] for line in failing)
+    assert {line["explanation"]["behaviour"] for line in failing} == {"paging"}, [
+        line["explanation"]["sentence"] for line in failing]
 
 
 def test_a_broken_skip_list_is_a_usage_error(tmp_path, capsys):
