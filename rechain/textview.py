@@ -8,6 +8,7 @@ from typing import Any
 
 from rechain import jsonio
 from rechain.reference.model import Rebuild
+from rechain.wording import counted
 
 _WIDTH = 100
 
@@ -24,8 +25,10 @@ def short(value: Any, limit: int = 400) -> str:
     return _clip(jsonio.dumps(value)[: limit * 8].decode("utf-8", "replace"), limit)
 
 
-def block_lines(block: Any, results: dict[str, str]) -> list[str]:
-    """One content block as lines; a tool call is followed by its result."""
+def block_lines(block: Any, results: dict[str, str],
+                calls: frozenset[str] | None = None) -> list[str]:
+    """One content block as lines; a tool call is followed by its result, and a result
+    whose call is not in ``calls`` (the rebuilt conversation's calls) is shown in place."""
     if not isinstance(block, dict):
         return [short(block)]
     kind = block.get("type")
@@ -42,7 +45,11 @@ def block_lines(block: Any, results: dict[str, str]) -> list[str]:
             lines.append("  ← (no result in the rebuilt conversation)")
         return lines
     if kind == "tool_result":
-        return [f"← result for [{short(block.get('tool_use_id', '?'), 80)}] (shown with its call)"]
+        call = short(block.get("tool_use_id", "?"), 80)
+        if calls is None or call in calls:
+            return [f"← result for [{call}] (shown with its call)"]
+        return [f"← result for [{call}], whose call is not in the rebuilt conversation: "
+                f"{results.get(call, '')}"]
     return [f"({short(kind, 80)})"]
 
 
@@ -53,6 +60,18 @@ def _results(messages: tuple[dict[str, Any], ...]) -> dict[str, str]:
         else None
         for message in messages
     )
+
+
+def _calls(messages: tuple[dict[str, Any], ...]) -> frozenset[str]:
+    """The tool-use ids the messages call (as ``block_lines`` keys them)."""
+    found = set()
+    for message in messages:
+        body = message.get("message")
+        content = body.get("content") if isinstance(body, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                found.add(short(block.get("id", "?"), 80))
+    return frozenset(found)
 
 
 def results_of(contents: Iterable[Any]) -> dict[str, str]:
@@ -74,9 +93,10 @@ def results_of(contents: Iterable[Any]) -> dict[str, str]:
 def render(result: Rebuild) -> str:
     """The conversation, then a summary of what was skipped or left off the chain."""
     results = _results(result.messages)
+    calls = _calls(result.messages)
     out = [
         f"profile {result.profile} · leaf {result.leaf or '(none)'} · "
-        f"{len(result.messages)} messages"
+        f"{counted(len(result.messages), 'message')}"
     ]
     for message in result.messages:
         body = message.get("message")
@@ -90,9 +110,10 @@ def render(result: Rebuild) -> str:
         out.append(header[:_WIDTH])
         content = body.get("content") if isinstance(body, dict) else body
         if isinstance(content, list):
-            lines = [line for block in content for line in block_lines(block, results)]
+            lines = [line for block in content for line in block_lines(block, results, calls)]
             only_results = all(
-                isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+                isinstance(b, dict) and b.get("type") == "tool_result"
+                and short(b.get("tool_use_id", "?"), 80) in calls for b in content
             )
             if only_results and content:
                 lines = ["(tool results, shown with their calls)"]

@@ -160,3 +160,17 @@ def test_a_dash_reads_the_transcript_from_standard_input(transcript: Path) -> No
     assert [m["uuid"] for m in piped["messages"]] == ["u1", "a1", "r1", "a2"]
     assert piped["session_id"] is None and from_file["session_id"] == SID
     assert {**piped, "session_id": SID} == from_file
+
+
+def test_text_output_shows_a_result_whose_call_is_not_in_the_conversation(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A tool result kept on the chain while its call is not (a torn line, a dangling
+    parent) is shown where it is, not folded into a call the text never shows; and one
+    message is '1 message'."""
+    path = tmp_path / f"{SID}.jsonl"
+    path.write_bytes(jsonl(result("r1", None, "t1")))
+    code, out, _ = run(capsys, "rebuild", str(path), "--format", "text")
+    assert code == 0
+    assert " · 1 message\n" in out
+    assert "← result for [t1], whose call is not in the rebuilt conversation: x" in out
