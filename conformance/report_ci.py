@@ -54,6 +54,7 @@ def junit(lines: Sequence[Mapping[str, Any]]) -> str:
         if line.get("kind") == "case":
             suites.setdefault((str(line["implementation"]), str(line["against"])), []).append(
                 line)
+    _gate(lines, suites)
     out = ['<?xml version="1.0" encoding="UTF-8"?>']
     total = {s: sum(1 for cases in suites.values() for c in cases if c["status"] == s)
              for s in ("fail", "crash", "timeout", "skip")}
@@ -90,6 +91,25 @@ def junit(lines: Sequence[Mapping[str, Any]]) -> str:
         out.append("  </testsuite>")
     out.append("</testsuites>")
     return "\n".join(out) + "\n"
+
+
+def _gate(lines: Sequence[Mapping[str, Any]],
+          suites: dict[tuple[str, str], list[Mapping[str, Any]]]) -> None:
+    """A failing test case where the run failed for what it did not compare (no case, or a
+    reader that compared nothing or nearly nothing): a JUnit viewer counting failures would
+    otherwise show such a run all green, or all skipped."""
+    from rechain.conformance import report
+
+    table = report.counts(lines)
+    for impl, (compared, cases) in sorted(report.untested(table).items()):
+        key = next(k for k in suites if k[0] == impl)
+        suites[key].append({"id": "enough cases compared", "group": "run", "status": "fail",
+                            "message": f"{impl} compared {compared} of its {cases} cases, the "
+                            "rest skipped: nearly nothing was tested"})
+    if not suites and lines:
+        suites[("rechain", "nothing")] = [{
+            "id": "enough cases compared", "group": "run", "status": "fail",
+            "message": "nothing was compared: there was no case"}]
 
 
 # --- SARIF ----------------------------------------------------------------------------------
@@ -221,13 +241,19 @@ def _message(line: Mapping[str, Any]) -> str:
 
 def badge(lines: Sequence[Mapping[str, Any]]) -> Json:
     """A shields.io endpoint: the share of cases that passed (skips left out), over every
-    reader under test; a run that tested nothing says so in grey."""
+    reader under test; a run that tested nothing, or a reader that tested nearly nothing
+    (``report.untested``), says so in grey."""
     statuses = [status for status, _tags in summary.case_status(lines).values()
                 if status != "skip"]
     readers = sorted({reader for reader, _case in summary.case_status(lines)})
     label = f"rechain: {readers[0]}" if len(readers) == 1 else "rechain"
     if not statuses:
         return {"schemaVersion": 1, "label": label, "message": "nothing tested",
+                "color": "lightgrey"}
+    from rechain.conformance import report
+
+    if report.untested(report.counts(lines)):  # the run failed for it: never a green badge
+        return {"schemaVersion": 1, "label": label, "message": "nearly nothing tested",
                 "color": "lightgrey"}
     share = 100 * sum(s == "pass" for s in statuses) / len(statuses)
     percent = int(share) if share < 100 else 100  # never round a failure up to 100%

@@ -109,6 +109,25 @@ def test_the_badge_is_a_shields_endpoint(passed, failed, message, color):
         f": {READER}" if passed + failed else ""), "message": message, "color": color}
 
 
+def test_a_run_that_tested_nearly_nothing_is_red_in_junit_and_grey_on_the_badge() -> None:
+    """One case compared, twenty skipped: the run exits 1, and a JUnit viewer counting
+    failures (junitparser here) and the badge say so, not all green."""
+    lines = [report.header([], [])]
+    for n in range(21):
+        lines.append({"kind": "case", "id": f"c{n}", "implementation": READER,
+                      "against": TARGET, "status": "pass" if n == 0 else "skip",
+                      "message": "not mine"})
+    lines.append(report.footer(lines[1:], {}, 0.1))
+    assert lines[-1]["exit"] == 1
+    xml = JUnitXml.fromstring(report_ci.junit(lines).encode())
+    [suite] = list(xml)
+    assert (suite.tests, suite.failures, suite.skipped) == (22, 1, 20)
+    [gate] = [case for case in suite if case.result and isinstance(case.result[0], Failure)]
+    assert "compared 1 of its 21 cases" in gate.result[0].message
+    assert report_ci.badge(lines)["color"] == "lightgrey"
+    assert report_ci.badge(lines)["message"] == "nearly nothing tested"
+
+
 def test_annotations_escape_what_github_reads():
     commands = report_ci.annotations(run_lines(), base=Path("/work"))
     assert len(commands) == 2  # one per kind of failure: the hidden row and the crash
