@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rechain.corpus.cases_io import CASE_FILE, INPUT_FILE, CaseError, load_case, write_case
+from rechain.fuzz.contract import Contract
 from rechain.fuzz.registry import TARGETS
 
 _TAG_RULES = (
@@ -105,12 +106,15 @@ def write_regression(
     paths: Sequence[Path] = (),
     venv: Path | None = None,
     input_kind: str | None = None,
+    bounds: dict[str, int] | None = None,
 ) -> Path:
     """Write one finding as ``<root>/<id>/``; returns the directory.
 
     For a user's ``--target`` the case keeps how its campaign ran it: ``paths`` (where
     its module was found) and ``venv`` as absolute paths, and ``input_kind`` (its
-    ``--input``), so the printed replay command works from any directory.
+    ``--input``), so the printed replay command works from any directory. ``bounds``
+    (``timeout_s``, ``rss_mb``) are the campaign's own hang and memory bounds, which the
+    replay keeps.
     """
     identifier = case_id(target, finding["exception"], data)
     directory = (root or regressions_root()) / identifier
@@ -142,6 +146,7 @@ def write_regression(
                 **({"paths": [str(p.absolute()) for p in paths]} if paths else {}),
                 **({"venv": str(venv.absolute())} if venv is not None else {}),
                 **({"input": input_kind} if input_kind else {}),
+                **{name: value for name, value in (bounds or {}).items() if value},
             },
         },
     }
@@ -174,6 +179,25 @@ def _same_trigger(meta: dict[str, Any], row: dict[str, Any]) -> bool:
     return "trigger" not in meta or row.get("trigger", "") == meta["trigger"]
 
 
+#: how long a replay may take to start (imports) on top of the hang bound: a safety limit
+IMPORT_S = 120
+
+
+def _kind(exception: object) -> object:
+    """A blow-up is one kind however it was stopped: libFuzzer's RSS check (``oom``) or the
+    worker's memory cap (MemoryError where the target allocated)."""
+    return "oom" if exception == "MemoryError" else exception
+
+
+def _hang(spec: str, bound: float, said: bytes) -> dict[str, Any]:
+    """A replay the watchdog ended, as a failure row: a hang, and where it was."""
+    frames = [line.strip() for line in said.decode("utf-8", "replace").splitlines()
+              if line.strip().startswith("File ")]
+    where = frames[0] if frames else "?"  # faulthandler prints the innermost frame first
+    return {"outcome": "failure", "exception": "timeout", "signature": f"timeout@{spec}",
+            "message": f"still running after {bound:g} s, at {where}", "where": where}
+
+
 class ReplayError(RuntimeError):
     """A case whose target could not be run at all (its module gone, say): no verdict."""
 
@@ -187,11 +211,21 @@ def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) 
     given = target.input if target is not None else meta.get("input")  # a user's --input
     if given:
         command += ["--input", given]
+    bound = float(meta.get("timeout_s") or Contract().timeout_s)
+    command += ["--timeout", str(bound)]
+    if meta.get("rss_mb"):
+        command += ["--rss-mb", str(meta["rss_mb"])]
     command += ["--", str(directory / INPUT_FILE)]
     # start outside any source tree: its rechain/ would hide the shim's rechain.fuzz
     cwd = tempfile.gettempdir()
-    done = subprocess.run(command, capture_output=True, env=env, timeout=300, check=False, cwd=cwd)
+    try:
+        done = subprocess.run(command, capture_output=True, env=env, timeout=bound + IMPORT_S,
+                              check=False, cwd=cwd)
+    except subprocess.TimeoutExpired:  # stuck past the worker's own watchdog: a hang too
+        done = subprocess.CompletedProcess(command, -9, b"", b"Timeout (killed)")
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
+    if not rows and b"Timeout (" in done.stderr:  # the worker's watchdog ended it: a hang
+        rows = [_hang(spec, bound, done.stderr)]
     if not rows:
         said = [line for line in done.stderr.decode("utf-8", "replace").splitlines()
                 if line.strip()]
@@ -201,9 +235,10 @@ def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) 
     failed = row["outcome"] == "failure"
     signature = row.get("signature")
     status = meta.get("status", "open")
+    same_kind = _kind(row.get("exception")) == _kind(meta.get("exception"))
     if status == "fixed":
         verdict = "FAILED" if failed else "ok"
-    elif failed and row.get("exception") == meta.get("exception") and _same_trigger(meta, row):
+    elif failed and same_kind and _same_trigger(meta, row):
         verdict = "reproduced"  # lines move, types (and the cause) stay
     elif failed:
         verdict = "changed"

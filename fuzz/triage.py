@@ -136,6 +136,7 @@ def file_findings(
         finding["trigger"] = minimal.partition("|")[2]
         finding["key"] = key_of(finding["variant"])
         user = {"paths": settings.paths, "venv": settings.venv, "input_kind": target.input}
-        written.append(write_regression(target.name, finding, data, version,
+        bounds = {"timeout_s": settings.timeout_s, "rss_mb": settings.rss_mb}
+        written.append(write_regression(target.name, finding, data, version, bounds=bounds,
                                         **(user if target.user else {})))
     return written

@@ -14,9 +14,11 @@ with ``--crash-on SIG`` only that finding (signature and trigger, see
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -54,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-mutator", action="store_true", help="libFuzzer's byte mutator only")
     parser.add_argument("--out", type=Path, default=None, help="shrink: where to write")
     parser.add_argument("--seconds", type=float, default=60.0, help="shrink: time budget")
+    parser.add_argument("--timeout", type=float, default=None, help="replay: a hang past S")
+    parser.add_argument("--rss-mb", type=int, default=None, help="memory bound (MB)")
     parser.add_argument("rest", nargs="*", help="libFuzzer flags and corpus dirs / input files")
     return parser
 
@@ -87,6 +91,33 @@ def _setup(args: argparse.Namespace, instrumented: bool) -> tuple[Feeder, Contra
     allowed = tuple(_exception_type(name) for name in args.allow)
     contract = contract.with_overrides(input=args.input, allowed=contract.allowed + allowed or None)
     return Feeder(function, contract), contract
+
+
+#: room above the RSS bound for the interpreter's own mappings before the hard stop
+HEADROOM_MB = 512
+
+
+def _rss_bound(args: argparse.Namespace, contract: Contract) -> int:
+    """The memory bound: ``--rss-mb``, libFuzzer's ``-rss_limit_mb``, else the contract's."""
+    for flag in args.rest:
+        if flag.startswith("-rss_limit_mb="):
+            return int(flag.split("=", 1)[1])
+    return args.rss_mb or contract.rss_mb
+
+
+def cap_memory(rss_mb: int) -> None:
+    """A hard stop on the process' data (heap and private mappings) a little above the bound.
+
+    libFuzzer checks RSS once a second, so a target allocating in a loop ran gigabytes
+    past ``-rss_limit_mb`` before it was stopped, and a replay had no bound at all. Past
+    the cap an allocation fails: the target raises MemoryError where it allocates (a
+    finding with its place), and the machine is not taken down.
+    """
+    cap = (rss_mb + HEADROOM_MB) << 20
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
 
 
 def _run_one(feed: Feeder, contract: Contract, data: bytes) -> Failure | None:
@@ -139,6 +170,7 @@ def fuzz(args: argparse.Namespace) -> int:
     import atheris
 
     feed, contract = _setup(args, instrumented=True)
+    cap_memory(_rss_bound(args, contract))
     store = FindingStore(args.findings or Path("findings"), args.target)
     crash_on: str | None = args.crash_on
     keys = _Keys(feed, contract)
@@ -212,13 +244,22 @@ def _removed_at_end(path: Path) -> None:
 
 
 def replay(args: argparse.Namespace) -> int:
-    """Run each file once; one JSON line per file on stdout (outcome, failure, seconds)."""
+    """Run each file once; one JSON line per file on stdout (outcome, failure, seconds).
+
+    Under the memory cap, and with ``--timeout`` a file running past it ends the process
+    with faulthandler's ``Timeout`` dump of where it was (the caller reads it as a hang):
+    the watchdog is a C thread, so a hang inside C code is stopped too.
+    """
     feed, contract = _setup(args, instrumented=False)
+    cap_memory(_rss_bound(args, contract))
     worst = 0
     for name in args.rest:
         data = Path(name).read_bytes()
         start = time.perf_counter()
+        if args.timeout:
+            faulthandler.dump_traceback_later(args.timeout, exit=True)
         failure = _run_one(feed, contract, data)
+        faulthandler.cancel_dump_traceback_later()
         row: dict[str, Any] = {"path": name, "seconds": round(time.perf_counter() - start, 6)}
         row["outcome"] = "ok" if failure is None else "failure"
         if failure is not None:
@@ -232,6 +273,7 @@ def replay(args: argparse.Namespace) -> int:
 def shrink(args: argparse.Namespace) -> int:
     """Shrink one input while it fails as ``--crash-on`` says (signature and trigger)."""
     feed, contract = _setup(args, instrumented=False)
+    cap_memory(_rss_bound(args, contract))
     wanted: str | None = args.crash_on
 
     def fails(data: bytes) -> bool:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from rechain.fuzz.contract import Contract, check, contract_of, harness
 from rechain.fuzz.findings import FindingStore, load_findings
+from rechain.fuzz.worker import HEADROOM_MB
 
 
 def _reader(data: bytes) -> None:
@@ -69,3 +72,20 @@ def test_harness_declares_its_contract():
 
     assert contract_of(target, "x") == Contract(allowed=(ValueError,), max_len=10)
     assert contract_of(_reader, "some.reader").allowed == ()
+
+
+def test_a_worker_past_its_memory_bound_fails_to_allocate():
+    """The worker's hard memory cap: libFuzzer's once-a-second RSS check let a target
+    allocating in a loop run gigabytes past the bound; under the cap it gets MemoryError."""
+    code = ("from rechain.fuzz.worker import cap_memory\n"
+            "cap_memory(100)\n"
+            "kept = []\n"
+            "try:\n"
+            "    for _ in range(2000):\n"
+            "        kept.append(bytearray(1 << 20))\n"
+            "except MemoryError:\n"
+            "    print('capped at', len(kept))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=300)
+    assert done.stdout.startswith("capped at"), done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) < 100 + HEADROOM_MB

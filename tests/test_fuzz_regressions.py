@@ -150,3 +150,31 @@ def test_a_case_written_again_keeps_the_day_it_was_first_found(tmp_path):
     assert again == case
     meta = fuzz_meta(case)
     assert (meta["found"], meta["version"]) == ("2026-01-02", "1")
+
+
+HANG = "def read(data):\n    while True:\n        pass\n"
+# bounded, so a replay without a memory cap ends too (and says FIXED, not reproduced)
+BLOW_UP = "def read(data):\n    kept = []\n    for _ in range(1500):\n" \
+          "        kept.append(bytearray(1 << 20))\n    return len(kept)\n"
+
+
+@pytest.mark.parametrize(("source", "exception", "bounds"), [
+    (HANG, "timeout", {"timeout_s": 1}),
+    (BLOW_UP, "oom", {"rss_mb": 200}),
+], ids=["hang", "blow-up"])
+def test_a_hang_or_blow_up_case_replays_within_its_campaigns_bounds(
+        tmp_path, capsys, monkeypatch, source, exception, bounds):
+    """A hang or memory blow-up filed by a campaign replays under that campaign's bounds:
+    the hang is stopped and reported as one (not a traceback after the safety limit), the
+    blow-up meets the memory cap (not the machine's memory)."""
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "runaway.py").write_text(source)
+    finding = {"exception": exception, "where": "runaway:read", "message": "libFuzzer artefact",
+               "signature": f"{exception}@runaway:read", "target": "runaway:read"}
+    case = write_regression("runaway-read", finding, b"{}\n", "0", root=tmp_path / "regs",
+                            paths=(tmp_path / "mine",), bounds=bounds)
+    monkeypatch.setattr("rechain.fuzz.regressions.regressions_root", lambda: tmp_path / "regs")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "fuzz", "--replay", case.name)
+    assert (code, out.split()[:2]) == (0, ["reproduced", case.name]), out + err
