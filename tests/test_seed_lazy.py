@@ -260,3 +260,36 @@ def test_a_large_file_read_from_a_late_boundary_agrees(bad: str) -> None:
     assert (b"\xff" in data) == (bad != "nowhere")
     for release in ("claude-code@2.1.88", "claude-code@2.1.101", "claude-code@2.1.91"):
         _agree(data, release)
+
+
+# the timestamp of a tool result, as its line writes it ("absent": no timestamp key)
+RESULT_STAMPS = ['"2026-01-01T00:00:09.000Z"', '"2026-01-01T00:00:01.000Z"', "null", "absent",
+                 "17e2", '"\\ud800"', "1e400", '{"a":1}', '"not a date"', '"2026-01-01T00:00:09Z"',
+                 '"2026-01-01T00:00:01.000Z","timestamp":"2026-01-01T00:00:09.000Z"',
+                 '"2026-01-01T00:00:09.000Z","\\u0074imestamp":"2026-01-01T00:00:01.000Z"',
+                 "123456789012345678901234567890"]
+
+
+@pytest.mark.parametrize("stamp", RESULT_STAMPS)
+def test_a_tool_results_kept_timestamp_reads_as_its_line(stamp: str) -> None:
+    """The loader keeps a tool result's timestamp from its glance (the leaf choice and the
+    recovery sort read the stamps of results): two results of parallel calls are both
+    leaves and orphans, the one with the odd timestamp chosen or sorted as when every line
+    is decoded."""
+    stamped = "" if stamp == "absent" else f',"timestamp":{stamp}'
+
+    def result(uuid: str, call: str, when: str) -> bytes:
+        return (f'{{"type":"user","uuid":"{uuid}","parentUuid":"a2"{when},"sessionId":"s",'
+                f'"message":{{"role":"user","content":[{{"type":"tool_result",'
+                f'"tool_use_id":"{call}","content":"out"}}]}}}}').encode()
+
+    lines = [_row("u1", None, "user", _USER),
+             _row("a2", "u1", "assistant", '"message":{"role":"assistant","id":"m","content":['
+                  '{"type":"tool_use","id":"t1","name":"Bash","input":{}},'
+                  '{"type":"tool_use","id":"t2","name":"Bash","input":{}}]}'),
+             result("r3", "t1", stamped),
+             result("r4", "t2", ',"timestamp":"2026-01-01T00:00:05.000Z"'),
+             result("r5", "t1", ',"timestamp":"2026-01-01T00:00:03.000Z"')]
+    data = b"\n".join(lines) + b"\n"
+    for release in RELEASES:
+        _agree(data, release)
