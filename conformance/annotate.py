@@ -6,7 +6,7 @@ process that writes the report, and only failing records cost a rebuild.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rechain.conformance.explain import explain, profile_for
@@ -28,19 +28,30 @@ def tags_of(item: Item) -> list[str]:
     return tags(item.source)
 
 
-def explanation_of(item: Item, record: Record, profile: str, tags: Sequence[str]) -> Json | None:
-    """The explanation of a record that did not pass (None for a pass or skip)."""
+def merged_readers(implementations: Iterable[Any]) -> frozenset[str]:
+    """The labels of the readers whose contract shows prompts on adjacent lines as one."""
+    from rechain.conformance.impls import label
+
+    return frozenset(label("", i.info) for i in implementations
+                     if (i.info.contract or {}).get("prompts") == "merged")
+
+
+def explanation_of(item: Item, record: Record, profile: str, tags: Sequence[str],
+                   merged: frozenset[str] = frozenset()) -> Json | None:
+    """The explanation of a record that did not pass (None for a pass or skip); ``merged``
+    the readers that show adjacent prompts as one."""
     if record.status not in NOT_PASSING:
         return None
     difference = record.difference.to_json() if record.difference is not None else None
     return explain(item.case.data, record.outcome, record.expected, difference,
                    target=record.against, profile=profile_for(record.against, profile),
                    tags=tags, message=record.verdict.message, causes=record.verdict.causes,
-                   options=item.case.options)
+                   options=item.case.options, merged=record.implementation in merged)
 
 
-def annotations(item: Item, records: Sequence[Record], profile: str) -> list[Json]:
+def annotations(item: Item, records: Sequence[Record], profile: str,
+                merged: frozenset[str] = frozenset()) -> list[Json]:
     """Per record, the keyword arguments ``report.case_line`` takes besides the record."""
     tags = tags_of(item)
-    return [{"tags": tags, "explanation": explanation_of(item, record, profile, tags)}
+    return [{"tags": tags, "explanation": explanation_of(item, record, profile, tags, merged)}
             for record in records]

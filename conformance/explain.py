@@ -485,6 +485,55 @@ def _field_clause(difference: Mapping[str, Any], sides: Sides,
                      f"yours {_value(difference.get('left'))}")
 
 
+def _position_clause(got: Answered, expected: Answered, sides: Sides,
+                     causes: Iterable[str], merged: bool) -> tuple[str, str] | None:
+    """A row lost or added by a reader matched by position and role (its rows carry no
+    uuid): the first gap of the two role sequences, as the contract's judge aligns them
+    (prompts on adjacent lines joined when the reader merges them, ``merged``), named by
+    the file's row. None when the verdict's cause is no lost or extra row."""
+    first = next(iter(causes), None)
+    if first not in ("lost-row", "extra-row"):
+        return None
+    mine = [str(m.get("type", m.get("role"))) for m in got.messages]
+    theirs = [m for m in expected.messages if isinstance(m.get("uuid"), str)]
+    if len(theirs) != len(expected.messages):
+        return None
+    if merged:  # the judge's merged prompts: one row per run of adjacent prompts
+        theirs = _merged(theirs, sides)
+    roles = ["user" if m.get("type") == "attachment" else str(m.get("type")) for m in theirs]
+    matcher = difflib.SequenceMatcher(a=mine, b=roles, autojunk=False)
+    for op, a0, _, b0, b1 in matcher.get_opcodes():
+        if op in ("insert", "replace") and first == "lost-row":
+            rest = b1 - b0 - 1
+            more = f" and {counted(rest, 'more row')} after it" if rest > 0 else ""
+            return ("lost-row", f"message {b0 + 1}, {sides.describe(str(theirs[b0]['uuid']))}: "
+                    f"{sides.who} has it{more}, yours has no {roles[b0]} row in its place "
+                    f"(yours shows {counted(len(mine), 'message')}, it has {len(roles)})")
+        if op in ("delete", "replace") and first == "extra-row":
+            role = mine[a0]
+            return ("extra-row", f"yours shows {'an' if role[:1] in 'aeiou' else 'a'} {role} "
+                    f"row at position {a0 + 1} that {sides.who} does not have there (yours "
+                    f"shows {counted(len(mine), 'message')}, it has {len(roles)})")
+    return None
+
+
+def _merged(messages: Sequence[Mapping[str, Any]], sides: Sides) -> list[Mapping[str, Any]]:
+    """Prompt rows written on adjacent lines as one (the first stands for the run)."""
+    out: list[Mapping[str, Any]] = []
+    last_line = None
+    for message in messages:
+        line = sides.line_of(str(message["uuid"]))
+        prompt = (message.get("type") in ("user", "attachment") and line is not None
+                  and "tool_result" not in line.label)
+        if prompt and out and last_line is not None and line is not None and (
+                line.number == last_line + 1):
+            last_line = line.number
+            continue
+        out.append(message)
+        last_line = line.number if prompt and line is not None else None
+    return out
+
+
 def _message_count(outcome: Outcome | None) -> int | None:
     return len(outcome.messages) if isinstance(outcome, Answered) else None
 
@@ -669,14 +718,15 @@ def who_for(target: str) -> str:
 def explain(data: bytes, got: Outcome, expected: Outcome | None,
             difference: Mapping[str, Any] | None, *, target: str, profile: str = "sdk",
             tags: Iterable[str] = (), message: str = "", causes: Iterable[str] = (),
-            options: Mapping[str, Any] | None = None) -> Json:
+            options: Mapping[str, Any] | None = None, merged: bool = False) -> Json:
     """The explanation of one failing comparison (JSON, stored in the report's case line).
 
     ``message`` is the verdict's own words, the sentence when the answers themselves agree
     (a skipped case that now passes); ``causes`` the verdict's causes left after the skip
     list, whose behaviour leads (a known lost row beside a new extra row names the extra);
     ``options`` the case's reader options (``include_system_messages``, ``limit``,
-    ``offset``), so the diagnostics are those of the page the readers were asked for.
+    ``offset``), so the diagnostics are those of the page the readers were asked for;
+    ``merged`` when the reader declares prompts on adjacent lines shown as one.
     """
     chosen = options or {}
     diagnostics = _diagnostics(data, profile, (
@@ -696,6 +746,9 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         clauses = _clauses(sides) if scope is None else _scope_clauses(sides, scope)
         wanted = {b for c in causes for b in CAUSE_BEHAVIOURS.get(c, ())}
         clauses.sort(key=lambda clause: clause[0] not in wanted)
+    elif (isinstance(got, Answered) and isinstance(expected, Answered)
+          and (found := _position_clause(got, expected, sides, causes, merged)) is not None):
+        clauses.append(found)
     elif difference is not None:
         clauses.append(_field_clause(difference, sides,
                                      (_message_count(got), _message_count(expected))))

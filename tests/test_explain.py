@@ -306,3 +306,35 @@ def test_the_cause_left_after_the_skip_list_leads_and_a_row_from_a_skipped_line_
     assert explanation["also"][0].startswith("yours leaves out line 2 (user, prompt)")
     first = explain(data, got, expected, None, target="agent-sdk@0.3.332 file-order")
     assert first["behaviour"] == "lost-row"
+
+
+def test_a_reader_matched_by_position_is_told_which_row_of_the_file_it_lost_or_added():
+    """Readers whose rows keep no uuid are aligned by role as the contract's judge aligns
+    them (adjacent prompts as one when they merge them): the explanation names the file's
+    row they lack, never 'field type: user vs user'."""
+    rows = [("a", "user", "hi"), ("b", "user", "/status"), ("c", "assistant", None),
+            ("d", "user", "result"), ("e", "assistant", None)]
+    data = b""
+    for uuid, kind, text in rows:
+        content: Any = text if kind == "user" and text != "result" else (
+            [{"type": "tool_result", "tool_use_id": "t", "content": "out"}] if text else
+            [{"type": "text", "text": "ok"}])
+        data += json.dumps({"type": kind, "uuid": uuid, "parentUuid": None,
+                            "message": {"role": kind, "content": content}}).encode() + b"\n"
+    expected = Answered(tuple({"uuid": u, "type": k} for u, k, _ in rows))
+    got = Answered(({"type": "user"}, {"type": "assistant"}, {"type": "assistant"}))
+    difference = {"path": "/messages/2/type", "left": "assistant", "right": "user"}
+    lost = explain(data, got, expected, difference, target="agent-sdk@0.3.332 file-order",
+                   causes=("lost-row",), merged=True)
+    assert (lost["behaviour"], lost["title"]) == ("lost-row", "row missing")
+    assert lost["sentence"].startswith("message 3, line 4 (user, tool_result): the file-order "
+                                       "answer")
+    assert lost["sentence"].endswith("yours has no user row in its place (yours shows 3 "
+                                     "messages, it has 4)")
+    more = Answered(({"type": "user"}, {"type": "user"}, {"type": "assistant"},
+                     {"type": "assistant"}, {"type": "user"}, {"type": "assistant"}))
+    extra = explain(data, more, expected, difference, target="agent-sdk@0.3.332 file-order",
+                    causes=("extra-row",))
+    assert extra["behaviour"] == "extra-row"
+    assert extra["sentence"].startswith("yours shows an assistant row at position 4 that the "
+                                        "file-order answer")
