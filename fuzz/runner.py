@@ -179,8 +179,10 @@ def _worker(target: Target, settings: Settings, dirs: dict[str, Path]) -> list[s
 
 
 def worker_command(
-    target: Target, settings: Settings, contract: Contract, dirs: dict[str, Path], seconds: int
+    target: Target, settings: Settings, contract: Contract, dirs: dict[str, Path], seconds: int,
+    runs: int | None = None,
 ) -> list[str]:
+    """The worker's command line; ``runs`` (default ``settings.runs``) caps its executions."""
     command = _worker(target, settings, dirs)
     flags = [
         f"-max_total_time={max(seconds, 1)}",
@@ -193,8 +195,9 @@ def worker_command(
         # Hypothesis-driven harnesses need long buffers from the start
         f"-len_control={100 if contract.transcripts else 0}",
     ]
-    if settings.runs is not None:
-        flags.append(f"-runs={settings.runs}")
+    runs = settings.runs if runs is None else runs
+    if runs is not None:
+        flags.append(f"-runs={runs}")
     if settings.jobs > 1:  # libFuzzer's own fork mode: N child processes, one corpus
         flags.append(f"-fork={settings.jobs}")
     if contract.transcripts:
@@ -295,6 +298,23 @@ def file_artefacts(
     return new
 
 
+def set_aside(dirs: dict[str, Path], artefact: Path) -> int:
+    """Take the artefact's input out of the seeds and the corpus; returns how many copies.
+
+    A hang, blow-up or hard crash ends the worker, and the next worker starts by running
+    the corpus again: an input that does so among the seeds ended every restart at the
+    same place, and the campaign never got past its seeds (``cov 0``). The input is kept
+    as the finding's."""
+    data = artefact.read_bytes()
+    removed = 0
+    for folder in (dirs["corpus"], dirs["seeds"]):
+        for path in folder.iterdir():
+            if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+                path.unlink()
+                removed += 1
+    return removed
+
+
 def run(target: Target, settings: Settings) -> Report:
     """Fuzz one target for ``settings.seconds``; the report lists every finding on file."""
     settings.work = settings.work.resolve()  # workers start in it: paths must be absolute
@@ -313,7 +333,10 @@ def run(target: Target, settings: Settings) -> Report:
             left = int(deadline - time.monotonic())
             if left < 1:  # --time 0: only report (and file) what is on record
                 break
-            command = worker_command(target, settings, contract, dirs, left)
+            runs = settings.runs
+            if runs is not None:  # a restart runs what the campaign has left
+                runs = max(runs - report.executions, 1)
+            command = worker_command(target, settings, contract, dirs, left, runs)
             workers = [
                 subprocess.Popen(
                     command, stdout=log, stderr=subprocess.PIPE, env=env,
@@ -328,15 +351,21 @@ def run(target: Target, settings: Settings) -> Report:
             for reader in readers:
                 reader.join()
             report.executions += sum(r.executions for r in readers)
+            before = set(seen_artefacts)
             file_artefacts(
                 dirs["artefacts"],
                 seen_artefacts,
                 store,
                 lambda path: hang_confirmed(target, settings, contract, dirs, path),
             )
+            for name in sorted(seen_artefacts - before):
+                if (dirs["artefacts"] / name).is_file():  # filed (not set aside unconfirmed)
+                    set_aside(dirs, dirs["artefacts"] / name)
             if all(code == 0 for code in codes) or report.restarts >= MAX_RESTARTS:
                 break
-            if settings.runs is not None or time.monotonic() >= deadline - 1:
+            if settings.runs is not None and report.executions >= settings.runs:
+                break
+            if time.monotonic() >= deadline - 1:
                 break
             report.restarts += 1
     report.wall_s = time.monotonic() - start

@@ -183,6 +183,33 @@ def test_an_unconfirmed_timeout_is_set_aside_not_filed(tmp_path):
     assert [f["size"] for f in load_findings(findings)] == [1]
 
 
+HANGS_ON_A_SEED = '''
+def read(data: bytes) -> int:
+    while data == b"hang-on-this-seed-7f3a\\n":
+        pass
+    return len(data)
+'''
+
+
+def test_a_seed_that_hangs_is_set_aside_and_the_campaign_goes_on(tmp_path):
+    """A hang ends the worker, and the next one starts by running the seeds again: the
+    hanging seed is taken out, so the campaign gets past it instead of ending there
+    (``--runs``) or stopping at it on every restart."""
+    (tmp_path / "hang_toy.py").write_text(textwrap.dedent(HANGS_ON_A_SEED))
+    seeds = tmp_path / "work" / "hang_toy-read" / "seeds"
+    seeds.mkdir(parents=True)
+    (seeds / "a").write_bytes(b'{"type":"user","uuid":"u1"}\n')
+    (seeds / "b").write_bytes(b"hang-on-this-seed-7f3a\n")
+    (seeds / "c").write_bytes(b'{"type":"assistant","uuid":"a1","parentUuid":"u1"}\n')
+    done = _fuzz_in(tmp_path, ["--target", "hang_toy:read", "--runs", "300", "--timeout", "1",
+                               *SAFETY, "--work", "work", "--json"])
+    assert done.returncode == 1, done.stderr[-3000:]
+    [report] = json.loads(done.stdout)
+    assert [f["exception"] for f in report["findings"]] == ["timeout"]
+    assert report["executions"] >= 300
+    assert sorted(p.name for p in seeds.iterdir()) == ["a", "c"]
+
+
 def _fuzz_in(cwd: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     command = [sys.executable, "-m", "rechain", "fuzz", *args]
