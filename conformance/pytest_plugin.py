@@ -5,8 +5,9 @@
 
 Inert unless ``--rechain-impl`` is given. Each corpus case (per option set)
 becomes one item named ``rechain::<case id>``, so ``-k``, ``-x``, ``--lf`` and
-JUnit XML work as for any test. Known divergences in the skip list are
-reported as skips; a listed case that passes fails (strict). A failure shows
+JUnit XML work as for any test. Known divergences in the skip list (the shipped
+one, or yours with ``--rechain-skips FILE``) are reported as skips; a listed case
+that passes fails (strict). A failure shows
 the first difference and the command that replays it.
 """
 
@@ -34,6 +35,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="case directory (default: the corpus shipped with rechain)")
     group.addoption("--rechain-case", action="append", default=[], metavar="GLOB",
                     help="only cases whose id matches (repeatable)")
+    group.addoption("--rechain-skips", metavar="FILE", default=None,
+                    help="your known failures (a strict skip list, as rechain check --skips)")
     group.addoption("--rechain-timeout", type=float, default=30.0, metavar="S",
                     help="per-case time limit")
     group.addoption("--rechain-memory-mb", type=int, default=2048, metavar="MB",
@@ -152,7 +155,9 @@ def _connected_items(suite: Suite) -> Iterator[CaseItem]:
     implementation = connect(config.getoption("rechain_impl"), limits, venv=venv)
     against = config.getoption("rechain_against")
     target = Against(connect(against, limits, venv=venv)) if against else Recorded(profile)
-    config.stash[_CONNECTIONS] = (Connections([implementation], [target]), skips.load())
+    listed = config.getoption("rechain_skips")
+    known = skips.load(Path(config.invocation_params.dir, listed) if listed else None)
+    config.stash[_CONNECTIONS] = (Connections([implementation], [target]), known)
     config.stash[_COLLECTED] = len(items)
     for item in items:
         yield CaseItem.from_parent(suite, name=item.case.id, case=item)

@@ -114,3 +114,19 @@ def test_a_folder_that_is_no_corpus_is_a_usage_error(pytester: pytest.Pytester, 
     result = run(pytester, f"--rechain-impl=python:{readers}:right", "--rechain-corpus=cases")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: rechain: corpus: not-a-case: cannot read case.json*"])
+
+
+def test_your_known_failures_are_skipped_strictly(pytester: pytest.Pytester, readers: str):
+    """--rechain-skips FILE (relative to where pytest runs): a listed failure is a skip, a
+    listed case that passes fails the session."""
+    pytester.path.joinpath("known.json").write_text(
+        '{"version": 1, "skips": [{"implementation": "*", "cases": ["compaction-plain*"], '
+        '"reason": "finds no conversation", "link": "https://example.invalid/1"}]}')
+    known = run(pytester, f"--rechain-impl=python:{readers}:empty",
+                "--rechain-case=compaction-plain", "--rechain-skips=known.json", "-k", "rechain")
+    known.assert_outcomes(skipped=2)  # compaction-plain and [system]
+    assert known.ret == 1  # every rechain case skipped: nothing was compared
+    fixed = run(pytester, f"--rechain-impl=python:{readers}:right",
+                "--rechain-case=compaction-plain", "--rechain-skips=known.json")
+    fixed.assert_outcomes(passed=1, failed=2)  # test_own, and both listed cases
+    fixed.stdout.fnmatch_lines(["*skipped case now passes: remove its skip*"])
