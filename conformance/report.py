@@ -157,12 +157,13 @@ def verdict(foot: Mapping[str, Any]) -> str:
         return "all agree or are skipped"
     if compared_nothing(table):
         return "nothing was compared: there was no case, or every case was skipped"
-    if _total(table, {"fail", "crash", "timeout"}):
-        return "disagreements found"
     readers = untested(table)
-    return "nearly nothing was compared: " + "; ".join(
-        f"{impl} compared {compared} of its {cases} cases, the rest skipped"
-        for impl, (compared, cases) in sorted(readers.items()))
+    said = ["disagreements found"] if _total(table, {"fail", "crash", "timeout"}) else []
+    if readers:
+        said.append("nearly nothing was compared: " + "; ".join(
+            f"{impl} compared {compared} of its {cases} cases, the rest skipped"
+            for impl, (compared, cases) in sorted(readers.items())))
+    return "; ".join(said)
 
 
 def footer(case_lines: Iterable[Mapping[str, Any]], rates: Mapping[str, Rate], seconds: float,

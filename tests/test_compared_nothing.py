@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rechain.cli import main
-from rechain.conformance.report import exit_code
+from rechain.conformance.report import exit_code, verdict
 
 pytest_plugins = ["pytester"]
 
@@ -70,6 +70,13 @@ def test_the_exit_code_needs_something_compared() -> None:
     assert exit_code({"r@1": {"t": {"pass": 1, "skip": 9}}}) == 0
     assert exit_code({"r@1": {"t": {"pass": 1, "skip": 10}}}) == 1  # nearly nothing
     assert exit_code({"r@1": {"t": {"pass": 5}}, "s@1": {"t": {"skip": 5}}}) == 1
+
+
+def test_the_verdict_names_a_reader_that_tested_nearly_nothing_beside_disagreements() -> None:
+    table = {"r@1": {"t": {"pass": 5, "fail": 1}}, "s@1": {"t": {"pass": 1, "skip": 40}}}
+    foot = {"counts": table, "exit": exit_code(table)}
+    assert verdict(foot) == ("disagreements found; nearly nothing was compared: s@1 compared "
+                             "1 of its 41 cases, the rest skipped")
 
 
 def test_a_reader_that_compared_nothing_fails_beside_one_that_passed(
