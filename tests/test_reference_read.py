@@ -180,6 +180,8 @@ _MARKED = [
     b'{"pad":"' + b"p" * 300 + b'","type":"system","subtype":"compact_boundary","uuid":"c"}',
     b'{"type":"system","subtype":"compact_boundary","uuid":"c"',
     b'{"type":"user","uuid":"a"}', b"", b"x" * 90,
+    # lines the split's snapshot test must tell apart
+    b'{"type":"attribution-snapshot"', b"i" * 30, b'{"type":"attri', b'{"type":"attribution"}',
 ]
 
 
@@ -188,19 +190,21 @@ def test_the_tail_split_finds_the_last_plain_boundary_and_the_lines_from_it(
         pieces: list[bytes], final_newline: bool, chunk: int) -> None:
     """``tail_lines`` (one pass from the end, each line tested where the SDK looks) finds
     the start ``last_boundary_start`` finds (the marker searched in the whole buffer,
-    chunk edges included) and the start of every line from there on."""
+    chunk edges included), the start of every line from there on, and whether one of
+    those lines starts as an attribution snapshot."""
     from rechain.reference import read
 
     data = b"\n".join(pieces) + (b"\n" if final_newline and pieces else b"")
     saved = read.CHUNK_BYTES
     read.CHUNK_BYTES = chunk  # small chunks: lines cross their edges all the time
     try:
-        begin, starts = read.tail_lines(data)
+        begin, starts, snapshot = read.tail_lines(data)
         assert begin == read.last_boundary_start(data)
     finally:
         read.CHUNK_BYTES = saved
     assert starts == [at for at in [0, *(i + 1 for i, b in enumerate(data) if b == 10)]
                       if begin <= at < len(data)]
+    assert snapshot == any(data.startswith(read.SNAPSHOT_PREFIX, at) for at in starts)
 
 
 _NEAR_SNAPSHOT = [
@@ -264,7 +268,9 @@ def test_a_long_tail_is_read_in_the_files_own_buffer_as_a_copied_tail_is() -> No
     assert len(data) > LARGE_FILE_BYTES
     source = read.read_sdk(data, False)
     assert source.data is data and source.offset == len(head)
-    copied = read.read_from(data, *read.tail_lines(data))
+    tail = read.tail_lines(data)
+    assert tail.snapshot  # two snapshots after the boundary
+    copied = read.read_from(data, tail.begin, tail.starts)
     assert copied.offset == 0 and copied.data == data[len(head):]
     lazy, eager = parse_sdk(source.numbered_lines()), parse_sdk(copied.numbered_lines())
     assert (list(lazy.entries), lazy.lines, lazy.facts) == (

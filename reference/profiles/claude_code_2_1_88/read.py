@@ -76,9 +76,9 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     # one pass from the end splits the lines after the last plain boundary, and finds the
     # lines that hold the marker where the reader looks (the lines before are not split)
     judged: list[int] = []
-    begin, found = shared_read.tail_lines(data, ("preservedSegment",), chunk_edges, judged)
+    begin, found, snapshots = shared_read.tail_lines(data, ("preservedSegment",), chunk_edges,
+                                                     judged)
     judged.reverse()
-    snapshots = shared_read.any_snapshot(data, found)  # some line from there on is one
     metadata: tuple[tuple[int, bytes], ...] = ()
     first = 1
     if begin > 0:
@@ -86,7 +86,7 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     # the lines after a boundary stay in the file's own buffer (no copy of the tail): the
     # chain's lines are read there (``profile.ChainLines``), and the result keeps the file
     source = shared_read.read_from(data, begin, found, in_place=True, copy_short_tail=False,
-                                   first_line=first)
+                                   first_line=first, snapshot=snapshots)
     buffer = source.data
     line_count = first - 1 + len(found)
     found = source.starts  # type: ignore[assignment]  # in ``buffer``
