@@ -225,12 +225,13 @@ def test_a_disagreement_that_does_not_reproduce_is_kept_unshrunk(faux, tmp_path)
     assert Path(findings[0]["path"], "transcript.jsonl").exists()
 
 
-def test_written_skips_cover_the_failures_and_stay_strict(faux, tmp_path):
+def test_written_skips_cover_the_failures_and_stay_strict(faux, tmp_path, capsys):
     written = tmp_path / "skips.json"
     assert check("--impl", f"{faux}:drops_last", "--examples", "0", "--case", "cycle-*",
                  "--case", "options-*", "--write-skips", str(written)) == 1
     document = json.loads(written.read_text())
     ids = [i for entry in document["skips"] for i in entry["cases"]]
+    assert f"wrote {len(ids)} known failures to {written}" in capsys.readouterr().err
     assert ids and all(entry["reason"].startswith("TODO") for entry in document["skips"])
     assert any("[[]" in i for i in ids)  # variant ids like options-paging[limit=3] are escaped
     assert check("--impl", f"{faux}:drops_last", "--examples", "0", "--case", "cycle-*",

@@ -40,6 +40,11 @@ def render(args: argparse.Namespace, lines: Sequence[dict[str, Any]]) -> None:
     if args.write_skips is not None:
         document = skips.covering(lines, GENERATED)
         _write("--write-skips", args.write_skips, json.dumps(document, indent=2) + "\n")
+        listed = sum(len(entry["cases"]) for entry in document["skips"])
+        print(f"rechain: wrote {listed} known failures to {args.write_skips.absolute()} "
+              f"({len(document['skips'])} entries): replace each TODO reason and link, commit "
+              "it and name it in --skips (a listed case that passes fails the run)",
+              file=sys.stderr)
     sys.stdout.write(report_text.terminal(lines))
     if args.markdown is not None:
         text = report_text.markdown(lines)
