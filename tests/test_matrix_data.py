@@ -78,3 +78,12 @@ def test_merged_prompts_join_adjacent_prompt_rows_only() -> None:
         ("u2", ("caveat", "/status")), ("u4", ("hi",)), ("u5", ("tool_result:t1",)),
         ("u6", ("next",)), ("u8", ("later",))]
 
+
+
+def test_running_one_reader_keeps_the_other_readers_rows(tmp_path: Path) -> None:
+    """``rechain matrix --reader NAME`` re-renders the page with every reader: the others'
+    rows come from their kept data, instead of a page of that one reader."""
+    shutil.copytree(DOCS / "matrix-data", tmp_path / "matrix-data")
+    assert main(["matrix", "--no-run", "--reader", "ccusage", "--out", str(tmp_path),
+                 "--cases", str(tmp_path / "no-reports")]) == 0
+    assert (tmp_path / "matrix.md").read_text() == (DOCS / "matrix.md").read_text()

@@ -70,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
 
     Each reader's results are kept as data in ``<out>/matrix-data/<name>.jsonl`` (committed
     with the docs): ``--no-run`` renders from a report in ``--cases`` when there is one,
-    else from that data, so a fresh checkout re-renders the published matrix."""
+    else from that data, so a fresh checkout re-renders the published matrix. With
+    ``--reader``, only those readers run; the others keep their rows from that data, so the
+    page still shows every reader."""
     from rechain.conformance.matrix import adapters, render
 
     if args.install:
@@ -79,9 +81,16 @@ def run(args: argparse.Namespace) -> int:
     args.out = output_dir("--out", args.out)
     (args.out / "badges").mkdir(exist_ok=True)
     (args.out / "matrix-data").mkdir(exist_ok=True)
-    for adapter in adapters.shipped(names=args.reader):
+    chosen = {adapter.name for adapter in adapters.shipped(names=args.reader)}
+    for adapter in adapters.shipped():
         report = args.cases / f"{adapter.name}.report.jsonl"
         stored = args.out / "matrix-data" / f"{adapter.name}.jsonl"
+        if adapter.name not in chosen:  # another reader's row stays as it was kept
+            if stored.is_file():
+                kept = [loads(line) for line in stored.read_bytes().splitlines()]
+                rows.append(render.row_of_data(kept))
+                headers.append(kept[0])
+            continue
         if not args.no_run:
             _check(args, adapter, report)
         if report.is_file():
