@@ -43,9 +43,13 @@ def describe_case(line: Mapping[str, Any]) -> str:
     if difference:
         where = (f" at {difference['path']}: {_value(difference['left'])} vs "
                  f"{_value(difference['right'])}")
-    message = line.get("message") or line["status"]
+    message = str(line.get("message") or line["status"])
     explanation = line.get("explanation") or {}
-    why = f" — {explanation['title']}: {explanation['sentence']}" if explanation else ""
+    why = ""
+    if explanation:  # the sentence, unless it is the message again (a skip that now passes)
+        title, sentence = str(explanation["title"]), str(explanation["sentence"])
+        said = sentence if sentence.startswith(title) else f"{title}: {sentence}"
+        why = "" if message in (sentence, said) else f" — {said}"
     return (f"{line['status'].upper():7} {line['id']}  {line['implementation']} vs "
             f"{line['against']}: {message}{where}{why}")
 

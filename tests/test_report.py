@@ -187,3 +187,19 @@ def test_a_one_line_case_seen_once_reads_as_written_in_the_terminal_and_the_page
     assert "seen 1x, 1 line, fails against" in text
     page = report_html.render(lines)
     assert "1 line, seen 1 time;" in page and "1 lines" not in page
+
+
+def test_a_skip_that_now_passes_is_said_once_in_the_one_line_description() -> None:
+    """The answers agree, so the explanation is the verdict's own words: the line that the
+    pytest plugin prints first says them once, not as message, title and sentence."""
+    from rechain.conformance.explain import explain
+
+    data = (b'{"type":"user","uuid":"u1","parentUuid":null,'
+            b'"message":{"role":"user","content":"x"}}\n')
+    same = Answered(({"uuid": "u1"},))
+    message = "skipped case now passes: remove its skip (known)"
+    record = Record(1, "basic-one", "basic", "faux@1", "other@2", Verdict("fail", message),
+                    same, same, 0.0, frozenset())
+    line = report.case_line(record, explanation=explain(data, same, same, None,
+                                                        target="other@2", message=message))
+    assert report_text.describe_case(line).count("remove its skip") == 1
