@@ -13,6 +13,7 @@ import contextlib
 import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,13 +118,20 @@ def reader_version(target: Target, settings: Settings) -> str:
 
 
 def file_findings(
-    target: Target, settings: Settings, findings: list[dict[str, Any]], seconds: float
+    target: Target, settings: Settings, findings: list[dict[str, Any]], seconds: float,
+    progress: Callable[[int, int, dict[str, Any]], None] | None = None,
 ) -> list[Path]:
-    """Shrink every finding and write each as a regression case; returns the case dirs."""
+    """Shrink every finding and write each as a regression case; returns the case dirs.
+
+    ``progress(i, n, finding)`` is told before each one: shrinking takes up to ``seconds``
+    per finding, and a campaign with thirty findings was otherwise silent for half an hour.
+    """
     version = reader_version(target, settings)
     written = []
     done: set[str] = set()
-    for finding in findings:
+    for number, finding in enumerate(findings, 1):
+        if progress is not None:
+            progress(number, len(findings), finding)
         finding["variant"] = classify(target, settings, finding)
         if finding["variant"] in done:  # two records (old, or a guessed trigger) of one variant
             continue

@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -236,8 +238,24 @@ def test_a_campaign_with_findings_says_where_they_are_and_what_makes_them_cases(
     [where] = [line for line in lines if "findings, each input beside its record: " in line]
     findings = Path(where.split(": ", 1)[1])
     assert findings.is_absolute() and any(findings.glob("*.input"))
-    assert any(line.endswith("the same command with --time 0 --regressions added")
-               for line in lines)
+    [shrink] = [line.split(": ", 1)[1] for line in lines
+                if line.startswith("  shrink them into replayable cases: ")]
+    assert shrink.startswith(f"cd {tmp_path} && ") and shrink.endswith(
+        f"--target toy_reader:read --time 0 --regressions --work {tmp_path / 'work'}")
+    # as printed, from elsewhere, it reads this campaign's findings (here without writing
+    # the cases: that part is the shrinking's own tests')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    again = subprocess.run(shrink.replace(" --regressions", ""), shell=True, cwd=elsewhere,
+                           capture_output=True, text=True, timeout=PROCESS_TIMEOUT_S,
+                           check=False, env={k: v for k, v in os.environ.items()
+                                             if k != "PYTHONPATH"})
+    assert again.returncode == 0, again.stderr[-3000:]  # nothing new: they are on record
+    listed = [line for line in lines if line.startswith("  ") and " x" in line]
+    assert [line for line in again.stdout.splitlines() if line in listed] == listed
+    # each finding names its input file, and a trigger where it has one
+    assert all(line.endswith(".input)") for line in listed)
+    assert any(" [non-object-line] x" in line for line in listed)
 
 
 @pytest.mark.parametrize(("target", "why", "more"), [
@@ -306,3 +324,37 @@ def test_a_runner_killed_outright_takes_its_worker_with_it(tmp_path, monkeypatch
     # the worker is up once libFuzzer has written to its log
     started = lambda _: log.exists() and log.stat().st_size > 0  # noqa: E731
     assert not outlived(runner, started), "the worker outlived its runner"
+
+
+def test_findings_are_filed_one_by_one_and_replay_as_printed_from_elsewhere(
+        tmp_path, monkeypatch, capsys):
+    """``--regressions`` says which finding it is shrinking as it goes (each may take its
+    whole budget), and each case's printed replay runs from another directory."""
+    from cli_run import run
+
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "toy_reader.py").write_text(textwrap.dedent(TOY))
+    store = FindingStore(tmp_path / "work" / "toy_reader-read" / "findings", "toy_reader:read")
+    for data in (b"[1]\n", b"42\n"):
+        try:
+            json.loads(data).get("type")
+        except AttributeError as error:
+            from rechain.fuzz.contract import failure_of
+            store.record(failure_of(error), data)
+    monkeypatch.setattr("rechain.fuzz.regressions.regressions_root", lambda: tmp_path / "regs")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    monkeypatch.chdir(tmp_path / "mine")
+    code, out, err = run(capsys, "fuzz", "--target", "toy_reader:read", "--time", "0",
+                         "--regressions", "--work", str(tmp_path / "work"),
+                         "--shrink-seconds", "5")
+    assert code == 0, err
+    said = [line for line in err.splitlines() if line.startswith("rechain: shrinking finding")]
+    assert said and said[0].startswith(f"rechain: shrinking finding 1 of {len(said)} (up to 5 s)")
+    replays = re.findall(r"\(replay: `(.+)`\)", out)
+    assert replays
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    for printed in replays:
+        argv = shlex.split(printed)
+        code, again, err = run(capsys, *argv[argv.index("fuzz"):])
+        assert (code, again.split()[0]) == (0, "reproduced"), again + err

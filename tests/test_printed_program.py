@@ -189,7 +189,8 @@ def test_a_fuzz_campaigns_next_step_reads_the_findings_where_it_left_them(
     monkeypatch.setenv("PATH", bare)
     monkeypatch.chdir(project)
     _print_next_steps(TARGETS["parse-line"], project / "work" / "parse-line" / "findings",
-                      Namespace(work=Path("work"), venv=None))
+                      Namespace(work=Path("work"), venv=None, timeout=None, rss_mb=None,
+                                allow=[]))
     line = next(s for s in capsys.readouterr().out.splitlines() if "replayable cases:" in s)
     printed = line.split("replayable cases: ", 1)[1]
     assert shlex.split(printed)[-2:] == ["--work", str(project / "work")]

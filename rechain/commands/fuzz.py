@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -164,26 +165,42 @@ def _print_report(report: dict[str, Any]) -> None:
         f"({len(report['new_findings'])} new)"
     )
     for finding in report["findings"]:
-        print(f"  {finding['signature']} x{finding.get('count', 1)}: {finding['message'][:120]}")
+        print(f"  {_finding_label(finding)} x{finding.get('count', 1)}: "
+              f"{finding['message'][:120]} ({Path(finding['input_path']).name})")
     for case in report.get("cases", []):
         replay = portable.rechain(["fuzz", "--replay", Path(case).name])
         print(f"  case {case} (replay: `{replay}`)")
 
 
+def _finding_label(finding: dict[str, Any]) -> str:
+    """The signature, and the trigger when it has one: one site failing on ``message: null``
+    and on a non-object line is two findings, and two identical lines said otherwise."""
+    trigger = str(finding.get("variant", "")).partition("|")[2]
+    return f"{finding['signature']} [{trigger}]" if trigger else str(finding["signature"])
+
+
 def _print_next_steps(target: Any, findings: Path, args: argparse.Namespace) -> None:
     """Where a campaign's findings are, and the command that makes them replayable cases
-    (for a named target, with the campaign's ``--work`` and ``--venv``, absolute: the
-    findings are read where this campaign left them)."""
+    (with the campaign's ``--work``, ``--venv`` and bounds, absolute: the findings are read
+    where this campaign left them; a ``--target`` of yours from the directory it was
+    imported from)."""
     print(f"  findings, each input beside its record: {findings}")
-    if target.user:
-        print("  shrink them into replayable cases: the same command with --time 0 "
-              "--regressions added")
-        return
     argv = ["fuzz", target.name, "--time", "0", "--regressions"]
+    if target.user:
+        argv = ["fuzz", "--target", target.spec, "--time", "0", "--regressions"]
+        argv += ["--input", target.input] if target.input else []
+        for name in args.allow:
+            argv += ["--allow", name]
     for option, value in (("--work", args.work), ("--venv", args.venv)):
         if value is not None:
             argv += [option, portable.path(value, Path.cwd())]
-    print(f"  shrink them into replayable cases: {portable.rechain(argv)}")
+    for option, number in (("--timeout", args.timeout), ("--rss-mb", args.rss_mb)):
+        if number is not None:
+            argv += [option, str(number)]
+    line = portable.rechain(argv)
+    if target.user:  # the target is imported as from where this campaign started
+        line = f"cd {shlex.quote(str(Path.cwd()))} && {line}"
+    print(f"  shrink them into replayable cases: {line}")
 
 
 def fuzz(args: argparse.Namespace) -> int:
@@ -219,7 +236,8 @@ def fuzz(args: argparse.Namespace) -> int:
                         f"{_last_words(Path(report['log']))}")
         if args.regressions:
             findings = runner.load_findings(settings.work / target.name / "findings")
-            cases = triage.file_findings(target, settings, findings, args.shrink_seconds)
+            cases = triage.file_findings(target, settings, findings, args.shrink_seconds,
+                                         _shrinking(args.shrink_seconds))
             report["cases"] = [str(c) for c in cases]
         reports.append(report)
         if not args.json:
@@ -237,6 +255,16 @@ def fuzz(args: argparse.Namespace) -> int:
     for line in idle:  # a campaign that ran nothing tested nothing: never a pass
         print(line, file=sys.stderr)
     return 1 if idle or any(r["new_findings"] for r in reports) else 0
+
+
+def _shrinking(seconds: float) -> Any:
+    """One line on stderr per finding as it is shrunk and filed (stdout stays the report)."""
+
+    def say(number: int, total: int, finding: dict[str, Any]) -> None:
+        print(f"rechain: shrinking finding {number} of {total} (up to {seconds:g} s): "
+              f"{_finding_label(finding)[:160]}", file=sys.stderr, flush=True)
+
+    return say
 
 
 def _last_words(log: Path) -> str:
