@@ -119,6 +119,8 @@ def _replay(config: pytest.Config, case_id: str) -> str:
         parts += ["--corpus", portable.path(config.getoption("rechain_corpus"), cwd)]
     if config.getoption("rechain_venv"):
         parts += ["--venv", portable.path(config.getoption("rechain_venv"), cwd)]
+    if config.getoption("rechain_skips"):  # the list decides the verdict, as here
+        parts += ["--skips", portable.path(config.getoption("rechain_skips"), cwd)]
     return portable.command([*parts, "--case", case_id.split("[")[0]], env)
 
 

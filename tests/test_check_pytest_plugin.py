@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import textwrap
 from importlib.metadata import entry_points
 
@@ -130,3 +131,11 @@ def test_your_known_failures_are_skipped_strictly(pytester: pytest.Pytester, rea
                 "--rechain-case=compaction-plain", "--rechain-skips=known.json")
     fixed.assert_outcomes(passed=1, failed=2)  # test_own, and both listed cases
     fixed.stdout.fnmatch_lines(["*skipped case now passes: remove its skip*"])
+    # the replay judges by the same list, so it fails as the item did, from anywhere
+    replay = next(line.split("replay: ", 1)[1] for line in fixed.outlines
+                  if line.startswith("replay: "))
+    assert f"--skips {pytester.path / 'known.json'}" in replay
+    elsewhere = pytester.path / "elsewhere"
+    elsewhere.mkdir()
+    again = subprocess.run(replay, shell=True, cwd=elsewhere, capture_output=True, text=True)
+    assert again.returncode == 1 and "skipped case now passes" in again.stdout, again.stderr
