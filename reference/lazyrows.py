@@ -86,6 +86,9 @@ class Glance(msgspec.Struct, gc=False, rename=_JSON_NAMES):
     quiet: Any = None
     host_hidden: Any = None
     ran_by: Any = None
+    # what a tool result keeps for the leaf choice and the recovery sort (``Pending.stamp``):
+    # left as its bytes, so that no value of it (``1e400``, a lone surrogate) refuses the line
+    timestamp: msgspec.Raw = msgspec.Raw()
 
 
 GLANCE = msgspec.json.Decoder(Glance)
@@ -136,6 +139,10 @@ class Pending(msgspec.Struct, gc=False, eq=False):
     # host assistant, and it is shown when a user or assistant row
     plain: bool = False
     value: Any = None  # the decoded row, once ``decoded`` kept it
+    # a tool result's ``timestamp`` from its glance (``kept_stamp``), else ``UNKEPT``: the
+    # leaf choice and the recovery sort read the stamps of results, most of a long file's
+    # leaves and orphans, and reading one from the line decodes the whole line again
+    stamp: Any = msgspec.UNSET
 
     def __repr__(self) -> str:
         """The row's place, never its buffer (the whole file)."""
@@ -174,6 +181,23 @@ class Pending(msgspec.Struct, gc=False, eq=False):
             return parse_line(raw)[0]  # type: ignore[no-any-return]
 
 
+#: ``Pending.stamp`` of a row whose timestamp was not kept
+UNKEPT = msgspec.UNSET
+
+
+def kept_stamp(raw: msgspec.Raw) -> Any:
+    """What a row keeps of a glanced ``timestamp`` (its bytes; empty when absent): a string,
+    null or absent as ``JSON.parse`` reads it; any other value, or a string orjson refuses,
+    is left to the line (``UNKEPT``)."""
+    if not raw:
+        return UNDEFINED
+    try:
+        stamp = _loads(memoryview(raw))
+    except orjson.JSONDecodeError:
+        return UNKEPT
+    return stamp if stamp is None or type(stamp) is str else UNKEPT
+
+
 class Stamped(msgspec.Struct, gc=False):
     """A row's ``timestamp`` alone (``UNDEFINED`` when absent)."""
 
@@ -189,6 +213,9 @@ def stamp_of(item: Json | Pending, default: Any = None) -> Any:
     stamp is neither a string, null nor absent (``JSON.parse`` decides such values)."""
     if type(item) is not Pending or item.value is not None:
         return row_of(item).get("timestamp", default)
+    kept = item.stamp
+    if kept is not UNKEPT:
+        return default if kept is UNDEFINED else kept
     try:
         stamp = _STAMP.decode(item.raw()).timestamp
     except (msgspec.DecodeError, RecursionError):

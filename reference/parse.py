@@ -17,11 +17,19 @@ import msgspec
 import orjson
 
 from rechain.reference import queued
-from rechain.reference.facts import KINDS, MAIN_WRITER, Facts, facts_of, glance_facts, writer
+from rechain.reference.facts import (
+    ANSWERS,
+    KINDS,
+    MAIN_WRITER,
+    Facts,
+    facts_of,
+    glance_facts,
+    writer,
+)
 from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.js.values import UNDEFINED, prop, truthy
 from rechain.reference.lazyrows import GLANCE as _GLANCE
-from rechain.reference.lazyrows import Glance, LazyEntries, Pending, valid_utf8
+from rechain.reference.lazyrows import Glance, LazyEntries, Pending, kept_stamp, valid_utf8
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.read import NumberedLines
 
@@ -171,9 +179,10 @@ def _glance_lines(parsed: Parsed, tally: queued.DeliveryTally,
                             calls += (value,)
         source = seen.source
         meta = seen.is_meta
-        keep(Pending(buffer, start, main and team is None and (meta is None or meta is False)
-                     and seen.quiet is None and seen.host_hidden is None
-                     and seen.ran_by is None))
+        plain = main and team is None and (meta is None or meta is False) \
+            and seen.quiet is None and seen.host_hidden is None and seen.ran_by is None
+        keep(Pending(buffer, start, plain) if answers is None
+             else Pending(buffer, start, plain, None, kept_stamp(seen.timestamp)))
         number_of(number)
         fact_of((uuid, kind, parent, False if kind == "progress" else eligible, message_id,
                  calls, answers, source if type(source) is str else None,
@@ -265,10 +274,13 @@ def glanced_row(buffer: bytes, start: int, seen: Glance,
     if type(kind) is str and kind in _GLANCED and type(seen.uuid) is str and (
             kind != "system" or seen.subtype != "voice_call_talk"):
         meta, side = seen.is_meta, seen.is_sidechain
-        return Pending(buffer, start, (
-            (meta is None or meta is False) and (side is None or side is False)
-            and seen.quiet is None and seen.host_hidden is None
-            and seen.ran_by is None and seen.team_name is None)), glance_facts(seen, previous)
+        facts = glance_facts(seen, previous)
+        plain = (meta is None or meta is False) and (side is None or side is False) \
+            and seen.quiet is None and seen.host_hidden is None and seen.ran_by is None \
+            and seen.team_name is None
+        if facts[ANSWERS] is None:
+            return Pending(buffer, start, plain), facts
+        return Pending(buffer, start, plain, None, kept_stamp(seen.timestamp)), facts
     return None
 
 

@@ -177,7 +177,8 @@ def test_glance_names_only_the_graph_fields() -> None:
     assert seen.parent_uuid is UNDEFINED and seen.agent_id is UNDEFINED  # absent, not null
     assert msgspec.structs.asdict(seen).keys() == {
         "uuid", "type", "parent_uuid", "subtype", "is_sidechain", "team_name", "message",
-        "attachment", "source", "agent_id", "is_meta", "quiet", "host_hidden", "ran_by"}
+        "attachment", "source", "agent_id", "is_meta", "quiet", "host_hidden", "ran_by",
+        "timestamp"}
     renamed = glance(b'{"type":"user","uuid":"a","parentUuid":null,"agentId":"x","isSidechain":1,'
                      b'"teamName":"t","sourceToolAssistantUUID":"s","\\u0075uid":"b"}')
     assert renamed is not None and (renamed.uuid, renamed.parent_uuid, renamed.agent_id,
@@ -294,13 +295,22 @@ def test_a_glanced_timestamp_is_the_decoded_rows(c: object) -> None:
 
 
 @pytest.mark.parametrize("stamp", [b'"2026-01-01T00:00:00.000Z"', b"null", b"1e400", b"12",
-                                   b'{"a":1}', b'"x","timestamp":"y"', b'"\\u00e9"'])
-def test_a_timestamp_of_any_shape_is_read_as_json_parse_reads_it(stamp: bytes) -> None:
-    from rechain.reference.lazyrows import stamp_of
+                                   b'{"a":1}', b'"x","timestamp":"y"', b'"\\u00e9"',
+                                   b"123456789012345678901234567890"])
+@pytest.mark.parametrize("result", [False, True], ids=["prompt", "tool-result"])
+def test_a_timestamp_of_any_shape_is_read_as_json_parse_reads_it(stamp: bytes,
+                                                                  result: bool) -> None:
+    """A tool result keeps its timestamp from the glance (``Pending.stamp``), any other row
+    reads it from its line when asked: either way as ``JSON.parse`` reads it."""
+    from rechain.reference.lazyrows import UNKEPT, stamp_of
 
-    line = b'{"type":"user","uuid":"a","\\u0074imestamp":' + stamp + b"}"
+    content = b'"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]},' \
+        if result else b""
+    line = b'{"type":"user","uuid":"a",' + content + b'"\\u0074imestamp":' + stamp + b"}"
     (item,) = parse_sdk(NumberedLines(line)).entries.stored()  # type: ignore[attr-defined]
     assert type(item) is Pending
+    assert (item.stamp is not UNKEPT) is (result and stamp in (
+        b'"2026-01-01T00:00:00.000Z"', b"null", b'"x","timestamp":"y"', b'"\\u00e9"'))
     assert stamp_of(item) == orjson.loads(line.replace(b"1e400", b"1e300")).get("timestamp") \
         or stamp == b"1e400"
     assert stamp_of(item) == row_of(item).get("timestamp")

@@ -61,7 +61,6 @@ class SeedGlance(Glance, gc=False,
     message: SeedMessage | None = None
     permission_mode: Any = UNDEFINED
     snip: msgspec.Raw = _EMPTY
-    timestamp: Any = UNDEFINED
 
 
 SEED_GLANCE = msgspec.json.Decoder(SeedGlance)
@@ -84,8 +83,6 @@ LIGHT_GLANCE = msgspec.json.Decoder(LightGlance)
 # unless thinking-only; no TodoWrite call for ``extract_todos``; an assistant's non-empty
 # content of thinking blocks only; one with a block that is not thinking
 HAS_MESSAGE, RESULTS, PLAIN, TODO_FREE, THINKING_ONLY, OTHER = 1, 2, 4, 8, 16, 32
-# Glanced.stamp of a row whose timestamp was not kept (read from its line when asked)
-UNKEPT = msgspec.UNSET
 
 
 class Glanced(msgspec.Struct, gc=False, eq=False):
@@ -99,10 +96,6 @@ class Glanced(msgspec.Struct, gc=False, eq=False):
     line: int
     side: Any  # isSidechain: a bool, None, or UNDEFINED when absent
     flags: int
-    # a tool result's timestamp (a string, None, or UNDEFINED when absent), else ``UNKEPT``:
-    # the leaf choice and the recovery sort read the stamps of results, most of a long
-    # file's leaves and orphans, and each read of one decoded its whole line again
-    stamp: Any = UNKEPT
 
     @property
     def uuid(self) -> str:
@@ -142,11 +135,8 @@ class Glanced(msgspec.Struct, gc=False, eq=False):
             return default if parent is UNDEFINED else parent
         if key == "isSidechain":
             return default if self.side is UNDEFINED else self.side
-        if key == "timestamp":
-            stamp = self.stamp
-            if stamp is UNKEPT:
-                return stamp_of(self.row, default)
-            return default if stamp is UNDEFINED else stamp
+        if key == "timestamp":  # a tool result's kept from its glance (``Pending.stamp``)
+            return stamp_of(self.row, default)
         return self.fresh().get(key, default)
 
     def __getitem__(self, key: str) -> Any:
@@ -293,10 +283,6 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
     kept = glanced_row(data, start, seen, previous)
     if kept is None:
         return None
-    if flags & RESULTS:  # a string, null or absent as JSON.parse reads it; else left to it
-        stamp = seen.timestamp
-        if stamp is None or stamp is UNDEFINED or type(stamp) is str:
-            return Glanced(kept[0], kept[1], line, side, flags, stamp)
     return Glanced(kept[0], kept[1], line, side, flags)
 
 
