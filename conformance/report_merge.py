@@ -31,8 +31,9 @@ def merge(reports: Sequence[Sequence[Json]], names: Sequence[str]) -> list[Json]
     _same_run(heads, names)
     _complete(heads, names)
     cases = _cases(reports, names)
-    findings = _findings(line for lines in reports for line in lines
-                         if line.get("kind") == "finding")
+    findings = _findings(_found_here(line, lines[0], name)
+                         for lines, name in zip(reports, names, strict=True)
+                         for line in lines if line.get("kind") == "finding")
     feet = [lines[-1] for lines in reports if lines and lines[-1].get("kind") == "footer"]
     interrupted = len(feet) < len(reports) or any(f.get("interrupted") for f in feet)
     seconds = max((float(f.get("seconds", 0.0)) for f in feet), default=0.0)
@@ -108,6 +109,44 @@ def _findings(lines: Any) -> list[Json]:
         smaller = min(other, line, key=lambda f: (f.get("lines") or 0, f["case_id"]))
         kept[key] = {**smaller, "seen": seen}
     return sorted(kept.values(), key=lambda f: (-int(f["seen"]), f["case_id"]))
+
+
+def _found_here(finding: Json, head: Json, name: str) -> Json:
+    """A shard's finding with its case folder where this machine has it: a shard saves its
+    cases beside its report (the action's ``cases/``), and the merge job downloads both
+    elsewhere, so a path and replay that name the shard machine's folder are rewritten to
+    the same place beside the report file given here, when the case is there."""
+    import shlex
+    from pathlib import Path
+
+    written, path = _argument(head.get("argv", []), "--report"), finding.get("path")
+    if not written or not path or Path(path).exists():
+        return finding
+    before = Path(str(head.get("cwd") or "/"), written).parent
+    try:
+        inside = Path(path).relative_to(before)
+    except ValueError:
+        return finding
+    here = Path(name).resolve().parent / inside
+    if not here.is_dir():
+        return finding
+    old, new = str(Path(path).parent), str(here.parent)
+    replay = str(finding.get("replay", ""))
+    for form in (shlex.quote(old), old):
+        if f"--corpus {form} " in replay:
+            replay = replay.replace(f"--corpus {form} ", f"--corpus {shlex.quote(new)} ", 1)
+            break
+    return {**finding, "path": str(here), "replay": replay}
+
+
+def _argument(argv: Sequence[str], flag: str) -> str | None:
+    """The value of ``flag`` on a command line (``--flag V`` or ``--flag=V``)."""
+    for i, word in enumerate(argv):
+        if word == flag and i + 1 < len(argv):
+            return str(argv[i + 1])
+        if word.startswith(f"{flag}="):
+            return word.split("=", 1)[1]
+    return None
 
 
 def _rates(feet: Sequence[Mapping[str, Any]]) -> dict[str, report.Rate]:

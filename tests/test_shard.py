@@ -162,3 +162,30 @@ def test_the_merged_summary_names_the_merged_files_not_a_shards(tmp_path, capsys
     assert str(merged / "all.jsonl") in full and str(merged / "all.html") in full
     assert "part1" not in text
     assert "part1" not in capsys.readouterr().out
+
+
+def test_merged_findings_point_at_the_cases_where_the_merge_finds_them(tmp_path, capsys) -> None:
+    """Each shard saves its shrunk cases beside its report; the merge job downloads the
+    folders elsewhere: the merged replay names the downloaded cases, and runs as printed."""
+    reader = tmp_path / "drops_reader.py"
+    reader.write_text(READER)
+    runner, downloaded = tmp_path / "runner", tmp_path / "downloaded"
+    downloaded.mkdir()
+    for i in (1, 2):
+        folder = runner / f"shard{i}"
+        folder.mkdir(parents=True)
+        main(["check", "--impl", f"python:{reader}:read", "--against", "reference",
+              "--no-corpus", "--examples", "14", "--seed", "11", "--no-progress",
+              "--max-shrink", "1", "--shard", f"{i}/2", "--report", str(folder / "report.jsonl"),
+              "--save-cases", str(folder / "cases")])
+        folder.rename(downloaded / f"rechain-report-{i}")
+    capsys.readouterr()
+    merged = tmp_path / "merged.jsonl"
+    main(["report", "merge", *(str(downloaded / f"rechain-report-{i}" / "report.jsonl")
+                               for i in (1, 2)), "--report", str(merged)])
+    findings = [line for line in report.read(merged) if line["kind"] == "finding"]
+    assert findings, "no shard shrank a disagreement"
+    for finding in findings:
+        assert Path(finding["path"]).is_dir() and str(downloaded) in finding["path"]
+        corpus = finding["replay"].split("--corpus ", 1)[1].split(" ", 1)[0]
+        assert Path(corpus, finding["case_id"]).is_dir()
