@@ -223,9 +223,13 @@ def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) 
                               check=False, cwd=cwd)
     except subprocess.TimeoutExpired:  # stuck past the worker's own watchdog: a hang too
         done = subprocess.CompletedProcess(command, -9, b"", b"Timeout (killed)")
-    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
+    said = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
+    rows = [row for row in said if row.get("outcome") != "started"]
     if not rows and b"Timeout (" in done.stderr:  # the worker's watchdog ended it: a hang
         rows = [_hang(spec, bound, done.stderr)]
+    elif not rows and said:  # it began the input and the process ended: the target ended it
+        rows = [{"outcome": "failure", "exception": "exit", "signature": f"exit@{spec}",
+                 "message": f"the process ended (exit code {done.returncode}) running it"}]
     if not rows:
         said = [line for line in done.stderr.decode("utf-8", "replace").splitlines()
                 if line.strip()]

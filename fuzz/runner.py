@@ -30,6 +30,7 @@ from rechain.fuzz import dictionary, seeds
 from rechain.fuzz.contract import Contract
 from rechain.fuzz.findings import FindingStore, load_findings
 from rechain.fuzz.registry import Target
+from rechain.fuzz.worker import read_last_input
 
 if TYPE_CHECKING:
     from rechain.shard import Shard
@@ -165,6 +166,8 @@ def _worker(target: Target, settings: Settings, dirs: dict[str, Path]) -> list[s
     """The worker process and its own options (libFuzzer's flags come after ``--``)."""
     command = [python_of(settings.venv), "-m", "rechain.fuzz.worker", "--target", target.spec]
     command += ["--findings", str(dirs["findings"])]
+    if settings.jobs == 1 and "last" in dirs:  # -fork children would share it
+        command += ["--last-input", str(dirs["last"])]
     if target.input:
         command += ["--input", target.input]
     for package in target.instrument:
@@ -222,6 +225,7 @@ def prepare(target: Target, settings: Settings, contract: Contract) -> dict[str,
     seeds.write(dirs["seeds"], contract.examples)
     dirs["dict"] = dictionary.write(base / "transcript.dict")
     dirs["log"] = base / "worker.log"
+    dirs["last"] = base / "last-input"
     return dirs
 
 
@@ -298,14 +302,13 @@ def file_artefacts(
     return new
 
 
-def set_aside(dirs: dict[str, Path], artefact: Path) -> int:
+def set_aside(dirs: dict[str, Path], data: bytes) -> int:
     """Take the artefact's input out of the seeds and the corpus; returns how many copies.
 
     A hang, blow-up or hard crash ends the worker, and the next worker starts by running
     the corpus again: an input that does so among the seeds ended every restart at the
     same place, and the campaign never got past its seeds (``cov 0``). The input is kept
     as the finding's."""
-    data = artefact.read_bytes()
     removed = 0
     for folder in (dirs["corpus"], dirs["seeds"]):
         for path in folder.iterdir():
@@ -337,6 +340,7 @@ def run(target: Target, settings: Settings) -> Report:
             if runs is not None:  # a restart runs what the campaign has left
                 runs = max(runs - report.executions, 1)
             command = worker_command(target, settings, contract, dirs, left, runs)
+            dirs["last"].unlink(missing_ok=True)
             workers = [
                 subprocess.Popen(
                     command, stdout=log, stderr=subprocess.PIPE, env=env,
@@ -360,7 +364,18 @@ def run(target: Target, settings: Settings) -> Report:
             )
             for name in sorted(seen_artefacts - before):
                 if (dirs["artefacts"] / name).is_file():  # filed (not set aside unconfirmed)
-                    set_aside(dirs, dirs["artefacts"] / name)
+                    set_aside(dirs, (dirs["artefacts"] / name).read_bytes())
+            ended = [code for code, reader in zip(codes, readers, strict=True)
+                     if not reader.final]
+            last = read_last_input(dirs["last"]) if ended and seen_artefacts == before else None
+            if last is not None:  # no artefact, no statistics: the target ended the worker
+                data, ran = last
+                report.executions += ran - sum(r.executions for r in readers)
+                detail = (f"the worker ended (exit code {ended[0]}) while running this input, "
+                          "before libFuzzer could report: the target ended the process")
+                store.record_artifact("exit", data, detail)
+                set_aside(dirs, data)
+                codes = [1]
             if all(code == 0 for code in codes) or report.restarts >= MAX_RESTARTS:
                 break
             if settings.runs is not None and report.executions >= settings.runs:

@@ -72,7 +72,7 @@ def shrink(target: Target, settings: Settings, finding: dict[str, Any], seconds:
     """
     source = Path(finding["input_path"])
     out = _named(finding, source, ".min")
-    if out.is_file() or finding["exception"] in ("timeout", "oom", "crash"):
+    if out.is_file() or finding["exception"] in ("timeout", "oom", "crash", "exit"):
         return out if out.is_file() else source
     start = libfuzzer_minimise(target, settings, finding, source, seconds / 2)
     options = ["--mode", "shrink", "--crash-on", finding["variant"], "--out", str(out)]
@@ -94,7 +94,7 @@ def classify(target: Target, settings: Settings, finding: dict[str, Any]) -> str
     guess = finding.get("variant") or variant(
         finding["signature"], source.read_bytes() if source.is_file() else b""
     )
-    if finding["exception"] in ("timeout", "oom", "crash") or not source.is_file():
+    if finding["exception"] in ("timeout", "oom", "crash", "exit") or not source.is_file():
         return guess
     command = _worker(target, settings, "--mode", "replay", "--", str(source))
     env = environment(target, settings)

@@ -17,6 +17,7 @@ import argparse
 import faulthandler
 import importlib
 import json
+import mmap
 import os
 import resource
 import shlex
@@ -58,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seconds", type=float, default=60.0, help="shrink: time budget")
     parser.add_argument("--timeout", type=float, default=None, help="replay: a hang past S")
     parser.add_argument("--rss-mb", type=int, default=None, help="memory bound (MB)")
+    parser.add_argument("--last-input", type=Path, default=None,
+                        help="fuzz: keep each input here as it runs (a target that ends the "
+                             "process leaves it behind)")
     parser.add_argument("rest", nargs="*", help="libFuzzer flags and corpus dirs / input files")
     return parser
 
@@ -174,8 +178,11 @@ def fuzz(args: argparse.Namespace) -> int:
     store = FindingStore(args.findings or Path("findings"), args.target)
     crash_on: str | None = args.crash_on
     keys = _Keys(feed, contract)
+    keep = _last_input(args.last_input, _max_len(args, contract))
 
     def one_input(data: bytes) -> None:
+        if keep is not None:
+            keep(data)
         failure = _run_one(feed, contract, data)
         if failure is None:
             return
@@ -200,6 +207,51 @@ def fuzz(args: argparse.Namespace) -> int:
     atheris.Setup([_launcher(args), *args.rest], one_input, **kwargs)
     atheris.Fuzz()
     return 0
+
+
+def _max_len(args: argparse.Namespace, contract: Contract) -> int:
+    for flag in args.rest:
+        if flag.startswith("-max_len="):
+            return int(flag.split("=", 1)[1])
+    return contract.max_len
+
+
+def _last_input(path: Path | None, max_len: int) -> Callable[[bytes], None] | None:
+    """Copy each input, before it runs, into a shared mapping of ``path``: its length + 1
+    (0: none ran yet), the number of inputs run, then the bytes.
+
+    A target that ends the process itself (``os._exit``, a signal libFuzzer does not
+    catch, the kernel's OOM killer) leaves no artefact and no statistics; the runner
+    reads the input it was running, and how many ran, from this file. A memory copy per
+    input.
+    """
+    if path is None:
+        return None
+    size = 16 + max_len
+    with path.open("wb") as out:
+        out.truncate(size)
+    with path.open("r+b") as handle:
+        shared = mmap.mmap(handle.fileno(), size)
+    count = 0
+
+    def keep(data: bytes) -> None:
+        nonlocal count
+        count += 1
+        length = min(len(data), max_len)
+        shared[16:16 + length] = data[:length]
+        shared[:16] = (length + 1).to_bytes(8, "little") + count.to_bytes(8, "little")
+
+    return keep
+
+
+def read_last_input(path: Path) -> tuple[bytes, int] | None:
+    """The input a worker was running when it ended and how many it ran (None: none ran)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    length = int.from_bytes(raw[:8], "little") if len(raw) >= 16 else 0
+    return (raw[16:16 + length - 1], int.from_bytes(raw[8:16], "little")) if length else None
 
 
 def _launcher(args: argparse.Namespace) -> str:
@@ -255,6 +307,8 @@ def replay(args: argparse.Namespace) -> int:
     worst = 0
     for name in args.rest:
         data = Path(name).read_bytes()
+        # said first: a target that ends the process on this file leaves this line alone
+        print(json.dumps({"path": name, "outcome": "started"}), flush=True)
         start = time.perf_counter()
         if args.timeout:
             faulthandler.dump_traceback_later(args.timeout, exit=True)

@@ -158,10 +158,14 @@ BLOW_UP = "def read(data):\n    kept = []\n    for _ in range(1500):\n" \
           "        kept.append(bytearray(1 << 20))\n    return len(kept)\n"
 
 
+EXIT = "import os\n\ndef read(data):\n    os._exit(3)\n"
+
+
 @pytest.mark.parametrize(("source", "exception", "bounds"), [
     (HANG, "timeout", {"timeout_s": 1}),
     (BLOW_UP, "oom", {"rss_mb": 200}),
-], ids=["hang", "blow-up"])
+    (EXIT, "exit", {}),
+], ids=["hang", "blow-up", "exit"])
 def test_a_hang_or_blow_up_case_replays_within_its_campaigns_bounds(
         tmp_path, capsys, monkeypatch, source, exception, bounds):
     """A hang or memory blow-up filed by a campaign replays under that campaign's bounds:

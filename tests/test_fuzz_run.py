@@ -212,6 +212,36 @@ def test_a_seed_that_hangs_is_set_aside_and_the_campaign_goes_on(tmp_path):
     assert sorted(p.name for p in seeds.iterdir()) == ["a", "c"]
 
 
+EXITS_ON_A_SEED = '''
+import os
+
+def read(data: bytes) -> int:
+    if data == b"exit-on-this-seed-7f3a\\n":
+        os._exit(0)
+    return len(data)
+'''
+
+
+def test_a_target_that_ends_the_process_is_a_finding_with_its_input(tmp_path):
+    """``os._exit`` in the target ends the worker with no artefact and no statistics: the
+    input it was running is filed (a finding, exit 1) and the campaign goes on; before, it
+    passed or said it executed nothing."""
+    (tmp_path / "exit_toy.py").write_text(textwrap.dedent(EXITS_ON_A_SEED))
+    seeds = tmp_path / "work" / "exit_toy-read" / "seeds"
+    seeds.mkdir(parents=True)
+    (seeds / "a").write_bytes(b'{"type":"user","uuid":"u1"}\n')
+    (seeds / "b").write_bytes(b"exit-on-this-seed-7f3a\n")
+    done = _fuzz_in(tmp_path, ["--target", "exit_toy:read", "--runs", "300", *SAFETY,
+                               "--work", "work", "--json"])
+    assert done.returncode == 1, done.stderr[-3000:]
+    [report] = json.loads(done.stdout)
+    [finding] = report["findings"]
+    assert finding["exception"] == "exit"
+    assert Path(finding["input_path"]).read_bytes() == b"exit-on-this-seed-7f3a\n"
+    assert report["executions"] >= 300
+    assert sorted(p.name for p in seeds.iterdir()) == ["a"]
+
+
 def _fuzz_in(cwd: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     command = [sys.executable, "-m", "rechain", "fuzz", *args]
