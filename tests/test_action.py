@@ -186,3 +186,23 @@ def test_the_readme_workflows_parse_and_use_only_the_actions_inputs() -> None:
     for step in ours:
         assert set(step.get("with", {})) <= set(ACTION["inputs"]), step
         assert "impl" in step["with"]
+
+
+def test_a_python_reader_runs_with_its_own_venv(tmp_path) -> None:
+    """A reader whose package is only in its own environment: without the venv input it
+    cannot import (exit 2); with it, it runs and is judged."""
+    import venv
+
+    env = tmp_path / "reader-env"
+    venv.EnvBuilder(with_pip=False).create(env)
+    [site] = list(env.glob("lib/python*/site-packages"))
+    (site / "private_dep.py").write_text("def empty():\n    return []\n")
+    module = tmp_path / "needs_dep.py"
+    module.write_text("import private_dep\n\ndef read(data):\n    return private_dep.empty()\n")
+    for venv_input, expected in (("", "2"), (str(env), "1")):  # 1: it finds no conversation
+        place = tmp_path / f"run{expected}"
+        place.mkdir()
+        runner = Runner(place, {"impl": f"python:{module}:read", "examples": "0",
+                                "venv": venv_input})
+        done = runner.step("check")
+        assert runner.outputs["check"]["exit-code"] == expected, done.stderr[-2000:]
