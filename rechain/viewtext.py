@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rechain.textview import block_lines, results_of, short
+from rechain.wording import counted
 
 Json = Mapping[str, Any]
 # the keys a view's document may carry that say what was resumed, shown on the first line
@@ -26,7 +27,7 @@ def _chain(shown: Json) -> list[str]:
     """The resumed chain, root first: line, type and uuid of each entry."""
     chain = shown.get("chain") or []
     lines = shown.get("lines") or []
-    out = [f"{len(chain)} entries on the chain, root first"]
+    out = [f"{counted(len(chain), 'entry', 'entries')} on the chain, root first"]
     for index, entry in enumerate(chain):
         if isinstance(entry, Mapping):
             line, kind, uuid = entry.get("line"), entry.get("type"), entry.get("uuid")
@@ -44,7 +45,7 @@ def _api(shown: Json) -> list[str]:
     messages: Sequence[Any] = shown.get("messages") or []
     contents = [m.get("content") for m in messages if isinstance(m, Mapping)]
     results = results_of(contents)
-    out = [f"{len(messages)} messages sent to the model"]
+    out = [f"{counted(len(messages), 'message')} sent to the model"]
     for message in messages:
         if not isinstance(message, Mapping):
             out.append(f"── {short(message, 80)}")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 
-def counted(number: int, noun: str) -> str:
-    """``1 comparison``, ``2 comparisons``, ``0 messages``."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 comparison``, ``2 comparisons``, ``0 messages`` (``plural`` when not noun + s)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def counted_lines(number: object) -> str:

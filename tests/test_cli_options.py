@@ -241,3 +241,14 @@ def test_recording_a_corpus_that_is_not_there_is_refused(
     code, out, err = run(capsys, "corpus", "record", "--root", root)
     assert code == 2 and out == ""
     assert err.strip() == f"rechain: error: {message}"
+
+
+def test_a_view_of_one_row_counts_it_as_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """'1 entry on the chain', not '1 entries'."""
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(jsonl(user("u1", None, "hi")))
+    _, chain, _ = run(capsys, "rebuild", str(path), "--profile", "cli", "--view", "chain",
+                      "--format", "text")
+    assert "\n1 entry on the chain, root first\n" in chain
