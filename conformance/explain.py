@@ -29,6 +29,7 @@ import orjson
 
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
 from rechain.conformance.report_bounds import clip
+from rechain.conformance.skips import NOW_PASSES
 from rechain.wording import counted
 
 Json = dict[str, Any]
@@ -56,6 +57,7 @@ TITLES = {
     "branch-after-rewind": "branch after a rewind", "walk-stopped": "walk stopped early",
     "off-chain": "row off the chain", "order": "message order", "chain": "different chain",
     "paging": "paging (--limit/--offset)", "lost-row": "row missing", "extra-row": "extra row",
+    "skip-now-passes": "known failure now passes",
 }
 
 
@@ -754,7 +756,9 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
                                      (_message_count(got), _message_count(expected))))
     else:
         words = message or f"the answers differ from {who}'s"
-        clauses.append(("-".join(words.lower().split()[:6]), words))
+        token = ("skip-now-passes" if words.startswith(NOW_PASSES)
+                 else "-".join(words.lower().split()[:6]))
+        clauses.append((token, words))
     field_at = None
     if clauses[0][0] == "field" and difference is not None:
         parts = str(difference.get("path", "")).strip("/").split("/")

@@ -49,7 +49,7 @@ def describe_case(line: Mapping[str, Any]) -> str:
     if explanation:  # the sentence, unless it is the message again (a skip that now passes)
         title, sentence = str(explanation["title"]), str(explanation["sentence"])
         said = sentence if sentence.startswith(title) else f"{title}: {sentence}"
-        why = "" if message in (sentence, said) else f" — {said}"
+        why = "" if sentence == message else f" — {said}"
     return (f"{line['status'].upper():7} {line['id']}  {line['implementation']} vs "
             f"{line['against']}: {message}{where}{why}")
 

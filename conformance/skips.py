@@ -28,6 +28,8 @@ from typing import Any
 from rechain.conformance.compare import Verdict
 from rechain.errors import UsageError
 
+#: the verdict on a listed case that passes (a report's behaviour ``skip-now-passes``)
+NOW_PASSES = "skipped case now passes: remove its skip"
 _KEYS = {"implementation", "against", "cases", "signature", "kind", "cause", "reason", "link"}
 
 
@@ -119,7 +121,7 @@ class SkipList:
             return Verdict("skip", f"known divergence: {entry.reason} ({entry.link})",
                            verdict.difference, verdict.causes)
         if entry.strict:
-            return Verdict("fail", f"skipped case now passes: remove its skip ({entry.reason})")
+            return Verdict("fail", f"{NOW_PASSES} ({entry.reason})")
         return verdict
 
 

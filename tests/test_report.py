@@ -203,3 +203,4 @@ def test_a_skip_that_now_passes_is_said_once_in_the_one_line_description() -> No
     line = report.case_line(record, explanation=explain(data, same, same, None,
                                                         target="other@2", message=message))
     assert report_text.describe_case(line).count("remove its skip") == 1
+    assert line["explanation"]["behaviour"] == "skip-now-passes"  # a SARIF rule id, a group
