@@ -77,9 +77,11 @@ class FindingStore:
             self._flush(key)
         return False
 
-    def record_artifact(self, kind: str, data: bytes, detail: str) -> bool:
-        """File a libFuzzer artefact (``timeout``, ``oom``) under a kind-level signature."""
-        failure = Failure(f"{kind}@{self.target}", kind, detail, self.target)
+    def record_artifact(self, kind: str, data: bytes, detail: str, where: str = "") -> bool:
+        """File a libFuzzer artefact (``timeout``, ``oom``) under a kind-level signature, or
+        per place when it is known (two hangs in two loops are two findings)."""
+        where = where or self.target
+        failure = Failure(f"{kind}@{where}", kind, detail, where)
         return self.record(failure, data, key=failure.signature)
 
     def _write_input(self, key: str, data: bytes) -> None:

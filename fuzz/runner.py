@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 #: ``#123 NEW cov: 4 ft: 5``, or in fork mode the parent's ``#123: cov: 4 ft: 5``
 _STATUS = re.compile(rb"^#(\d+):?\s+(?:(\w+)\s+)?cov: (\d+) ft: (\d+)")
 _FINAL = re.compile(rb"^stat::(\w+):\s+(\d+)")
+#: the innermost frame of the Python stack Atheris dumps at a timeout (most recent first)
+_DUMP = re.compile(rb"^(Current thread|Thread) 0x[0-9a-f]+ .*most recent call first")
+_FRAME = re.compile(rb'^\s+File "(.+)", line (\d+) in (.+)$')
 _ARTEFACTS = {"timeout": "timeout", "oom": "oom", "crash": "crash", "leak": "leak"}
 MAX_RESTARTS = 25
 
@@ -237,10 +240,28 @@ class _Reader(threading.Thread):
         self.stream, self.log, self.began, self.report = stream, log, start, report
         self.last_execs = 0
         self.final: dict[str, int] = {}
+        #: where the target was when the worker's last stack dump was written (a hang)
+        self.stuck_at = ""
+        self._in_dump = False
 
     def run(self) -> None:
         for line in self.stream:
             self.log.write(line)
+            if _DUMP.match(line):
+                self._in_dump, self.stuck_at = True, ""
+                continue
+            frame = _FRAME.match(line) if self._in_dump else None
+            self._in_dump = frame is not None
+            if frame:  # the innermost frame outside the standard library, else the innermost
+                name = frame[1].decode("utf-8", "replace")
+                stdlib = "/lib/python3" in name and "-packages/" not in name
+                place = "/".join(Path(name).parts[-2:])
+                place = f"{place}:{frame[3].decode('utf-8', 'replace')}:{int(frame[2])}"
+                if not stdlib:
+                    self._in_dump = False
+                if not stdlib or not self.stuck_at:
+                    self.stuck_at = place
+                continue
             status = _STATUS.match(line)
             if status:
                 execs, cov, ft = int(status[1]), int(status[3]), int(status[4])
@@ -281,12 +302,14 @@ def hang_confirmed(
 
 
 def file_artefacts(
-    directory: Path, seen: set[str], store: FindingStore, confirm: Callable[[Path], bool]
+    directory: Path, seen: set[str], store: FindingStore, confirm: Callable[[Path], bool],
+    stuck_at: str = "",
 ) -> list[str]:
     """File new libFuzzer artefacts (hangs, blow-ups, hard crashes) as findings.
 
     A timeout that does not time out again when replayed is renamed ``unconfirmed-...``
-    and not filed."""
+    and not filed; a hang's record says where the target was (``stuck_at``, from the
+    stack the worker dumped), so a user need not dig it out of the log."""
     new: list[str] = []
     for path in sorted(directory.iterdir()):
         kind = path.name.split("-")[0]
@@ -296,9 +319,12 @@ def file_artefacts(
         if kind == "timeout" and not confirm(path):
             path.rename(path.with_name(f"unconfirmed-{path.name}"))
             continue
-        detail = f"libFuzzer {kind} artefact {path.name}"
-        if store.record_artifact(_ARTEFACTS[kind], path.read_bytes(), detail):
-            new.append(f"{kind}@{store.target}")
+        detail, where = f"libFuzzer {kind} artefact {path.name}", ""
+        if kind == "timeout" and stuck_at:
+            detail = f"still running past the time bound at {stuck_at} ({path.name})"
+            where = stuck_at.rpartition(":")[0]  # a loop's lines are one hang: key by function
+        if store.record_artifact(_ARTEFACTS[kind], path.read_bytes(), detail, where):
+            new.append(f"{kind}@{where or store.target}")
     return new
 
 
@@ -361,6 +387,7 @@ def run(target: Target, settings: Settings) -> Report:
                 seen_artefacts,
                 store,
                 lambda path: hang_confirmed(target, settings, contract, dirs, path),
+                next((r.stuck_at for r in readers if r.stuck_at), ""),
             )
             for name in sorted(seen_artefacts - before):
                 if (dirs["artefacts"] / name).is_file():  # filed (not set aside unconfirmed)

@@ -242,6 +242,35 @@ def test_a_target_that_ends_the_process_is_a_finding_with_its_input(tmp_path):
     assert sorted(p.name for p in seeds.iterdir()) == ["a"]
 
 
+def test_a_hang_says_where_the_target_was_and_is_kept_per_function(tmp_path):
+    """The stack the worker dumps at a timeout names the place: the finding says it (not
+    only an artefact's hash) and hangs in two functions are two findings."""
+    import io
+
+    from rechain.fuzz.runner import Report, _Reader
+
+    dump = (b"INFO: seed corpus: files: 3\n"
+            b"Current thread 0x00007f9d4f5f7b80 (most recent call first):\n"
+            b'  File "/usr/lib/python3.11/json/decoder.py", line 353 in raw_decode\n'
+            b'  File "/home/me/mine/loopy.py", line 17 in parse\n'
+            b'  File "/x/rechain/fuzz/target.py", line 53 in __call__\n'
+            b"ALARM: working on the last Unit for 3 seconds\n")
+    reader = _Reader(io.BytesIO(dump), io.BytesIO(), 0.0, Report("t", "loopy:parse"))
+    reader.run()
+    assert reader.stuck_at == "mine/loopy.py:parse:17"
+    artefacts, findings = tmp_path / "artefacts", tmp_path / "findings"
+    artefacts.mkdir()
+    store = FindingStore(findings, "loopy:parse")
+    (artefacts / "timeout-one").write_bytes(b"a")
+    assert file_artefacts(artefacts, set(), store, lambda _: True, reader.stuck_at) == [
+        "timeout@mine/loopy.py:parse"]
+    (artefacts / "timeout-two").write_bytes(b"b")
+    assert file_artefacts(artefacts, {"timeout-one"}, store, lambda _: True,
+                          "mine/loopy.py:walk:30") == ["timeout@mine/loopy.py:walk"]
+    messages = sorted(f["message"] for f in load_findings(findings))
+    assert messages[0].startswith("still running past the time bound at mine/loopy.py:parse:17")
+
+
 def _fuzz_in(cwd: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     command = [sys.executable, "-m", "rechain", "fuzz", *args]
