@@ -229,6 +229,30 @@ def test_a_resumed_run_keeps_its_readers_and_profile(
     assert code == first, err
 
 
+def test_a_resumed_run_keeps_its_cases_and_the_rules_that_judge_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another shard, a selection or another skip list would append another run's cases, or
+    verdicts by other rules, to a report whose footer then counts them as one run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text("def read(data):\n    return []\n")
+    (tmp_path / "known.json").write_text('{"version": 1, "skips": []}')
+    argv = ["check", "--impl", "python:mine.py:read", "--examples", "0", "--case", "cycle-*",
+            "--shard", "1/2", "--no-progress", "--report", "run.jsonl"]
+    first = run(capsys, *argv)[0]
+    for given, message in [(["--shard", "2/2"], "the run used --shard 1/2, not --shard 2/2"),
+                           (["--case", "basic-*"], "the run used --case cycle-*, not --case "
+                                                   "basic-*"),
+                           (["--skips", "known.json"], "the run had no --skips, not --skips "),
+                           (["--no-corpus"], "the run had no --no-corpus")]:
+        code, out, err = run(capsys, "check", "--resume", "run.jsonl", *given)
+        assert code == 2 and out == "", given
+        assert message in err and "start a new run to change it" in err, err
+    code, _, err = run(capsys, "check", "--resume", "run.jsonl", "--shard", "1/2", "--jobs",
+                       "2", "--no-progress")
+    assert code == first, err
+
+
 @pytest.mark.parametrize(("root", "message"), [("missing", "missing: not a directory"),
                                                ("empty", "no cases under empty")])
 def test_recording_a_corpus_that_is_not_there_is_refused(

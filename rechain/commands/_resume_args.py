@@ -23,6 +23,11 @@ from rechain.reference import get_profile
 
 SPECS = ("impl", "against")
 FIXED = ("seed", "examples")
+#: what decides which cases the run covers and how each is judged: a resumed run that
+#: changed one would append cases of another run (another shard, a selection) or verdicts
+#: by other rules to this report, and its footer would count them as one run
+JUDGED = ("shard", "case", "corpus", "no_corpus", "skips", "no_skips", "contract", "fields",
+          "validate", "invariant_every")
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -77,6 +82,26 @@ def _same_readers(args: argparse.Namespace, base: argparse.Namespace,
                              f"{' '.join(map(str, now))} (start a new run to change it)")
 
 
+def _same_judging(args: argparse.Namespace, base: argparse.Namespace,
+                  defaults: argparse.Namespace, path: Path) -> None:
+    """The cases and the rules that judge them are the run's (``JUDGED``)."""
+    for name in JUDGED:
+        given = getattr(args, name, None)
+        if given is None or given == getattr(defaults, name, None):
+            continue
+        now, was = _absolute(given, Path.cwd()), getattr(base, name)
+        if now == was:
+            continue
+        flag = "--" + name.replace("_", "-")
+        shown = " ".join(map(str, was)) if isinstance(was, list) else was
+        before = (f"used {flag} {shown}" if shown not in (None, False, "")
+                  else f"had no {flag}")
+        said = " ".join(map(str, now)) if isinstance(now, list) else now
+        raise UsageError(f"--resume {path}: the run {before}, not {flag} {said}: it decides "
+                         "which cases the run covers or how they are judged (start a new run "
+                         "to change it)")
+
+
 def resumed(args: argparse.Namespace) -> tuple[argparse.Namespace, Previous]:
     """The options of the run that wrote ``args.resume``, overridden by those given now."""
     path = Path(args.resume).absolute()
@@ -101,6 +126,7 @@ def resumed(args: argparse.Namespace) -> tuple[argparse.Namespace, Previous]:
             raise UsageError(f"--resume {path}: the run used --{name} {getattr(base, name)}, "
                              f"not {given}")
     _same_readers(args, base, defaults, path)
+    _same_judging(args, base, defaults, path)
     for name, value in vars(args).items():
         if name in ("resume", "argv", "report", *FIXED) or value == getattr(defaults, name, None):
             continue
