@@ -181,7 +181,12 @@ def test_an_output_folder_or_file_that_cannot_be_made_is_refused_first(
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    (["--time", "-1"], "--time (or RECHAIN_FUZZ_SECONDS) must not be negative"),
+    (["--time", "-1"], "--time (or RECHAIN_FUZZ_SECONDS) -1: must be a number of seconds, not"),
+    # a time that is not a number of seconds was a traceback (NaN, infinity to integer)
+    (["--time", "nan"], "--time (or RECHAIN_FUZZ_SECONDS) nan: must be a number of seconds"),
+    (["--time", "inf", "--runs", "5"], "--time (or RECHAIN_FUZZ_SECONDS) inf: must be a number"),
+    (["--time", "0", "--shrink-seconds", "-1"], "--shrink-seconds -1: must be a positive"),
+    (["--time", "0", "--shrink-seconds", "nan"], "--shrink-seconds nan: must be a positive"),
     (["--time", "0", "--jobs", "0"], "--jobs 0: must be at least 1"),
     (["--time", "0", "--timeout", "0", "--rss-mb", "-3"],
      "--timeout 0, --rss-mb -3: must be at least 1"),

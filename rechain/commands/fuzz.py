@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shlex
@@ -78,9 +79,12 @@ def default_seconds() -> float:
 def _check_bounds(args: argparse.Namespace, seconds: float) -> None:
     """A negative time or a worker count, hang or memory bound below 1 is a mistake: said
     before any worker starts, not a campaign that runs nothing and passes."""
-    if seconds < 0:
-        raise UsageError("--time (or RECHAIN_FUZZ_SECONDS) must not be negative; "
-                         "0 only reports what is on record")
+    if not math.isfinite(seconds) or seconds < 0:
+        raise UsageError(f"--time (or RECHAIN_FUZZ_SECONDS) {seconds:g}: must be a number of "
+                         "seconds, not negative; 0 only reports what is on record")
+    if not math.isfinite(args.shrink_seconds) or args.shrink_seconds <= 0:
+        raise UsageError(f"--shrink-seconds {args.shrink_seconds:g}: must be a positive number "
+                         "of seconds")
     bounds = {"--jobs": args.jobs, "--timeout": args.timeout, "--rss-mb": args.rss_mb,
               "--max-len": args.max_len}
     wrong = [f"{name} {value}" for name, value in bounds.items()
