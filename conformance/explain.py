@@ -521,19 +521,29 @@ def _position_clause(got: Answered, expected: Answered, sides: Sides,
 
 def _merged(messages: Sequence[Mapping[str, Any]], sides: Sides) -> list[Mapping[str, Any]]:
     """Prompt rows written on adjacent lines as one (the first stands for the run)."""
-    out: list[Mapping[str, Any]] = []
+    return [messages[i] for i in _run_heads(messages, sides)]
+
+
+def _run_heads(messages: Sequence[Mapping[str, Any]], sides: Sides) -> list[int]:
+    """The indices of ``messages`` left when prompts on adjacent lines count as one."""
+    out: list[int] = []
     last_line = None
-    for message in messages:
-        line = sides.line_of(str(message["uuid"]))
+    for index, message in enumerate(messages):
+        line = sides.line_of(str(message.get("uuid")))
         prompt = (message.get("type") in ("user", "attachment") and line is not None
                   and "tool_result" not in line.label)
         if prompt and out and last_line is not None and line is not None and (
                 line.number == last_line + 1):
             last_line = line.number
             continue
-        out.append(message)
+        out.append(index)
         last_line = line.number if prompt and line is not None else None
     return out
+
+
+def _role(message: Mapping[str, Any]) -> str:
+    kind = str(message.get("type", message.get("role")))
+    return "user" if kind == "attachment" else kind
 
 
 def _message_count(outcome: Outcome | None) -> int | None:
@@ -589,26 +599,36 @@ def _message_line(message: Mapping[str, Any], sides: Sides) -> str:
 
 
 def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, Any]],
-            field_at: int | None = None) -> list[Json]:
+            field_at: int | None = None, heads: Sequence[int] | None = None) -> list[Json]:
     """Both answers row by row: ``=`` same, ``≠`` differ, ``+`` only yours, ``-`` only theirs.
 
     Rows pair by uuid (difflib's alignment) when both sides have uuids, else by position;
     ``field_at`` marks the message whose fields differ. The first differing row gets
     ``first: true``. A row holds the messages' indices (``got``, ``expected``; None for no
-    message): only the rows an explanation shows are written out (``_written``).
+    message): only the rows an explanation shows are written out (``_written``). Answers
+    whose rows carry no uuid pair with the expected rows by role, as the contract's judge
+    does, over ``heads`` of them (merged prompts: the first row of each run).
     """
-    key_got = [str(m.get("uuid", i)) for i, m in enumerate(got)]
-    key_expected = [str(m.get("uuid", i)) for i, m in enumerate(expected)]
+    pick = list(range(len(expected)))
+    if got and expected and not any(isinstance(m.get("uuid"), str) for m in got) and all(
+            isinstance(m.get("uuid"), str) for m in expected):
+        pick = list(heads) if heads is not None else pick
+        key_got = [_role(m) for m in got]
+        key_expected = [_role(expected[j]) for j in pick]
+    else:
+        key_got = [str(m.get("uuid", i)) for i, m in enumerate(got)]
+        key_expected = [str(m.get("uuid", i)) for i, m in enumerate(expected)]
     rows: list[Json] = []
     matcher = difflib.SequenceMatcher(None, key_got, key_expected, autojunk=False)
     for tag, a0, a1, b0, b1 in matcher.get_opcodes():
         if tag == "equal":
-            rows += [{"mark": "≠" if field_at == j else "=", "got": i, "expected": j}
+            rows += [{"mark": "≠" if field_at == pick[j] else "=", "got": i,
+                      "expected": pick[j]}
                      for i, j in zip(range(a0, a1), range(b0, b1), strict=True)]
             continue
         for n in range(max(a1 - a0, b1 - b0)):
             mine = a0 + n if n < a1 - a0 else None
-            theirs = b0 + n if n < b1 - b0 else None
+            theirs = pick[b0 + n] if n < b1 - b0 else None
             mark = "≠" if mine is not None and theirs is not None else (
                 "+" if mine is not None else "-")
             rows.append({"mark": mark, "got": mine, "expected": theirs})
@@ -765,7 +785,7 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         field_at = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
     mine = got.messages if isinstance(got, Answered) else ()
     theirs = expected.messages if isinstance(expected, Answered) else ()
-    rows = aligned(mine, theirs, field_at)
+    rows = aligned(mine, theirs, field_at, _run_heads(theirs, sides) if merged else None)
     said = [clip(text, SENTENCE_KEPT) for _, text in clauses]  # a reader's values in words
     behaviour, sentence = clip(clauses[0][0], LABEL_WIDTH), said[0]
     seen = {sentence}

@@ -331,6 +331,8 @@ def test_a_reader_matched_by_position_is_told_which_row_of_the_file_it_lost_or_a
                                        "answer")
     assert lost["sentence"].endswith("yours has no user row in its place (yours shows 3 "
                                      "messages, it has 4)")
+    assert [row["mark"] for row in lost["rows"]] == ["=", "=", "-", "="]  # paired by role
+    assert lost["rows"][2]["expected"].startswith("4 · user · tool_result")
     more = Answered(({"type": "user"}, {"type": "user"}, {"type": "assistant"},
                      {"type": "assistant"}, {"type": "user"}, {"type": "assistant"}))
     extra = explain(data, more, expected, difference, target="agent-sdk@0.3.332 file-order",
