@@ -174,6 +174,30 @@ def _print_report(report: dict[str, Any]) -> None:
     for case in report.get("cases", []):
         replay = portable.rechain(["fuzz", "--replay", Path(case).name])
         print(f"  case {case} (replay: `{replay}`)")
+    hint = _input_hint(report["findings"])
+    if hint:
+        print(f"  {hint}")
+
+
+#: what a reader says when it is handed the other kind of input than it takes
+_WANTS_PATH = ("No such file or directory: b'", "File name too long: b'", "embedded null byte",
+               "not 'bytes'")
+_WANTS_BYTES = ("'PosixPath' object", "not 'PosixPath'")
+
+
+def _input_hint(findings: list[dict[str, Any]]) -> str:
+    """A first campaign's usual mistake, named: a reader that opens a file fed bytes (every
+    input "No such file or directory: b'...'"), or one that parses bytes fed a path."""
+    messages = [str(finding.get("message", "")) for finding in findings]
+    wrong = sum(any(mark in m for mark in _WANTS_PATH) for m in messages)
+    if wrong:
+        return (f"{wrong} of these look like the function opening its input as a file name: "
+                "if it takes a path, fuzz it with --input path")
+    wrong = sum(any(mark in m for mark in _WANTS_BYTES) for m in messages)
+    if wrong:
+        return (f"{wrong} of these look like the function handed a path it reads as data: "
+                "if it takes the bytes, fuzz it with --input bytes")
+    return ""
 
 
 def _finding_label(finding: dict[str, Any]) -> str:

@@ -1,0 +1,37 @@
+"""What a fuzz campaign's report says about its findings (no fuzzing here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rechain.commands.fuzz import _print_report
+
+
+def _report(*messages: str) -> dict:
+    findings = [{"signature": f"E@r.py:read:{n}", "message": m, "count": 1,
+                 "input_path": f"/w/findings/{n}.input"} for n, m in enumerate(messages)]
+    return {"target": "r-read", "executions": 100, "wall_s": 1, "exec_per_s": 100,
+            "cpu_s": 1, "coverage": {"cov": 1, "ft": 1}, "findings": findings,
+            "new_findings": []}
+
+
+@pytest.mark.parametrize(("messages", "hint"), [
+    # a reader that opens a file, fed the bytes: every input is a "file name"
+    (["[Errno 2] No such file or directory: b''", "embedded null byte"],
+     "2 of these look like the function opening its input as a file name: "
+     "if it takes a path, fuzz it with --input path"),
+    (["[Errno 36] File name too long: b'{\"type\":1}'"], "1 of these look like the function "
+     "opening its input as a file name"),
+    # a reader of bytes, fed a path
+    (["'PosixPath' object has no attribute 'splitlines'"],
+     "1 of these look like the function handed a path it reads as data: "
+     "if it takes the bytes, fuzz it with --input bytes"),
+])
+def test_findings_that_are_the_wrong_input_kind_say_so(capsys, messages, hint):
+    _print_report(_report(*messages))
+    assert any(line.strip().startswith(hint) for line in capsys.readouterr().out.splitlines())
+
+
+def test_real_findings_get_no_input_hint(capsys):
+    _print_report(_report("'int' object has no attribute 'get'", "'message'"))
+    assert "--input" not in capsys.readouterr().out
