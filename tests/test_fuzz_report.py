@@ -35,3 +35,19 @@ def test_findings_that_are_the_wrong_input_kind_say_so(capsys, messages, hint):
 def test_real_findings_get_no_input_hint(capsys):
     _print_report(_report("'int' object has no attribute 'get'", "'message'"))
     assert "--input" not in capsys.readouterr().out
+
+
+def test_the_list_says_which_third_party_targets_can_run(capsys, monkeypatch, tmp_path):
+    from rechain.commands.fuzz import list_targets
+    from rechain.fuzz.registry import TARGETS, venv_name
+
+    monkeypatch.setenv("RECHAIN_CACHE", str(tmp_path))
+    python = tmp_path / "fuzz-venvs" / venv_name(TARGETS["ai-replay"]) / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    list_targets()
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert lines["ai-replay"].endswith("(installed)")
+    assert lines["agent-history"].endswith("--install agent-history)")
+    assert "not installed" in lines["agent-history"]
+    assert lines["parse-line"].endswith("reference")

@@ -406,10 +406,16 @@ def install(args: argparse.Namespace) -> int:
 
 
 def list_targets() -> int:
-    from rechain.fuzz.registry import TARGETS
+    """Each named target; a third-party one says whether its venv is there, and if not the
+    command that makes it (else the first run of it is where one learns that)."""
+    from rechain.fuzz.registry import TARGETS, venv_name
 
     for target in TARGETS.values():
         where = target.package or "reference"
+        if target.third_party:
+            made = (venvs_root() / venv_name(target) / "bin" / "python").exists()
+            install = portable.rechain(["fuzz", "--install", target.name])
+            where += " (installed)" if made else f" (not installed: {install})"
         print(f"{target.name:30} {target.spec:58} {where}")
     return 0
 
