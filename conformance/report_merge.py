@@ -50,12 +50,47 @@ def _header(lines: Sequence[Json], name: str) -> Json:
     return lines[0]
 
 
+#: options of ``check`` that decide which cases a run covers and how each is judged: every
+#: shard of one run has the same (values of path options compared as absolute paths)
+JUDGING = {"--case": False, "--corpus": True, "--skips": True, "--contract": True,
+           "--fields": False, "--invariant-every": False}
+JUDGING_SWITCHES = ("--no-corpus", "--no-skips", "--validate")
+
+
 def _same_run(heads: Sequence[Json], names: Sequence[str]) -> None:
     for head, name in zip(heads[1:], names[1:], strict=True):
         for key in SAME:
             if head.get(key) != heads[0].get(key):
                 raise UsageError(f"{name}: {key} differs from {names[0]}'s: not shards of one "
                                  "run (give every shard the same --seed and options)")
+        judged, first = _judging(head), _judging(heads[0])
+        for flag in sorted(set(judged) | set(first)):
+            if judged.get(flag) != first.get(flag):
+                raise UsageError(f"{name}: {flag} differs from {names[0]}'s: not shards of one "
+                                 "run (give every shard the same --seed and options)")
+
+
+def _judging(head: Json) -> dict[str, list[str]]:
+    """The judging options of a shard's command line, flag -> values in order."""
+    import os
+    from pathlib import Path
+
+    argv = [str(word) for word in head.get("argv", [])]
+    cwd = str(head.get("cwd") or "")
+    found: dict[str, list[str]] = {}
+    for i, word in enumerate(argv):
+        flag, _, value = word.partition("=")
+        if word in JUDGING_SWITCHES:
+            found.setdefault(word, []).append("on")
+            continue
+        if flag not in JUDGING:
+            continue
+        if not value and i + 1 < len(argv) and "=" not in word:
+            value = argv[i + 1]
+        if JUDGING[flag]:
+            value = os.path.normpath(Path(cwd, value))
+        found.setdefault(flag, []).append(value)
+    return found
 
 
 def _complete(heads: Sequence[Json], names: Sequence[str]) -> None:

@@ -108,6 +108,15 @@ def test_merge_refuses_incomplete_repeated_or_foreign_shards(tmp_path, capsys) -
     assert "again" in capsys.readouterr().err
     assert main(["report", "merge", str(first), str(other_seed)]) == 2
     assert "seed differs" in capsys.readouterr().err
+    # the same seed, but other cases or other rules: not the unsplit run either
+    known = tmp_path / "known.json"
+    known.write_text('{"version": 1, "skips": []}')
+    for extra, flag in ((["--case", "cycle-*"], "--case"), (["--skips", str(known)], "--skips"),
+                        (["--no-skips"], "--no-skips")):
+        _, other = _check(tmp_path, f"d{flag}", "--shard", "2/2", *extra)
+        capsys.readouterr()
+        assert main(["report", "merge", str(first), str(other)]) == 2
+        assert f"{flag} differs" in capsys.readouterr().err
 
 
 def test_a_shard_with_nothing_to_run_is_a_usage_error(tmp_path, capsys) -> None:
