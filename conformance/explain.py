@@ -300,10 +300,13 @@ def _traits(sides: Sides, uuid: str) -> list[str]:
 
 
 def _which(sides: Sides, uuid: str, other: str) -> str:
-    """The first trait of ``uuid`` that ``other`` lacks: why one side chose it."""
+    """The first trait of ``uuid`` that ``other`` lacks: why one side chose it (a row with no
+    trait of its own is named by its line, type and label)."""
     theirs = set(_traits(sides, other))
     mine = _traits(sides, uuid)
-    trait = next((t for t in mine if t not in theirs), mine[0] if mine else "the row")
+    if not mine:
+        return sides.describe(uuid)
+    trait = next((t for t in mine if t not in theirs), mine[0])
     number = sides.number(uuid)
     return f"{trait} (line {number})" if number is not None else trait
 

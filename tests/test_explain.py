@@ -340,3 +340,16 @@ def test_a_reader_matched_by_position_is_told_which_row_of_the_file_it_lost_or_a
     assert extra["behaviour"] == "extra-row"
     assert extra["sentence"].startswith("yours shows an assistant row at position 4 that the "
                                         "file-order answer")
+
+
+def test_a_leaf_with_no_trait_of_its_own_is_named_by_its_line():
+    """'yours from line 2 (user, prompt)', never 'yours from the row (line 2)'."""
+    data = (b'{"type":"user","uuid":"u","parentUuid":null,"message":{"role":"user",'
+            b'"content":"Prompt 1"},"timestamp":"2026-01-01T00:00:00Z"}\n'
+            b'{"type":"assistant","uuid":"a","parentUuid":null,"message":{"role":"assistant",'
+            b'"content":[{"type":"text","text":"hi"}]},"timestamp":"2026-01-01T00:00:01Z"}\n'
+            b'{"type":"user","uuid":"m","parentUuid":"a","isMeta":true,"message":{"role":'
+            b'"user","content":"hook"},"timestamp":"2026-01-01T00:00:02Z"}\n')
+    explanation = explain(data, Answered(({"uuid": "u"},)), Answered(({"uuid": "a"},)), None,
+                          target="agent-sdk@0.3.332 chain")
+    assert "yours from line 1 (user, prompt)" in explanation["sentence"]
