@@ -271,6 +271,22 @@ def test_a_hang_says_where_the_target_was_and_is_kept_per_function(tmp_path):
     assert messages[0].startswith("still running past the time bound at mine/loopy.py:parse:17")
 
 
+def test_a_campaign_with_another_input_kind_keeps_its_own_findings(tmp_path):
+    """A reader that opens files, first fuzzed with bytes by mistake: every input is a
+    bad file name. Fuzzed again with ``--input path``, those are not its findings."""
+    (tmp_path / "file_reader.py").write_text("def read(path):\n"
+                                             "    with open(path, 'rb') as f:\n"
+                                             "        return len(f.read())\n")
+    common = ["--target", "file_reader:read", "--runs", "50", *SAFETY, "--work", "work",
+              "--json"]
+    first = _fuzz_in(tmp_path, common)
+    assert json.loads(first.stdout)[0]["findings"], first.stderr[-3000:]
+    again = _fuzz_in(tmp_path, [*common, "--input", "path"])
+    assert again.returncode == 0, again.stderr[-3000:]
+    [report] = json.loads(again.stdout)
+    assert report["executions"] > 0 and report["findings"] == []
+
+
 def _fuzz_in(cwd: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     command = [sys.executable, "-m", "rechain", "fuzz", *args]

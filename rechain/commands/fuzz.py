@@ -116,6 +116,9 @@ def _targets(args: argparse.Namespace) -> list[Any]:
     chosen: list[Target] = []
     if args.target:
         name = re.sub(r"[^A-Za-z0-9_.-]+", "-", args.target)
+        # its findings and corpus are kept per input kind: a bytes campaign's "No such file
+        # or directory: b'...'" findings are not the next, --input path, campaign's
+        name += "-path" if args.input == "path" else ""
         chosen.append(Target(name, args.target, input=args.input, user=True))
     if args.all:
         chosen += list(REFERENCE)
