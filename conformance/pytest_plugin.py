@@ -158,7 +158,8 @@ def _connected_items(suite: Suite) -> Iterator[CaseItem]:
     against = config.getoption("rechain_against")
     target = Against(connect(against, limits, venv=venv)) if against else Recorded(profile)
     listed = config.getoption("rechain_skips")
-    known = skips.load(Path(config.invocation_params.dir, listed) if listed else None)
+    known = skips.for_run(Path(config.invocation_params.dir, listed) if listed else None,
+                          [config.getoption("rechain_impl")])
     config.stash[_CONNECTIONS] = (Connections([implementation], [target]), known)
     config.stash[_COLLECTED] = len(items)
     for item in items:

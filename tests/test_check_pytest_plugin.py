@@ -8,6 +8,8 @@ from importlib.metadata import entry_points
 
 import pytest
 
+from rechain.cache import cache_dir
+
 pytest_plugins = ["pytester"]
 PLUGIN = "rechain.conformance.pytest_plugin"
 # Once installed with its pytest11 entry point the plugin loads by itself; -p again would
@@ -139,3 +141,25 @@ def test_your_known_failures_are_skipped_strictly(pytester: pytest.Pytester, rea
     elsewhere.mkdir()
     again = subprocess.run(replay, shell=True, cwd=elsewhere, capture_output=True, text=True)
     assert again.returncode == 1 and "skipped case now passes" in again.stdout, again.stderr
+
+
+#: the cache the real readers are installed in (pytester moves HOME for each test)
+REAL_CACHE = cache_dir()
+
+
+def test_a_shipped_adapter_is_judged_by_its_own_known_bugs(pytester: pytest.Pytester,
+                                                         monkeypatch: pytest.MonkeyPatch):
+    """--rechain-impl=adapter:NAME without --rechain-skips reads the adapter's skips.json,
+    as rechain check does: its listed minimal case is a skip, not a failure."""
+    from rechain.conformance.matrix import adapters
+
+    monkeypatch.setenv("RECHAIN_CACHE", str(REAL_CACHE))
+
+    history = next(a for a in adapters.shipped() if a.name == "agent-history")
+    if not history.installed():
+        pytest.skip("agent-history is not installed (rechain matrix --install)")
+    case = "diff-agent-history-vs-agent-sdk-cause-lost-row-row-assistant-text-6ecebd09"
+    result = run(pytester, "--rechain-impl=adapter:agent-history",
+                 f"--rechain-corpus={adapters.ROOT / 'found'}", f"--rechain-case={case}",
+                 "-k", "rechain")
+    result.assert_outcomes(skipped=1)
