@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rechain.conformance.lifetime import dies_with_parent
 from rechain.fuzz.findings import key_of
 from rechain.fuzz.registry import Target
 from rechain.fuzz.regressions import write_regression
@@ -35,6 +38,30 @@ def _worker(target: Target, settings: Settings, *options: str) -> list[str]:
     return [*command, *options]
 
 
+#: a shrinking step's time for starting its processes (imports) past its own budget
+START_S = 30
+
+
+def _bounded(
+    command: list[str], env: dict[str, str], cwd: Path, seconds: float
+) -> subprocess.CompletedProcess[bytes] | None:
+    """Run a worker, and every process it starts, for at most ``seconds`` (None if it was
+    stopped): libFuzzer's minimiser runs a child per step until nothing gets smaller, so
+    its own ``-max_total_time`` bounds a step, not the whole; a finding took minutes
+    whatever ``--shrink-seconds`` said."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=env, cwd=cwd, start_new_session=True,
+                               preexec_fn=dies_with_parent())
+    try:
+        out, err = process.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
 def _named(finding: dict[str, Any], source: Path, suffix: str) -> Path:
     """``<key of the variant><suffix>`` next to the input: one shrink result per variant."""
     return source.parent / f"{key_of(finding.get('variant') or finding['signature'])}{suffix}"
@@ -51,15 +78,7 @@ def libfuzzer_minimise(
     command = _worker(
         target, settings, "--crash-on", finding["variant"], "--findings", str(work), "--", *flags
     )
-    env = environment(target, settings)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        subprocess.run(
-            command,
-            capture_output=True,
-            env=env,
-            timeout=seconds * 4 + 60,
-            cwd=neutral_cwd(settings),
-        )
+    _bounded(command, environment(target, settings), neutral_cwd(settings), seconds + START_S)
     shutil.rmtree(scratch_dir(settings), ignore_errors=True)  # the launcher libFuzzer ran
     return out if out.is_file() and out.stat().st_size <= source.stat().st_size else source
 
@@ -77,12 +96,11 @@ def shrink(target: Target, settings: Settings, finding: dict[str, Any], seconds:
     start = libfuzzer_minimise(target, settings, finding, source, seconds / 2)
     options = ["--mode", "shrink", "--crash-on", finding["variant"], "--out", str(out)]
     command = _worker(target, settings, *options, "--seconds", str(seconds / 2), "--", str(start))
-    env = environment(target, settings)
-    done = subprocess.run(
-        command, capture_output=True, env=env, timeout=seconds * 3 + 60, cwd=neutral_cwd(settings)
-    )
-    rows = [json.loads(x) for x in done.stdout.splitlines() if x.startswith(b"{")]
-    if done.returncode != 0 or not rows or not rows[-1].get("reproduced"):
+    done = _bounded(command, environment(target, settings), neutral_cwd(settings),
+                    seconds / 2 + START_S)
+    rows = [] if done is None else [
+        json.loads(x) for x in done.stdout.splitlines() if x.startswith(b"{")]
+    if done is None or done.returncode != 0 or not rows or not rows[-1].get("reproduced"):
         out.unlink(missing_ok=True)
         return source
     return out

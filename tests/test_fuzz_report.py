@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from rechain.commands.fuzz import _print_report
@@ -51,3 +54,30 @@ def test_the_list_says_which_third_party_targets_can_run(capsys, monkeypatch, tm
     assert lines["agent-history"].endswith("--install agent-history)")
     assert "not installed" in lines["agent-history"]
     assert lines["parse-line"].endswith("reference")
+
+
+def test_a_shrinking_step_past_its_budget_is_stopped_with_what_it_started(tmp_path):
+    """libFuzzer's minimiser starts a child per step; a step's budget ends them all, not
+    only the worker (which alone was killed, and only after four times the budget)."""
+    import os
+
+    from rechain.fuzz.triage import _bounded
+
+    pids = tmp_path / "pids"
+    script = f"sleep 600 & echo $! > {pids}; wait"
+    assert _bounded(["sh", "-c", script], dict(os.environ), tmp_path, 1) is None
+    stat = Path(f"/proc/{int(pids.read_text())}/stat")
+
+    def alive() -> bool:  # killed: gone, or a zombie waiting to be reaped
+        try:
+            return stat.read_text().split()[2] != "Z"
+        except FileNotFoundError:
+            return False
+
+    for _ in range(200):  # a signal is delivered soon, not at once: wait for it, not on it
+        if not alive():
+            break
+        time.sleep(0.05)
+    assert not alive()
+    done = _bounded(["sh", "-c", "echo ok"], dict(os.environ), tmp_path, 60)
+    assert done is not None and done.stdout == b"ok\n"
