@@ -296,7 +296,24 @@ def annotations(lines: Sequence[Mapping[str, Any]], limit: int = ANNOTATIONS,
         if example.get("replay"):
             text += f"\nreplay: {example['replay']}"
         out.append(f"::error {','.join(properties)}::{_escape_data(text)}")
+    gate = _not_enough(lines)
+    if gate:
+        out.append(f"::error title={_escape_property('rechain: not enough compared')}::"
+                   f"{_escape_data(gate)}")
     return out
+
+
+def _not_enough(lines: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why the run failed for what it did not compare, if it did (no failure says it)."""
+    from rechain.conformance import report
+
+    foot = next((line for line in reversed(lines) if line.get("kind") == "footer"), None)
+    if foot is None or foot.get("interrupted"):
+        return None
+    table = foot.get("counts") or {}
+    if not (report.compared_nothing(table) or report.untested(table)):
+        return None
+    return report.verdict(foot).removeprefix("disagreements found; ")
 
 
 def write(args: Any, lines: Sequence[Mapping[str, Any]]) -> None:

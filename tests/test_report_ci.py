@@ -126,6 +126,8 @@ def test_a_run_that_tested_nearly_nothing_is_red_in_junit_and_grey_on_the_badge(
     assert "compared 1 of its 21 cases" in gate.result[0].message
     assert report_ci.badge(lines)["color"] == "lightgrey"
     assert report_ci.badge(lines)["message"] == "nearly nothing tested"
+    [command] = report_ci.annotations(lines)  # GitHub shows why the step is red
+    assert command.startswith("::error title=rechain%3A not enough compared::nearly nothing")
 
 
 def test_annotations_escape_what_github_reads():
