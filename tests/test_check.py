@@ -133,7 +133,7 @@ def test_a_skip_entry_naming_no_case_of_the_corpus_is_reported(faux, tmp_path, c
     assert f"{skips}: skips[0] lists case 'cycle-ful', which matches no corpus case" in (
         captured.err)
     assert "skips[1]" not in captured.err and "skips[2]" not in captured.err
-    assert "::warning title=rechain: stale skip::" in captured.out
+    assert f"::warning file={skips},title=rechain%3A stale skip::" in captured.out
 
 
 def test_a_paging_bug_is_explained_as_paging(faux, tmp_path):

@@ -153,4 +153,5 @@ def _warn_stale(skip_list: skips.SkipList, path: Path, first: Any, case_ids: lis
                 "this run: a typo, or a case the corpus no longer has (remove it)")
         say(text)
         if os.environ.get("GITHUB_ACTIONS") == "true":
-            print(f"::warning title=rechain: stale skip::{text}", flush=True)
+            where = str(path).replace("%", "%25").replace(":", "%3A").replace(",", "%2C")
+            print(f"::warning file={where},title=rechain%3A stale skip::{text}", flush=True)
