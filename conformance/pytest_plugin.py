@@ -107,6 +107,7 @@ def _replay(config: pytest.Config, case_id: str) -> str:
     started by the words that run this rechain (``portable.program``), as pytest prints it
     for the person who ran the tests."""
     from rechain import portable
+    from rechain.reference import get_profile
 
     cwd = Path(config.invocation_params.dir)
     impl = portable.spec(config.getoption("rechain_impl"), cwd)
@@ -119,6 +120,8 @@ def _replay(config: pytest.Config, case_id: str) -> str:
         parts += ["--corpus", portable.path(config.getoption("rechain_corpus"), cwd)]
     if config.getoption("rechain_venv"):
         parts += ["--venv", portable.path(config.getoption("rechain_venv"), cwd)]
+    if get_profile(config.getoption("rechain_profile")).name != get_profile("sdk").name:
+        parts += ["--profile", str(config.getoption("rechain_profile"))]  # as judged here
     if config.getoption("rechain_skips"):  # the list decides the verdict, as here
         parts += ["--skips", portable.path(config.getoption("rechain_skips"), cwd)]
     return portable.command([*parts, "--case", case_id.split("[")[0]], env)
@@ -138,7 +141,7 @@ def _items(suite: Suite) -> Iterator[CaseItem]:
 def _connected_items(suite: Suite) -> Iterator[CaseItem]:
     from rechain.conformance import skips
     from rechain.conformance.check.inputs import corpus_cases
-    from rechain.conformance.impls import connect
+    from rechain.conformance.impls import connect, recorded_views
     from rechain.conformance.protocol_process import Limits
     from rechain.conformance.runner import Against, Connections, Recorded, corpus_items
     from rechain.errors import UsageError
@@ -147,16 +150,19 @@ def _connected_items(suite: Suite) -> Iterator[CaseItem]:
     config = suite.config
     if config.getoption("rechain_timeout") <= 0 or config.getoption("rechain_memory_mb") < 1:
         raise UsageError("--rechain-timeout and --rechain-memory-mb must be positive")
-    profile = get_profile(config.getoption("rechain_profile")).name
+    # the views the profile's expectations are recorded in, as rechain check asks them:
+    # a resume profile's (cli, claude-code@X) are api and chain, not session messages
+    profile, views = recorded_views(get_profile(config.getoption("rechain_profile")).name)
     limits = Limits(timeout=config.getoption("rechain_timeout"),
                     memory_mb=config.getoption("rechain_memory_mb"))
     venv = Path(config.getoption("rechain_venv")) if config.getoption("rechain_venv") else None
     root = config.getoption("rechain_corpus")
     items = corpus_items(corpus_cases(Path(root) if root else None, "--rechain-corpus"),
-                         profile, selected=config.getoption("rechain_case"))
+                         profile, views[0], selected=config.getoption("rechain_case"))
     implementation = connect(config.getoption("rechain_impl"), limits, venv=venv)
     against = config.getoption("rechain_against")
-    target = Against(connect(against, limits, venv=venv)) if against else Recorded(profile)
+    target = (Against(connect(against, limits, venv=venv)) if against
+              else Recorded(profile, views=views))
     listed = config.getoption("rechain_skips")
     known = skips.for_run(Path(config.invocation_params.dir, listed) if listed else None,
                           [config.getoption("rechain_impl")])

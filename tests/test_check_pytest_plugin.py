@@ -163,3 +163,27 @@ def test_a_shipped_adapter_is_judged_by_its_own_known_bugs(pytester: pytest.Pyte
                  f"--rechain-corpus={adapters.ROOT / 'found'}", f"--rechain-case={case}",
                  "-k", "rechain")
     result.assert_outcomes(skipped=1)
+
+
+def test_a_resume_profile_judges_the_resume_views(pytester: pytest.Pytester, readers: str):
+    """--rechain-profile cli asks what the CLI resumes (api and chain), as rechain check
+    does: every case was skipped, no expectation being recorded as session messages."""
+    right = run(pytester, "--rechain-impl=reference:cli", "--rechain-profile=cli",
+                "--rechain-case=cli-*", "-k", "rechain")
+    outcomes = right.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 50 and "failed" not in outcomes, outcomes
+    pytester.makepyfile(api_reader='''
+        RECHAIN_INFO = {"name": "api-reader", "version": "1", "views": ["api", "chain"]}
+
+        def read(data):
+            return {"messages": [], "leaf": None}
+    ''')
+    wrong = run(pytester, f"--rechain-impl=python:{pytester.path / 'api_reader.py'}:read",
+                "--rechain-profile=cli", "--rechain-case=cli-compact-boundary-starts-chain")
+    wrong.assert_outcomes(passed=1, failed=1)  # test_own, and the case
+    replay = next(line.split("replay: ", 1)[1] for line in wrong.outlines
+                  if line.startswith("replay: "))
+    assert "--profile cli" in replay
+    again = subprocess.run(replay, shell=True, cwd=pytester.path, capture_output=True,
+                           text=True)
+    assert again.returncode == 1 and "disagreements found" in again.stdout, again.stderr
