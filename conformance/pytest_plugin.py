@@ -6,7 +6,8 @@
 Inert unless ``--rechain-impl`` is given. Each corpus case (per option set)
 becomes one item named ``rechain::<case id>``, so ``-k``, ``-x``, ``--lf`` and
 JUnit XML work as for any test. Known divergences in the skip list (the shipped
-one, or yours with ``--rechain-skips FILE``) are reported as skips; a listed case
+one with an ``adapter:NAME``'s own, or yours with ``--rechain-skips FILE``) are
+reported as skips; a listed case
 that passes fails (strict). A failure shows
 the first difference and the command that replays it.
 """
