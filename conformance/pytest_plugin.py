@@ -191,18 +191,26 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """A run that compared nothing is a failure: no case matched, or every one was skipped."""
+    """A run that compared nothing is a failure: no case matched, or every one was skipped;
+    so is one that compared nearly nothing (under ``report.NEARLY_NOTHING`` of the cases it
+    ran), as for ``rechain check``."""
+    from rechain.conformance.report import NEARLY_NOTHING
+
     config = session.config
     if not config.getoption("rechain_impl", None) or _COLLECTED not in config.stash:
         return
     tally = config.stash.get(_TALLY, {"ran": 0, "compared": 0})
-    if config.stash[_COLLECTED] and (not tally["ran"] or tally["compared"]):
-        return  # compared something, or the user deselected every case (-k, -m)
-    why = ("no corpus case matches the selection" if not config.stash[_COLLECTED]
-           else "every rechain case was skipped")
+    if config.stash[_COLLECTED] and (not tally["ran"] or (
+            tally["compared"] and tally["compared"] >= NEARLY_NOTHING * tally["ran"])):
+        return  # compared enough, or the user deselected every case (-k, -m)
+    said = ("compared nothing (no corpus case matches the selection)"
+            if not config.stash[_COLLECTED] else
+            "compared nothing (every rechain case was skipped)" if not tally["compared"] else
+            f"compared nearly nothing ({tally['compared']} of {tally['ran']} rechain cases, "
+            "the rest skipped)")
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
-        reporter.write_line(f"rechain: compared nothing ({why}): a run that tested nothing "
+        reporter.write_line(f"rechain: {said}: a run that tested nothing or nearly nothing "
                             "fails", red=True)
     if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

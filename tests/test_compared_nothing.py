@@ -153,3 +153,17 @@ def test_the_plugin_fails_a_run_that_compared_nothing(pytester: pytest.Pytester,
     deselected = _pytest(pytester, f"--rechain-impl={skipper}", "--rechain-case=cycle-full",
                          "-k", "own")
     assert deselected.ret == 0  # the user left the cases out: their own tests decide
+
+
+def test_the_plugin_fails_a_run_that_compared_nearly_nothing(pytester: pytest.Pytester,
+                                                             tmp_path: Path) -> None:
+    """One case answered of the whole corpus, as for rechain check; a selection the user
+    made (-k, --rechain-case) that is all compared is fine."""
+    script = tmp_path / "picky.py"
+    script.write_text(ANSWERS_SOME)
+    impl = f"--rechain-impl=harness:{sys.executable} {script} cycle-full"
+    nearly = _pytest(pytester, impl)
+    assert nearly.ret == 1
+    nearly.stdout.fnmatch_lines(["*compared nearly nothing (1 of * rechain cases*"])
+    chosen = _pytest(pytester, impl, "--rechain-case=cycle-full")
+    assert chosen.ret == 0, chosen.stdout.str()[-2000:]
