@@ -218,6 +218,22 @@ def unmatched(skip_list: SkipList, readers: Iterable[str], targets: Iterable[str
     return found
 
 
+def other_versions(skip_list: SkipList, readers: Iterable[str]) -> list[tuple[int, str, str]]:
+    """(entry index, its implementation, the reader) for each entry written for another
+    version of a reader under test (``myreader@1.0.0`` when the run checks
+    ``myreader@1.1.0``): it applies to nothing in this run, so every failure it listed
+    comes back as new; ``myreader@*`` keeps it across versions."""
+    found = []
+    readers = list(readers)
+    for index, entry in enumerate(skip_list.entries):
+        if any(fnmatchcase(r, entry.implementation) for r in readers):
+            continue
+        name = entry.implementation.split("@", 1)[0]
+        found += [(index, entry.implementation, r) for r in readers
+                  if fnmatchcase(r.split("@", 1)[0], name)][:1]
+    return found
+
+
 def for_run(path: Path | None, impl_specs: Iterable[str] = ()) -> SkipList:
     """The skip list a run judges by: ``path`` when given; else the one shipped with
     rechain and, for each ``adapter:NAME`` checked, that adapter's own ``skips.json`` (the

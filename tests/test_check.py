@@ -136,6 +136,20 @@ def test_a_skip_entry_naming_no_case_of_the_corpus_is_reported(faux, tmp_path, c
     assert f"::warning file={skips},title=rechain%3A stale skip::" in captured.out
 
 
+def test_a_skip_list_for_another_version_of_the_reader_is_reported(faux, tmp_path, capsys):
+    """--write-skips writes the exact version: after a release of the reader the entry
+    covers nothing and its known failures count as new; the run says why."""
+    skips = tmp_path / "skips.json"
+    skips.write_text(json.dumps({"version": 1, "skips": [
+        {"implementation": "faux@0.9", "cases": ["cycle-*"], "reason": "old", "link": "#1"},
+        {"implementation": "faux@*", "cases": ["options-*"], "reason": "any", "link": "#2"},
+    ]}))
+    check("--impl", f"{faux}:right", "--examples", "0", "--no-corpus", "--skips", str(skips))
+    err = capsys.readouterr().err
+    assert f"{skips}: skips[0] is for faux@0.9, not faux@1 that this run checks" in err
+    assert "write faux@* to keep it" in err and "skips[1]" not in err
+
+
 def test_a_paging_bug_is_explained_as_paging(faux, tmp_path):
     """The explanation reads the transcript with the case's own limit and offset: a reader
     that ignores the offset shows rows outside the page, not another leaf."""

@@ -81,10 +81,11 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
     if settings.shard is not None:
         shard.require(settings.shard, len(items) + examples, "cases")
     first = plan.connections()
-    if skip_list is not None and settings.skips is not None and not settings.no_corpus:
-        every = (inputs.corpus(settings.corpus, plan.profile, plan.view, ())
-                 if settings.case else items)
-        _warn_stale(skip_list, settings.skips, first, [item.case.id for item in every], say)
+    if skip_list is not None and settings.skips is not None:
+        every = (None if settings.no_corpus else items if not settings.case
+                 else inputs.corpus(settings.corpus, plan.profile, plan.view, ()))
+        _warn_stale(skip_list, settings.skips, first,
+                    None if every is None else [item.case.id for item in every], say)
     saved = inputs.saved(plan.database, examples, plan.profile, plan.view, say)
     generated = inputs.generated(examples, settings.seed, plan.profile, say, plan.view)
     kept = shard.assign(settings.shard, saved, items + generated)
@@ -140,17 +141,24 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
         return Finished(writer.lines, interrupted)
 
 
-def _warn_stale(skip_list: skips.SkipList, path: Path, first: Any, case_ids: list[str],
-                say: Say) -> None:
-    """Say which entries of a user's skip list name a case this run's corpus does not have:
+def _warn_stale(skip_list: skips.SkipList, path: Path, first: Any,
+                case_ids: list[str] | None, say: Say) -> None:
+    """Say which entries of a user's skip list name a case this run's corpus does not have
+    (``case_ids``, None without the corpus), or another version of a reader under test:
     such an entry can never fail, so the strict list would keep it silently. A warning, not
     an error: one list may also name the cases of another corpus (an adapter's minimal
     cases) for the replays run there. In GitHub Actions each is a ``::warning``."""
     readers = [label("", i.info) for i in first.implementations]
-    stale = skips.unmatched(skip_list, readers, [t.label for t in first.targets], case_ids)
-    for index, glob in stale:
-        text = (f"{path}: skips[{index}] lists case {glob!r}, which matches no corpus case of "
-                "this run: a typo, or a case the corpus no longer has (remove it)")
+    stale = ([] if case_ids is None else
+             skips.unmatched(skip_list, readers, [t.label for t in first.targets], case_ids))
+    texts = [f"{path}: skips[{index}] lists case {glob!r}, which matches no corpus case of "
+             "this run: a typo, or a case the corpus no longer has (remove it)"
+             for index, glob in stale]
+    texts += [f"{path}: skips[{index}] is for {written}, not {reader} that this run checks: "
+              f"its known failures count as new (write {written.split('@', 1)[0]}@* to keep "
+              "it across versions)"
+              for index, written, reader in skips.other_versions(skip_list, readers)]
+    for text in texts:
         say(text)
         if os.environ.get("GITHUB_ACTIONS") == "true":
             where = str(path).replace("%", "%25").replace(":", "%3A").replace(",", "%2C")
