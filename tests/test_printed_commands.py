@@ -163,7 +163,7 @@ def test_the_pytest_plugins_replay_runs_elsewhere(project: Path, tmp_path: Path)
     from rechain.conformance.pytest_plugin import _replay
 
     options = {"rechain_impl": "python:readers.py:right", "rechain_against": None,
-               "rechain_corpus": None}
+               "rechain_corpus": None, "rechain_profile": "sdk"}
     config = SimpleNamespace(getoption=options.get,
                              invocation_params=SimpleNamespace(dir=project))
     printed = _replay(config, "linear-two-turns[limit=1]")  # type: ignore[arg-type]
