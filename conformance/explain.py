@@ -299,6 +299,22 @@ def _traits(sides: Sides, uuid: str) -> list[str]:
     return found
 
 
+def _hidden_tip(sides: Sides, uuid: str) -> tuple[str, str] | None:
+    """The last-written row below ``uuid`` that the reader walked from but hides (a meta
+    row at the tip), with why it is hidden: the leaf it really continued from."""
+    found = None
+    for diagnostic in sides.diagnostics:
+        if diagnostic.get("kind") != "hidden":
+            continue
+        line = next((x for x in sides.lines if x.number == diagnostic.get("line") and x.entry),
+                    None)
+        if line is not None and line.uuid != uuid and uuid in _ancestors(sides, str(line.uuid)):
+            reason = str(diagnostic.get("detail", "")).split(": ", 1)[-1]
+            if found is None or line.number > found[2]:
+                found = (str(line.uuid), reason, line.number)
+    return (found[0], found[1]) if found else None
+
+
 def _which(sides: Sides, uuid: str, other: str) -> str:
     """The first trait of ``uuid`` that ``other`` lacks: why one side chose it (a row with no
     trait of its own is named by its line, type and label)."""
@@ -365,7 +381,10 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
         apart = (leaf_got not in _ancestors(sides, leaf_expected)
                  and leaf_expected not in _ancestors(sides, leaf_got))
         behaviour = "branch-after-rewind" if apart and "rewind" in sides.tags else "leaf-choice"
-        found.append((behaviour, f"{who} continued from {_which(sides, leaf_expected, leaf_got)}; "
+        tip = _hidden_tip(sides, leaf_expected)  # the leaf may be a row it does not show
+        theirs = (f"{_which(sides, tip[0], leaf_got)}, which it does not show ({tip[1]})"
+                  if tip else _which(sides, leaf_expected, leaf_got))
+        found.append((behaviour, f"{who} continued from {theirs}; "
                       f"yours from {_which(sides, leaf_got, leaf_expected)}"))
     elif (leaf_got is None) != (leaf_expected is None):
         found.append(("leaf-choice", f"{who} continued from {sides.describe(leaf_expected)}"

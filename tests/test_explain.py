@@ -343,7 +343,8 @@ def test_a_reader_matched_by_position_is_told_which_row_of_the_file_it_lost_or_a
 
 
 def test_a_leaf_with_no_trait_of_its_own_is_named_by_its_line():
-    """'yours from line 2 (user, prompt)', never 'yours from the row (line 2)'."""
+    """'yours from line 1 (user, prompt)', never 'yours from the row (line 1)'; a leaf the
+    real reader hides is the one named, not the last row it shows."""
     data = (b'{"type":"user","uuid":"u","parentUuid":null,"message":{"role":"user",'
             b'"content":"Prompt 1"},"timestamp":"2026-01-01T00:00:00Z"}\n'
             b'{"type":"assistant","uuid":"a","parentUuid":null,"message":{"role":"assistant",'
@@ -353,3 +354,7 @@ def test_a_leaf_with_no_trait_of_its_own_is_named_by_its_line():
     explanation = explain(data, Answered(({"uuid": "u"},)), Answered(({"uuid": "a"},)), None,
                           target="agent-sdk@0.3.332 chain")
     assert "yours from line 1 (user, prompt)" in explanation["sentence"]
+    # the real reader's leaf is the meta row it walks from but does not show
+    assert explanation["sentence"].startswith(
+        "the real reader (agent-sdk@0.3.332) continued from a meta row (line 3), which it "
+        "does not show (isMeta)")
