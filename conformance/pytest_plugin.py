@@ -121,8 +121,9 @@ def _replay(config: pytest.Config, case_id: str) -> str:
         parts += ["--corpus", portable.path(config.getoption("rechain_corpus"), cwd)]
     if config.getoption("rechain_venv"):
         parts += ["--venv", portable.path(config.getoption("rechain_venv"), cwd)]
-    if get_profile(config.getoption("rechain_profile")).name != get_profile("sdk").name:
-        parts += ["--profile", str(config.getoption("rechain_profile"))]  # as judged here
+    profile = config.getoption("rechain_profile") or "sdk"  # the option's default
+    if get_profile(profile).name != get_profile("sdk").name:
+        parts += ["--profile", str(profile)]  # as judged here
     if config.getoption("rechain_skips"):  # the list decides the verdict, as here
         parts += ["--skips", portable.path(config.getoption("rechain_skips"), cwd)]
     return portable.command([*parts, "--case", case_id.split("[")[0]], env)
