@@ -187,6 +187,9 @@ def test_an_output_folder_or_file_that_cannot_be_made_is_refused_first(
     (["--time", "inf", "--runs", "5"], "--time (or RECHAIN_FUZZ_SECONDS) inf: must be a number"),
     (["--time", "0", "--shrink-seconds", "-1"], "--shrink-seconds -1: must be a positive"),
     (["--time", "0", "--shrink-seconds", "nan"], "--shrink-seconds nan: must be a positive"),
+    # libFuzzer's -timeout=99999999999 left a worker that never ended
+    (["--time", "0", "--timeout", "99999999999"], "--timeout 99999999999: at most 86400"),
+    (["--time", "0", "--max-len", "99999999999"], "--max-len 99999999999: at most"),
     (["--time", "0", "--jobs", "0"], "--jobs 0: must be at least 1"),
     (["--time", "0", "--timeout", "0", "--rss-mb", "-3"],
      "--timeout 0, --rss-mb -3: must be at least 1"),
@@ -281,3 +284,12 @@ def test_a_view_of_one_row_counts_it_as_written(
     _, chain, _ = run(capsys, "rebuild", str(path), "--profile", "cli", "--view", "chain",
                       "--format", "text")
     assert "\n1 entry on the chain, root first\n" in chain
+
+
+def test_benching_an_unknown_fuzz_target_is_one_line(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "fuzz", "--bench", "no-such-harness", "--time", "1")
+    assert code == 2 and out == ""
+    assert err.startswith("rechain: error: unknown target 'no-such-harness'")
+    assert len(err.splitlines()) == 1

@@ -91,6 +91,14 @@ def _check_bounds(args: argparse.Namespace, seconds: float) -> None:
              if value is not None and value < 1]
     if wrong:
         raise UsageError(f"{', '.join(wrong)}: must be at least 1")
+    # past these libFuzzer's own arithmetic breaks (a worker that never ended, -timeout
+    # 99999999999) or a worker maps the largest input's size (--max-len)
+    ceilings = {"--timeout": (args.timeout, 86400), "--rss-mb": (args.rss_mb, 1 << 20),
+                "--max-len": (args.max_len, 1 << 30)}
+    wrong = [f"{name} {value}: at most {top}" for name, (value, top) in ceilings.items()
+             if value is not None and value > top]
+    if wrong:
+        raise UsageError("; ".join(wrong))
 
 
 def venvs_root() -> Path:
@@ -317,6 +325,10 @@ def bench(args: argparse.Namespace) -> int:
     if args.work is not None:
         args.work = output_dir("--work", args.work)
     names = args.names or [t.name for t in REFERENCE]
+    unknown = [name for name in names if name not in TARGETS]
+    if unknown:
+        raise UsageError(f"unknown target {', '.join(map(repr, unknown))}; "
+                         f"see {portable.rechain(['fuzz', '--list'])}")
     summary: dict[str, dict[str, float]] = {}
     for name in names:
         target = TARGETS[name]
