@@ -54,3 +54,19 @@ def test_plain_drops_inline_markup_and_keeps_the_words() -> None:
     assert plain("run ``rechain check`` (see :func:`connect`), a *harness*") == \
         "run rechain check (see connect), a harness"
     assert plain("files like *.jsonl and a * b") == "files like *.jsonl and a * b"
+
+
+GROUPS = sorted(path for path, parser in PARSERS.items() if len(path) == 1 and any(
+    isinstance(action, argparse._SubParsersAction) for action in parser._actions))
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=lambda p: p[0])
+def test_a_command_group_without_its_subcommand_is_a_usage_error_on_stderr(
+        group: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    """``rechain report`` alone: exit 2, what it takes on stderr, nothing on stdout (a CI
+    step that keeps stdout as a report gets no help text in it)."""
+    from rechain.cli import main
+
+    assert main(list(group)) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip()

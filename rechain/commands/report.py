@@ -10,6 +10,7 @@ errors (a missing, repeated or foreign shard).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,8 @@ def register(subparsers: Any) -> None:
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
+    """No subcommand: its list on stderr, as the other command groups print it (exit 2)."""
+    parser.print_help(sys.stderr)
     return 2
 
 
