@@ -315,6 +315,16 @@ def _hidden_tip(sides: Sides, uuid: str) -> tuple[str, str] | None:
     return (found[0], found[1]) if found else None
 
 
+def _skipped_line(sides: Sides, uuid: str, who: str) -> tuple[str, str] | None:
+    """The clause for a row the reader under test kept from a line ``who`` skips (or whose
+    uuid a later line took over), or None."""
+    skipped = sides.diagnosed(uuid, _SKIPPED | {"duplicate-uuid"})
+    if not skipped:
+        return None
+    return ("skipped-line", f"{who} skips {sides.describe(uuid)}: {skipped['kind']}, "
+                            f"{skipped['detail']}; yours kept it")
+
+
 def _which(sides: Sides, uuid: str, other: str) -> str:
     """The first trait of ``uuid`` that ``other`` lacks: why one side chose it (a row with no
     trait of its own is named by its line, type and label)."""
@@ -345,10 +355,9 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
             found.append(("paging", f"{who} leaves {sides.describe(uuid)} out of the page "
                           f"({paged['detail']}); yours shows it"))
     for uuid in only_got:
-        skipped = sides.diagnosed(uuid, _SKIPPED | {"duplicate-uuid"})
+        skipped = _skipped_line(sides, uuid, who)
         if skipped:
-            found.append(("skipped-line", f"{who} skips {sides.describe(uuid)}: "
-                          f"{skipped['kind']}, {skipped['detail']}; yours kept it"))
+            found.append(skipped)
     recovered = [u for u in only_expected if sides.diagnosed(u, ("recovered",))]
     if recovered:
         detail = sides.lined(str(sides.diagnosed(recovered[0], ("recovered",))["detail"]))  # type: ignore[index]
@@ -435,10 +444,9 @@ def _scope_clauses(sides: Sides, scope: str) -> list[tuple[str, str]]:
         found.append(("lost-row", f"yours leaves out {sides.describe(first)}{more}, which "
                       f"{who} has"))
     for uuid in only_got:
-        skipped = sides.diagnosed(uuid, _SKIPPED | {"duplicate-uuid"})
-        if skipped:
-            found.append(("skipped-line", f"{who} skips {sides.describe(uuid)}: "
-                          f"{skipped['kind']}, {skipped['detail']}; yours kept it"))
+        clause = _skipped_line(sides, uuid, who)
+        if clause:
+            found.append(clause)
         elif sides.line_of(uuid) is None:
             held = next((n for n, raw in enumerate(sides.raw, start=1)
                          if uuid.encode("utf-8", "surrogatepass") in raw), None)
