@@ -25,6 +25,11 @@ _TALLY = pytest.StashKey[dict[str, int]]()  # rechain items run, and those compa
 _COLLECTED = pytest.StashKey[int]()
 
 
+# the limits' defaults, the same as rechain check's (a replay names only those that differ)
+TIMEOUT_S = 30.0
+MEMORY_MB = 2048
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rechain", "rechain conformance cases")
     group.addoption("--rechain-impl", metavar="SPEC", default=None,
@@ -38,10 +43,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="only cases whose id matches (repeatable)")
     group.addoption("--rechain-skips", metavar="FILE", default=None,
                     help="your known failures (a strict skip list, as rechain check --skips)")
-    group.addoption("--rechain-timeout", type=float, default=30.0, metavar="S",
-                    help="per-case time limit")
-    group.addoption("--rechain-memory-mb", type=int, default=2048, metavar="MB",
-                    help="memory limit of each reader process (default 2048)")
+    group.addoption("--rechain-timeout", type=float, default=TIMEOUT_S, metavar="S",
+                    help=f"per-case time limit (default {TIMEOUT_S:g})")
+    group.addoption("--rechain-memory-mb", type=int, default=MEMORY_MB, metavar="MB",
+                    help=f"memory limit of each reader process (default {MEMORY_MB})")
     group.addoption("--rechain-venv", metavar="DIR", default=None,
                     help="run python:MOD:FN readers with this venv's interpreter")
 
@@ -126,6 +131,12 @@ def _replay(config: pytest.Config, case_id: str) -> str:
         parts += ["--profile", str(profile)]  # as judged here
     if config.getoption("rechain_skips"):  # the list decides the verdict, as here
         parts += ["--skips", portable.path(config.getoption("rechain_skips"), cwd)]
+    # the limits the case ran under: a slow or hungry reader fails the same way again
+    timeout, memory = config.getoption("rechain_timeout"), config.getoption("rechain_memory_mb")
+    if timeout is not None and timeout != TIMEOUT_S:
+        parts += ["--timeout", f"{timeout:g}"]
+    if memory is not None and memory != MEMORY_MB:
+        parts += ["--memory-mb", str(memory)]
     return portable.command([*parts, "--case", case_id.split("[")[0]], env)
 
 

@@ -87,6 +87,18 @@ def test_a_runaway_reader_fails_its_cases_and_the_run_ends(pytester: pytest.Pyte
                  "--rechain-timeout=2", "--rechain-memory-mb=200")
     result.assert_outcomes(passed=1, failed=2)  # the suite's own test still passes
     result.stdout.fnmatch_lines([why])
+    # the replay runs the case under the same limits, so it fails the same way again
+    result.stdout.fnmatch_lines(["*replay:*--timeout 2 --memory-mb 200*"])
+
+
+def test_the_plugins_limits_default_to_checks() -> None:
+    """A replay names a limit only when it differs from the plugin's default, so the
+    defaults must be rechain check's."""
+    from rechain.cli import build_parser
+    from rechain.conformance.pytest_plugin import MEMORY_MB, TIMEOUT_S
+
+    check = build_parser().parse_args(["check", "--impl", "reference:sdk"])
+    assert (check.timeout, check.memory_mb) == (TIMEOUT_S, MEMORY_MB)
 
 
 @pytest.mark.parametrize(("args", "why"), [
