@@ -122,6 +122,10 @@ def valid_utf8(data: bytes, offset: int = 0) -> bool:
     return True
 
 
+#: ``Pending.stamp`` of a row whose timestamp was not kept
+UNKEPT = msgspec.UNSET
+
+
 class Pending(msgspec.Struct, gc=False, eq=False):
     """A row not decoded yet: its buffer and where its line starts (after the bytes the
     reader skips; it ends at the next LF, found again when the row is read: a million
@@ -142,7 +146,7 @@ class Pending(msgspec.Struct, gc=False, eq=False):
     # a tool result's ``timestamp`` from its glance (``kept_stamp``), else ``UNKEPT``: the
     # leaf choice and the recovery sort read the stamps of results, most of a long file's
     # leaves and orphans, and reading one from the line decodes the whole line again
-    stamp: Any = msgspec.UNSET
+    stamp: Any = UNKEPT
 
     def __repr__(self) -> str:
         """The row's place, never its buffer (the whole file)."""
@@ -179,10 +183,6 @@ class Pending(msgspec.Struct, gc=False, eq=False):
             return _loads(raw)  # type: ignore[no-any-return]
         except (orjson.JSONDecodeError, RecursionError):
             return parse_line(raw)[0]  # type: ignore[no-any-return]
-
-
-#: ``Pending.stamp`` of a row whose timestamp was not kept
-UNKEPT = msgspec.UNSET
 
 
 def kept_stamp(raw: msgspec.Raw) -> Any:

@@ -75,22 +75,20 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
         return SeedSource(lines, spans=_spans(data, starts, 1), line_count=len(starts))
     # one pass from the end splits the lines after the last plain boundary, and finds the
     # lines that hold the marker where the reader looks (the lines before are not split)
-    judged: list[int] = []
+    marked: list[int] = []
     begin, found, snapshots = shared_read.tail_lines(data, ("preservedSegment",), chunk_edges,
-                                                     judged)
-    judged.reverse()
+                                                     marked)
+    marked.reverse()
     metadata: tuple[tuple[int, bytes], ...] = ()
     first = 1
     if begin > 0:
         metadata, first = _metadata_lines(data, begin)
-    # the lines after a boundary stay in the file's own buffer (no copy of the tail): the
-    # chain's lines are read there (``profile.ChainLines``), and the result keeps the file
+    # the lines after a boundary stay in the file's own buffer (no copy of the tail), so
+    # every offset here is one in ``data``: the chain's lines are read there
+    # (``profile.ChainLines``), and the result keeps the file
     source = shared_read.read_from(data, begin, found, in_place=True, copy_short_tail=False,
                                    first_line=first, snapshot=snapshots)
-    buffer = source.data
     line_count = first - 1 + len(found)
-    found = source.starts  # type: ignore[assignment]  # in ``buffer``
-    base = begin - source.offset  # a file offset less ``base`` is one in ``buffer``
     numbers: Sequence[int]
     if snapshots:
         # attribution snapshots: all but the last dropped, the last read after the others
@@ -104,26 +102,24 @@ def read_for_load(data: bytes, disable_skip: bool, keep_all_leaves: bool = False
     else:  # every line in order: its number follows from its place
         numbers, offsets = range(first, first + len(found)), array("q", found)
         starts = array("q", found)
-    spanned = SpanLines(buffer, numbers, offsets)
-    lines = spanned
-    marked = [start - base for start in judged]
-    has_segment = _has_live_segment_marker(buffer, offsets, len(found) != len(offsets), marked,
-                                           begin - base)
+    lines = SpanLines(data, numbers, offsets)
+    has_segment = _has_live_segment_marker(data, offsets, len(found) != len(offsets), marked,
+                                           begin)
     diagnostics = tuple(source.diagnostics)  # the split's dropped snapshots among them
     if not keep_all_leaves and not has_segment:
-        kept = kept_spans(buffer, offsets, _line_ends(buffer, offsets, type(numbers) is range))
+        kept = kept_spans(data, offsets, _line_ends(data, offsets, type(numbers) is range))
         if kept is not None:
             if len(kept) != len(offsets):
                 alive = set(kept)
                 diagnostics += tuple(_dead(numbers[at]) for at in range(len(offsets))
                                      if at not in alive)
-            lines = SpanLines(buffer, array("q", [numbers[at] for at in kept]),
+            lines = SpanLines(data, array("q", [numbers[at] for at in kept]),
                               array("q", [offsets[at] for at in kept]))
     if lines and lines[0][0] == 1 and lines[0][1][:3] == b"\xef\xbb\xbf":
         starts[0] += 3
         lines.starts[0] += 3  # type: ignore[attr-defined]
     last_marked = bisect_left(found, marked[-1]) + first if marked else 0
-    return SeedSource(lines, metadata, diagnostics, _spans(buffer, starts, first, begin - base),
+    return SeedSource(lines, metadata, diagnostics, _spans(data, starts, first, begin),
                       line_count, last_marked)
 
 
