@@ -10,16 +10,24 @@ from contextlib import contextmanager
 from typing import Any
 from unittest import mock
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 
 from rechain.reference import Options
+from rechain.reference.js.values import UNDEFINED
 from rechain.reference.lazyrows import Pending
+from rechain.reference.parse import glanced_row
 from rechain.reference.profiles import get_profile
 from rechain.reference.profiles.claude_code_2_1_88 import parse as seed_parse
 from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
 from rechain.reference.profiles.claude_code_2_1_88 import resume as seed_resume
-from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced, light
+from rechain.reference.profiles.claude_code_2_1_88.glanced import (
+    SEED_GLANCE,
+    Glanced,
+    glanced,
+    light,
+)
 from rechain.reference.profiles.claude_code_2_1_88.resume import ENTRY_POINTS, ResumedRows
 from rechain.reference.stages import Profile, drive
 from rechain.strategies import corrupted, transcripts
@@ -132,6 +140,57 @@ def test_glanced_and_decoded_loads_agree_on_rows_a_glance_may_misread(
         for release in ("claude-code@2.1.88", "claude-code@2.1.39", "claude-code@2.1.101"):
             _agree(data, release)
         _agree(b"\xef\xbb\xbf" + data)
+
+
+def _glanced_rows_agree(data: bytes) -> int:
+    """Every line's ``glanced.glanced`` row against ``parse.glanced_row`` of the same glance
+    (the SDK parser's row and facts, ``facts_of`` the decoded row by
+    ``tests/test_reference_lazy.py``), as the loader chains them; how many it kept."""
+    kept, previous = 0, None
+    for number, raw, start in seed_parse.placed_views(data):
+        try:
+            seen = SEED_GLANCE.decode(raw)
+        except (msgspec.DecodeError, RecursionError):
+            continue
+        row = glanced(data, start, number, seen, previous)
+        if row is None:
+            continue
+        if seen.is_sidechain is UNDEFINED:
+            seen.is_sidechain = None  # as the SDK's glance reads an absent one
+        expected = glanced_row(data, start, seen, previous)
+        assert expected is not None, number
+        pending, facts = expected
+        assert row.facts == facts and row.line == number, number
+        assert (row.row.data, row.row.start, row.row.plain, row.row.value, row.row.stamp) \
+            == (pending.data, pending.start, pending.plain, pending.value, pending.stamp), number
+        kept += 1
+        previous = seen.uuid
+    return kept
+
+
+@settings(max_examples=60, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_a_glanced_row_is_the_sdk_parsers_row_and_facts(c: Any) -> None:
+    _glanced_rows_agree(c.data)
+
+
+@pytest.mark.parametrize("at", range(len(TRICKY)))
+@pytest.mark.parametrize("kind", ["user", "assistant"])
+def test_a_glanced_tricky_row_is_the_sdk_parsers_row_and_facts(at: int, kind: str) -> None:
+    """Rows with calls, results, sidechain flags, agents, teams and stamps of every shape."""
+    extra = ['"isSidechain":true,', '"isSidechain":false,', '"agentId":"x",', '"agentId":7,',
+             '"teamName":"t",', '"teamName":"",', '"isMeta":true,', '"isMeta":false,',
+             '"sourceToolAssistantUUID":"a1",', '"sourceToolAssistantUUID":3,', '']
+    lines = [_row("u1", None, "user", _USER)]
+    lines += [_row(f"u{n + 2}", f"u{n + 1}", kind, more + TRICKY[at])
+              for n, more in enumerate(extra)]
+    lines += [_row("u9", "u1", "assistant", '"message":{"role":"assistant","id":"m",'
+                   '"content":[{"type":"tool_use","id":"t1","name":"x"},{"type":"tool_use",'
+                   '"id":"t2","name":"TodoWrite"}]}'),
+              _row("u8", "u9", "user", '"message":{"role":"user","content":[{"type":'
+                   '"tool_result","tool_use_id":"t1"},{"type":"tool_result","tool_use_id":'
+                   '"t2"}]}')]
+    assert _glanced_rows_agree(b"\n".join(lines) + b"\n") >= 3
 
 
 def test_a_chain_is_held_as_bytes_from_load_to_messages() -> None:

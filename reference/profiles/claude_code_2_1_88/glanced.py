@@ -18,18 +18,29 @@ from typing import Any
 
 import msgspec
 
-from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID, Facts
-from rechain.reference.js.values import UNDEFINED
+from rechain.reference.facts import (
+    ANSWERS,
+    CALLS,
+    KIND,
+    KINDS,
+    MAIN_WRITER,
+    MESSAGE_ID,
+    PARENT,
+    UUID,
+    Facts,
+    writer,
+)
+from rechain.reference.js.values import UNDEFINED, truthy
 from rechain.reference.lazyrows import (
     _JSON_NAMES,
     Block,
     Glance,
     GlancedMessage,
     Pending,
+    kept_stamp,
     stamp_of,
 )
 from rechain.reference.model import Json
-from rechain.reference.parse import glanced_row
 
 _EMPTY = msgspec.Raw()
 PERMISSION_MODES = frozenset({"acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"})
@@ -232,7 +243,12 @@ def as_dict(entry: Json | Glanced | Light) -> Json:
 
 def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
             previous: str | None) -> Glanced | None:
-    """The row kept undecoded, or None when a field it must answer needs the decoded row."""
+    """The row kept undecoded, or None when a field it must answer needs the decoded row.
+
+    Its ``Pending`` and facts are those ``parse.glanced_row`` makes of the glance, taken in
+    the same pass over the blocks as the resume's flags (half the rows of a long file
+    come through here, and a second pass with a call per row cost a tenth of the load);
+    ``tests/test_seed_lazy.py`` holds the two to each other."""
     kind, uuid, parent, side = seen.type, seen.uuid, seen.parent_uuid, seen.is_sidechain
     if (kind != "user" and kind != "assistant") or type(uuid) is not str:
         return None
@@ -245,11 +261,15 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
             type(mode) is str and mode in PERMISSION_MODES)):
         return None
     flags = PLAIN | TODO_FREE
+    message_id = answers = None
+    calls: tuple[str, ...] = ()
     message = seen.message
     if message is not None:
         flags |= HAS_MESSAGE
-        if kind == "assistant" and message.id is not None and type(message.id) is not str:
-            return None
+        if kind == "assistant":
+            message_id = message.id
+            if message_id is not None and type(message_id) is not str:
+                return None
         content = message.content
         if type(content) is list:
             thinking_only = True  # every block a thinking one (in the same loop)
@@ -259,11 +279,14 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
                     # the facts keep an assistant's calls with string ids
                     if type(block.id) is not str or kind == "user":
                         return None
+                    calls += (block.id,)
                     if block.name == "TodoWrite":
                         flags &= ~TODO_FREE
                 elif block_type == "tool_result":
                     if type(block.tool_use_id) is not str:
                         return None
+                    answers = (block.tool_use_id,) if answers is None \
+                        else (*answers, block.tool_use_id)
                     flags |= RESULTS
                 if thinking_only and block_type not in THINKING:
                     thinking_only = False
@@ -278,12 +301,33 @@ def glanced(data: bytes, start: int, line: int, seen: SeedGlance,
             flags &= ~TODO_FREE  # extract_todos reads it (and throws on a string)
     elif kind == "assistant":
         flags &= ~TODO_FREE
-    if side is UNDEFINED:
-        seen.is_sidechain = None  # as the SDK's glance reads an absent one
-    kept = glanced_row(data, start, seen, previous)
-    if kept is None:
-        return None
-    return Glanced(kept[0], kept[1], line, side, flags)
+    facts = _facts(seen, kind, parent if parent != previous else previous,
+                   None if side is UNDEFINED else side, message_id, calls, answers)
+    return Glanced(_pending(data, start, seen, side, answers), facts, line, side, flags)
+
+
+def _facts(seen: SeedGlance, kind: str, parent: Any, side: bool | None, message_id: Any,
+           calls: tuple[str, ...], answers: tuple[str, ...] | None) -> Facts:
+    """``facts.glance_facts`` of a user or assistant row whose calls and answers the block
+    pass gathered (``side``: an absent ``isSidechain`` read as null, as the SDK's glance)."""
+    team, source, agent = seen.team_name, seen.source, seen.agent_id
+    return (seen.uuid, KINDS[kind], parent,
+            side is not True and (team is None or not truthy(team)),
+            message_id, calls, answers, source if type(source) is str else None,
+            MAIN_WRITER if side is not True and agent is UNDEFINED else writer(side, agent))
+
+
+def _pending(data: bytes, start: int, seen: SeedGlance, side: Any,
+             answers: tuple[str, ...] | None) -> Pending:
+    """``parse.glanced_row``'s ``Pending`` of a user or assistant row."""
+    meta = seen.is_meta
+    plain = (meta is None or meta is False) and (side is None or side is UNDEFINED
+                                                 or side is False) \
+        and seen.quiet is None and seen.host_hidden is None and seen.ran_by is None \
+        and seen.team_name is None
+    if answers is None:
+        return Pending(data, start, plain)
+    return Pending(data, start, plain, None, kept_stamp(seen.timestamp))
 
 
 def _not_blank(content: list[SeedBlock]) -> bool:
