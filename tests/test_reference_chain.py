@@ -202,3 +202,25 @@ def test_limit_and_offset_slice_like_javascript() -> None:
     assert uuids(*rows, limit=2, offset=1) == ["a1", "u2"]
     assert uuids(*rows, offset=3) == ["a2"]
     assert uuids(*rows, limit=0, offset=0) == ["u1", "a1", "u2", "a2"]
+
+
+def test_a_part_in_order_stays_and_one_out_of_order_is_sorted() -> None:
+    # checked against agent-sdk-ts 0.3.332: m1's results come back as written (their
+    # stamps rise), m2's are sorted (theirs fall) though m2's first stamp is below m1's
+    # last, where one part ends and the next starts
+    ts = "2026-01-01T00:00:{:02d}.000Z".format
+    rows = [
+        user("u1", None, ts=ts(0)),
+        assistant("a1", "u1", mid="m1", blocks=[tool_use("t1"), tool_use("t2"), tool_use("t3")],
+                  ts=ts(1)),
+        result("r1", "a1", "t1", ts=ts(20)),
+        result("r2", "a1", "t2", ts=ts(21)),
+        result("r3", "a1", "t3", ts=ts(2)),
+        assistant("b1", "r3", mid="m2", blocks=[tool_use("t4"), tool_use("t5"), tool_use("t6")],
+                  ts=ts(3)),
+        result("r4", "b1", "t4", ts=ts(12)),
+        result("r5", "b1", "t5", ts=ts(11)),
+        result("r6", "b1", "t6", ts=ts(4)),
+        assistant("c1", "r6", mid="m3", ts=ts(5)),
+    ]
+    assert uuids(*rows) == ["u1", "a1", "r1", "r2", "r3", "b1", "r5", "r4", "r6", "c1"]
