@@ -4,7 +4,8 @@ workflow-command annotations.
 Pure functions of the run report's lines (plus, for SARIF, ``rechain fuzz`` findings),
 like the terminal, Markdown and HTML views; each failure carries the same explanation
 text. Locations are case files: a shrunk case's transcript, or a corpus case's under
-the run's corpus directory.
+the run's corpus directory, named as ``report_locations`` says (never by an absolute
+path).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from rechain.conformance import report_locations as locations
 from rechain.conformance import summary
 from rechain.conformance.explain import as_text
 
@@ -115,33 +117,6 @@ def _gate(lines: Sequence[Mapping[str, Any]],
 # --- SARIF ----------------------------------------------------------------------------------
 
 
-def corpus_root(head: Mapping[str, Any]) -> str | None:
-    """The corpus directory the run read, from its command line (None: the packaged one)."""
-    argv = [str(a) for a in head.get("argv") or []]
-    for i, arg in enumerate(argv):
-        if arg == "--corpus" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--corpus="):
-            return arg.split("=", 1)[1]
-    return None
-
-
-def _default_root() -> str:
-    from rechain.corpus.cases_io import default_root
-
-    return str(default_root())
-
-
-def case_file(line: Mapping[str, Any], root: str) -> str | None:
-    """Where a case's transcript is: a shrunk case's own, or the corpus case's (generated
-    cases that were not shrunk have no file)."""
-    if line.get("kind") == "finding":
-        return str(Path(str(line["path"]), "transcript.jsonl")) if line.get("path") else None
-    if line.get("group") in ("generated", "corrupted"):
-        return None
-    return str(Path(root, str(line["id"]).split("[", 1)[0], "transcript.jsonl"))
-
-
 def _first_line(explanation: Mapping[str, Any] | None) -> int | None:
     """The input line of the first difference (the row marked first, either side)."""
     for row in (explanation or {}).get("rows", []):
@@ -160,21 +135,11 @@ def _rule(rule_id: str, title: str, text: str) -> Json:
             "helpUri": INFORMATION}
 
 
-def relative(path: str | None, base: Path | None) -> str | None:
-    """``path`` relative to ``base`` when it lies inside it (what CI tools resolve against
-    the checkout), else as it is."""
-    if path is None or base is None:
-        return path
-    try:
-        return Path(path).resolve().relative_to(base.resolve()).as_posix()
-    except ValueError:
-        return path
+def _location(artifact: Json, line: int | None) -> list[Json]:
+    """A SARIF location: the path as a URI reference (percent-encoded), and its line."""
+    from urllib.parse import quote
 
-
-def _location(uri: str | None, line: int | None) -> list[Json]:
-    if uri is None:
-        return []
-    physical: Json = {"artifactLocation": {"uri": Path(uri).as_posix()}}
+    physical: Json = {"artifactLocation": {**artifact, "uri": quote(artifact["uri"], safe="/")}}
     if line is not None:
         physical["region"] = {"startLine": line}
     return [{"physicalLocation": physical}]
@@ -183,22 +148,25 @@ def _location(uri: str | None, line: int | None) -> list[Json]:
 def sarif(lines: Sequence[Mapping[str, Any]], crashes: Sequence[Mapping[str, Any]] = (),
           base: Path | None = None) -> Json:
     """SARIF 2.1.0: one rule per behaviour (or fuzz crash kind), one result per failing
-    comparison (a shrunk case stands for the generated cases it was shrunk from); case
-    files inside ``base`` are named relative to it."""
+    comparison (a shrunk case stands for the generated cases it was shrunk from). Every
+    result has a location GitHub code scanning takes: a case file inside the checkout
+    ``base`` relative to it (``%SRCROOT%``), any other relative to a base the run
+    describes (``report_locations``)."""
     from rechain import __version__
 
     head = lines[0] if lines and lines[0].get("kind") == "header" else {}
-    root = corpus_root(head) or (_default_root() if lines else "")
+    corpus = locations.corpus_root(head)
+    version = str(head.get("rechain") or __version__)
     rules: dict[str, Json] = {}
     results: list[Json] = []
 
-    def add(rule_id: str, title: str, text: str, message: str, uri: str | None,
+    def add(rule_id: str, title: str, text: str, message: str, artifact: Json,
             line: int | None, fingerprint: str) -> None:
         if rule_id not in rules:
             rules[rule_id] = _rule(rule_id, title, text)
         results.append({"ruleId": rule_id, "ruleIndex": list(rules).index(rule_id),
                         "level": "error", "message": {"text": message},
-                        "locations": _location(relative(uri, base), line),
+                        "locations": _location(artifact, line),
                         "partialFingerprints": {"rechainCase/v1": fingerprint}})
 
     for line in summary.not_passing(lines):
@@ -207,27 +175,35 @@ def sarif(lines: Sequence[Mapping[str, Any]], crashes: Sequence[Mapping[str, Any
         token, title = summary.behaviour_of(line)
         explanation = line.get("explanation") or {}
         add(token, title, f"rechain check: {title}", _message(line),
-            case_file(line, root), _first_line(explanation),
+            locations.artifact(line, base, corpus), _first_line(explanation),
             f"{line['id']}|{line['implementation']}|{line['against']}")
     for finding in summary.findings(lines):
         for comparison in summary.comparisons(finding):
             merged = {**finding, **comparison, "id": finding["case_id"], "status": "fail"}
             token, title = summary.behaviour_of(merged)
             add(token, title, f"rechain check: {title}", _message(merged),
-                case_file(finding, root), _first_line(comparison.get("explanation")),
+                locations.artifact(finding, base, corpus),
+                _first_line(comparison.get("explanation")),
                 f"{finding['case_id']}|{merged['implementation']}|{merged['against']}")
     for crash in crashes:
         kind = str(crash.get("exception") or crash.get("signature", "crash")).split("@", 1)[0]
+        signature = str(crash.get("signature", kind))
         add(f"crash/{kind}", f"fuzz crash: {kind}", "rechain fuzz: the reader under test "
             f"broke its contract with {kind}",
             f"{crash.get('target', '?')}: {kind}: {crash.get('message', '')} "
             f"(at {crash.get('where', '?')}; {crash.get('count', 1)} inputs)",
-            crash.get("input_path"), None, str(crash.get("signature", kind)))
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
-        "tool": {"driver": {"name": "rechain", "version": str(head.get("rechain") or __version__),
+            locations.crash_artifact(crash.get("input_path"), signature, base), None,
+            signature)
+    used = {result["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"]
+            for result in results}
+    run: Json = {
+        "tool": {"driver": {"name": "rechain", "version": version,
                             "informationUri": INFORMATION, "rules": list(rules.values())}},
         "results": results,
-    }]}
+    }
+    if used:
+        run["originalUriBaseIds"] = locations.bases(used, head, version)
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def _message(line: Mapping[str, Any]) -> str:
@@ -275,17 +251,18 @@ def _escape_property(text: str) -> str:
 def annotations(lines: Sequence[Mapping[str, Any]], limit: int = ANNOTATIONS,
                 base: Path | None = None) -> list[str]:
     """GitHub workflow commands (``::error file=…,line=…,title=…::text``): one per kind of
-    failure (its example) and one per shrunk case, at most ``limit``; files inside ``base``
-    relative to it."""
+    failure (its example) and one per shrunk case, at most ``limit``; ``file=`` only for a
+    case file inside the checkout ``base``, relative to it (GitHub links nothing else)."""
     head = lines[0] if lines and lines[0].get("kind") == "header" else {}
-    root = corpus_root(head) or (_default_root() if lines else "")
+    corpus = locations.corpus_root(head)
     out = []
     examples = [kind.example for kind in summary.kinds(lines)]
     examples += [{**f, "id": f["case_id"]} for f in summary.findings(lines)
                  if f["case_id"] not in {e.get("id") for e in examples}]
     for example in examples[:limit]:
         title = summary.behaviour_of(example)[1]
-        where = relative(case_file(example, root), base)
+        artifact = locations.artifact(example, base, corpus)
+        where = artifact["uri"] if artifact["uriBaseId"] == locations.SRCROOT else None
         properties = [f"title={_escape_property(f'rechain: {title}')}"]
         if where is not None:
             properties.insert(0, f"file={_escape_property(where)}")
@@ -325,8 +302,9 @@ def write(args: Any, lines: Sequence[Mapping[str, Any]]) -> None:
 
     from rechain.errors import UsageError
 
+    root = locations.checkout(Path.cwd())  # what GitHub resolves relative paths against
     texts = {"junit": lambda: junit(lines),
-             "sarif": lambda: json.dumps(sarif(lines, base=Path.cwd()), indent=1) + "\n",
+             "sarif": lambda: json.dumps(sarif(lines, base=root), indent=1) + "\n",
              "badge": lambda: json.dumps(badge(lines)) + "\n"}
     for name, text in texts.items():
         path = getattr(args, name, None)
@@ -337,5 +315,5 @@ def write(args: Any, lines: Sequence[Mapping[str, Any]]) -> None:
         except OSError as error:
             raise UsageError(f"--{name} {path}: cannot write: {error.strerror}") from None
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        for command in annotations(lines, base=Path.cwd()):
+        for command in annotations(lines, base=root):
             sys.stdout.write(command + "\n")

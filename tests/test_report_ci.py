@@ -84,14 +84,107 @@ def test_sarif_is_valid_with_a_rule_per_behaviour_and_the_case_file_as_location(
     first = run["results"][0]
     assert first["ruleId"] == "hidden-row" and "is on the chain" in first["message"]["text"]
     physical = first["locations"][0]["physicalLocation"]
-    assert physical["artifactLocation"]["uri"] == "/work/cases/meta-hidden/transcript.jsonl"
+    # no checkout given: the case by its place in the run's corpus, never an absolute path
+    assert physical["artifactLocation"] == {"uri": "meta-hidden/transcript.jsonl",
+                                            "uriBaseId": "RECHAIN_CORPUS"}
     assert physical["region"]["startLine"] == 2  # the first difference's input line
     fuzz = run["results"][-1]
-    assert fuzz["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith(
-        "abc.input")
+    assert fuzz["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "abc.input", "uriBaseId": "RECHAIN_FINDINGS"}
+    assert "--corpus" in run["originalUriBaseIds"]["RECHAIN_CORPUS"]["description"]["text"]
     relative = report_ci.sarif(run_lines(), base=Path("/work"))
     location = relative["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
-    assert location["artifactLocation"]["uri"] == "cases/meta-hidden/transcript.jsonl"
+    assert location["artifactLocation"] == {"uri": "cases/meta-hidden/transcript.jsonl",
+                                            "uriBaseId": "%SRCROOT%"}
+
+
+def _uris(document: dict) -> list[dict]:
+    """Every result's artifact locations (GitHub refuses an upload where one has none)."""
+    out = []
+    for result in document["runs"][0]["results"]:
+        assert len(result["locations"]) == 1, result
+        out.append(result["locations"][0]["physicalLocation"]["artifactLocation"])
+    return out
+
+
+def _portable(document: dict) -> None:
+    """No location names a place only the machine that ran has: each uri is relative, to
+    the checkout or to a base the run describes."""
+    described = document["runs"][0].get("originalUriBaseIds", {})
+    for artifact in _uris(document):
+        uri = artifact["uri"]
+        assert uri and not uri.startswith("/") and ":" not in uri, artifact
+        assert "site-packages" not in uri and ".." not in uri.split("/"), artifact
+        assert artifact["uriBaseId"] in described, artifact
+
+
+def test_sarif_names_no_place_outside_the_checkout_by_its_path(tmp_path, sarif_schema):
+    """A packaged corpus case, a case shrunk into the runner's temporary folder and a
+    generated case no file holds: each result still has one location, none of them an
+    absolute path (GitHub would open a new alert for every runner path, and could show
+    none of them)."""
+    checkout, elsewhere = tmp_path / "repo", tmp_path / "runner-temp" / "cases"
+    (checkout / ".git").mkdir(parents=True)
+    lines = run_lines()
+    lines[0] = {**lines[0], "argv": ["check"], "cwd": str(checkout)}  # the packaged corpus
+    generated = {**lines[1], "id": "gen-00004", "group": "generated", "seq": 5}
+    finding = {"kind": "finding", "case_id": "diff-x", "path": str(elsewhere / "diff-x"),
+               "implementation": READER, "against": TARGET, "signature": ["k"], "seen": 2,
+               "status": "fail", "comparisons": []}
+    document = report_ci.sarif([*lines[:-1], generated, lines[-1]], base=checkout)
+    assert list(sarif_schema.iter_errors(document)) == []
+    _portable(document)
+    found = _uris(document)
+    assert {"uri": "meta-hidden/transcript.jsonl", "uriBaseId": "RECHAIN_CORPUS"} in found
+    assert {"uri": "odd%01case/transcript.jsonl", "uriBaseId": "RECHAIN_CORPUS"} in found
+    assert {"uri": "gen-00004", "uriBaseId": "RECHAIN_GENERATED"} in found
+    shrunk = report_ci.sarif([lines[0], {**lines[1], "id": "gen-00004", "group": "generated"},
+                              finding, lines[-1]], base=checkout)
+    _portable(shrunk)
+    assert {"uri": "diff-x/transcript.jsonl", "uriBaseId": "RECHAIN_CASES"} in _uris(shrunk)
+    inside = {**finding, "path": str(checkout / "rechain-cases" / "diff-x")}
+    [artifact] = {json.dumps(a) for a in _uris(report_ci.sarif([lines[0], inside],
+                                                               base=checkout))}
+    assert json.loads(artifact) == {"uri": "rechain-cases/diff-x/transcript.jsonl",
+                                    "uriBaseId": "%SRCROOT%"}
+
+
+def test_a_check_run_from_a_subfolder_names_cases_from_the_repository_root(
+        tmp_path, monkeypatch, capsys, sarif_schema):
+    """As a user's CI runs it: rechain installed elsewhere, run in a folder of the
+    repository, the user's corpus case named from the repository's root, the packaged
+    ones by their place in rechain's corpus."""
+    from rechain.corpus.cases_io import default_root
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    work = repo / "ci"
+    work.mkdir()
+    (work / "empty_reader.py").write_text(EMPTY)
+    monkeypatch.chdir(work)
+    code = main(["check", "--no-progress", "--impl", "python:empty_reader.py:read",
+                 "--examples", "0", "--case", "cycle-*", "--sarif", "s.sarif"])
+    assert code == 1
+    document = json.loads((work / "s.sarif").read_text())
+    assert list(sarif_schema.iter_errors(document)) == [] and document["runs"][0]["results"]
+    _portable(document)
+    assert str(default_root()) not in json.dumps(document)
+    assert {a["uriBaseId"] for a in _uris(document)} == {"RECHAIN_CORPUS"}
+    corpus = work / "cases"
+    corpus.mkdir()
+    import shutil
+
+    shutil.copytree(Path(str(default_root())) / "cycle-leaf-into-cycle",
+                    corpus / "cycle-leaf-into-cycle")
+    capsys.readouterr()
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert main(["check", "--no-progress", "--impl", "python:empty_reader.py:read",
+                 "--examples", "0", "--corpus", "cases", "--sarif", "s.sarif"]) == 1
+    [artifact] = _uris(json.loads((work / "s.sarif").read_text()))
+    assert artifact == {"uri": "ci/cases/cycle-leaf-into-cycle/transcript.jsonl",
+                        "uriBaseId": "%SRCROOT%"}
+    out = capsys.readouterr().out
+    assert "::error file=ci/cases/cycle-leaf-into-cycle/transcript.jsonl," in out
 
 
 @pytest.mark.parametrize(("passed", "failed", "message", "color"), [

@@ -287,9 +287,10 @@ def fuzz(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(reports, indent=1) + "\n")
     if args.sarif is not None:
         from rechain.conformance.report_ci import sarif
+        from rechain.conformance.report_locations import checkout
 
         crashes = [finding for report in reports for finding in report["findings"]]
-        document = sarif([], crashes, base=Path.cwd())
+        document = sarif([], crashes, base=checkout(Path.cwd()))
         args.sarif.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     for line in idle:  # a campaign that ran nothing tested nothing: never a pass
         print(line, file=sys.stderr)
