@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from rechain.conformance.contracts.pairing import Shown, Step, align, content_of
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
 from rechain.conformance.report_bounds import clip
 from rechain.conformance.skips import NOW_PASSES
@@ -57,6 +58,7 @@ TITLES = {
     "branch-after-rewind": "branch after a rewind", "walk-stopped": "walk stopped early",
     "off-chain": "row off the chain", "order": "message order", "chain": "different chain",
     "paging": "paging (--limit/--offset)", "lost-row": "row missing", "extra-row": "extra row",
+    "merged-row": "rows shown as one",
     "skip-now-passes": "known failure now passes",
 }
 
@@ -517,35 +519,64 @@ def _field_clause(difference: Mapping[str, Any], sides: Sides,
                      f"yours {_value(difference.get('left'))}")
 
 
-def _position_clause(got: Answered, expected: Answered, sides: Sides,
-                     causes: Iterable[str], merged: bool) -> tuple[str, str] | None:
-    """A row lost or added by a reader matched by position and role (its rows carry no
-    uuid): the first gap of the two role sequences, as the contract's judge aligns them
-    (prompts on adjacent lines joined when the reader merges them, ``merged``), named by
-    the file's row. None when the verdict's cause is no lost or extra row."""
+def _position_steps(got: Answered, expected: Answered, sides: Sides, merged: bool,
+                    loose: bool) -> list[Step] | None:
+    """The judge's pairing of a reader without uuids with the expected rows, by role and
+    the content the file's rows hold (prompts on adjacent lines as one when the reader
+    merges them, ``merged``; role pairs where content cannot decide, ``loose``), each
+    step's ``expected`` an index of ``expected.messages``. None for readers with uuids."""
+    theirs = expected.messages
+    if not got.messages or not theirs or any(
+            isinstance(m.get("uuid"), str) for m in got.messages) or not all(
+            isinstance(m.get("uuid"), str) for m in theirs):
+        return None
+    heads = _run_heads(theirs, sides) if merged else list(range(len(theirs)))
+    content = content_of(b"\n".join(sides.raw), [str(m["uuid"]) for m in theirs])
+    fragments = [tuple(f for k in range(head, end) for f in content.get(str(theirs[k]["uuid"]), ()))
+                 for head, end in zip(heads, [*heads[1:], len(theirs)], strict=True)]
+    steps = align(got.messages, [_role(theirs[h]) for h in heads], fragments, loose=loose)
+    return [Step(s.op, s.got, heads[s.expected] if s.expected is not None else None)
+            for s in steps]
+
+
+def _position_clause(got: Answered, expected: Answered, sides: Sides, causes: Iterable[str],
+                     steps: Sequence[Step], counts: int) -> tuple[str, str] | None:
+    """The first row a reader without uuids lost, added or merged, or the first row paired
+    with its row of the file that lacks a text, call or result of it, as the judge pairs
+    them; the cause the verdict leads with decides which. None for another cause."""
     first = next(iter(causes), None)
-    if first not in ("lost-row", "extra-row"):
-        return None
-    mine = [str(m.get("type", m.get("role"))) for m in got.messages]
-    theirs = [m for m in expected.messages if isinstance(m.get("uuid"), str)]
-    if len(theirs) != len(expected.messages):
-        return None
-    if merged:  # the judge's merged prompts: one row per run of adjacent prompts
-        theirs = _merged(theirs, sides)
-    roles = ["user" if m.get("type") == "attachment" else str(m.get("type")) for m in theirs]
-    matcher = difflib.SequenceMatcher(a=mine, b=roles, autojunk=False)
-    for op, a0, _, b0, b1 in matcher.get_opcodes():
-        if op in ("insert", "replace") and first == "lost-row":
-            rest = b1 - b0 - 1
-            more = f" and {counted(rest, 'more row')} after it" if rest > 0 else ""
-            return ("lost-row", f"message {b0 + 1}, {sides.describe(str(theirs[b0]['uuid']))}: "
-                    f"{sides.who} has it{more}, yours has no {roles[b0]} row in its place "
-                    f"(yours shows {counted(len(mine), 'message')}, it has {len(roles)})")
-        if op in ("delete", "replace") and first == "extra-row":
-            role = mine[a0]
+    op = {"lost-row": "lost", "extra-row": "extra", "merged-row": "merged", "field": "pair"}.get(
+        str(first))
+    mine, theirs = got.messages, expected.messages
+    tally = f"(yours shows {counted(len(mine), 'message')}, it has {counted(counts, 'row')})"
+    for step in steps:
+        if step.op != op:
+            continue
+        uuid = str(theirs[step.expected]["uuid"]) if step.expected is not None else ""
+        if op == "lost":
+            rest = sum(s.op == "lost" for s in steps) - 1
+            more = f" and {counted(rest, 'more row')} yours lacks" if rest > 0 else ""
+            return ("lost-row", f"message {step.expected + 1}, {sides.describe(uuid)}: "  # type: ignore[operator]
+                    f"{sides.who} has it{more}, yours shows no row with its content {tally}")
+        if op == "extra" and step.got is not None:
+            role = _role(mine[step.got])
+            text = _short(_message_line(mine[step.got], sides).split(" · ")[-1])
             return ("extra-row", f"yours shows {'an' if role[:1] in 'aeiou' else 'a'} {role} "
-                    f"row at position {a0 + 1} that {sides.who} does not have there (yours "
-                    f"shows {counted(len(mine), 'message')}, it has {len(roles)})")
+                    f"row at position {step.got + 1} ({text}) that {sides.who} does not "
+                    f"have {tally}")
+        if op == "merged" and step.got is not None:
+            beside = next((str(theirs[s.expected]["uuid"]) for s in steps if s.op == "pair"
+                           and s.got == step.got and s.expected is not None), None)
+            with_ = f", together with {sides.describe(beside)}" if beside else ""
+            return ("merged-row", f"yours shows {sides.describe(uuid)} inside its row at "
+                    f"position {step.got + 1}{with_}: {sides.who} has them as separate rows")
+        if op == "pair" and step.got is not None and step.expected is not None:
+            lacking = Shown(mine[step.got]).missing(
+                content_of(b"\n".join(sides.raw), [uuid]).get(uuid, ()))
+            if lacking is not None:
+                return ("field", f"field `content` of message {step.expected + 1}, "
+                        f"{sides.describe(uuid)}, shown at position {step.got + 1}: "
+                        f"{sides.who} has {_value(lacking)}, yours lacks it")
     return None
 
 
@@ -629,16 +660,22 @@ def _message_line(message: Mapping[str, Any], sides: Sides) -> str:
 
 
 def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, Any]],
-            field_at: int | None = None, heads: Sequence[int] | None = None) -> list[Json]:
+            field_at: int | None = None, heads: Sequence[int] | None = None,
+            steps: Sequence[Step] | None = None) -> list[Json]:
     """Both answers row by row: ``=`` same, ``≠`` differ, ``+`` only yours, ``-`` only theirs.
 
     Rows pair by uuid (difflib's alignment) when both sides have uuids, else by position;
     ``field_at`` marks the message whose fields differ. The first differing row gets
     ``first: true``. A row holds the messages' indices (``got``, ``expected``; None for no
     message): only the rows an explanation shows are written out (``_written``). Answers
-    whose rows carry no uuid pair with the expected rows by role, as the contract's judge
-    does, over ``heads`` of them (merged prompts: the first row of each run).
+    whose rows carry no uuid pair with the expected rows as the contract's judge pairs them
+    (``steps``, by role and content; a row shown inside another is ``≠`` beside it), else
+    by role over ``heads`` of them (merged prompts: the first row of each run).
     """
+    if steps is not None:
+        return _first_marked([{"mark": _STEP_MARKS[s.op] if s.op != "pair" or field_at != s.got
+                               else "≠", "got": s.got if s.op != "lost" else None,
+                               "expected": s.expected} for s in steps])
     pick = list(range(len(expected)))
     if got and expected and not any(isinstance(m.get("uuid"), str) for m in got) and all(
             isinstance(m.get("uuid"), str) for m in expected):
@@ -662,6 +699,15 @@ def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, An
             mark = "≠" if mine is not None and theirs is not None else (
                 "+" if mine is not None else "-")
             rows.append({"mark": mark, "got": mine, "expected": theirs})
+    return _first_marked(rows)
+
+
+#: how ``aligned`` marks each step of the pairing of a reader without uuids
+_STEP_MARKS = {"pair": "=", "lost": "-", "extra": "+", "merged": "≠"}
+
+
+def _first_marked(rows: list[Json]) -> list[Json]:
+    """The rows with the first that differs marked ``first``."""
     first = next((i for i, row in enumerate(rows) if row["mark"] != "="), None)
     if first is not None:
         rows[first]["first"] = True
@@ -770,7 +816,8 @@ def who_for(target: str) -> str:
 def explain(data: bytes, got: Outcome, expected: Outcome | None,
             difference: Mapping[str, Any] | None, *, target: str, profile: str = "sdk",
             tags: Iterable[str] = (), message: str = "", causes: Iterable[str] = (),
-            options: Mapping[str, Any] | None = None, merged: bool = False) -> Json:
+            options: Mapping[str, Any] | None = None, merged: bool = False,
+            loose: bool = False) -> Json:
     """The explanation of one failing comparison (JSON, stored in the report's case line).
 
     ``message`` is the verdict's own words, the sentence when the answers themselves agree
@@ -778,7 +825,9 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     list, whose behaviour leads (a known lost row beside a new extra row names the extra);
     ``options`` the case's reader options (``include_system_messages``, ``limit``,
     ``offset``), so the diagnostics are those of the page the readers were asked for;
-    ``merged`` when the reader declares prompts on adjacent lines shown as one.
+    ``merged`` when the reader declares prompts on adjacent lines shown as one, ``loose``
+    when its contract compares no content (a reader without uuids is paired as the judge
+    pairs it, ``contracts.pairing``).
     """
     chosen = options or {}
     diagnostics = _diagnostics(data, profile, (
@@ -790,6 +839,8 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     sides = Sides(got_uuids or [], expected_uuids or [], lines, diagnostics, frozenset(tags), who,
                   tuple(data.split(b"\n")))
     clauses: list[tuple[str, str]] = []
+    steps = (_position_steps(got, expected, sides, merged, loose)
+             if isinstance(got, Answered) and isinstance(expected, Answered) else None)
     early = _outcome_clause(got, expected, who, diagnostics)
     if early is not None:
         clauses.append(early)
@@ -798,8 +849,10 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         clauses = _clauses(sides) if scope is None else _scope_clauses(sides, scope)
         wanted = {b for c in causes for b in CAUSE_BEHAVIOURS.get(c, ())}
         clauses.sort(key=lambda clause: clause[0] not in wanted)
-    elif (isinstance(got, Answered) and isinstance(expected, Answered)
-          and (found := _position_clause(got, expected, sides, causes, merged)) is not None):
+    elif (isinstance(got, Answered) and isinstance(expected, Answered) and steps is not None
+          and (found := _position_clause(got, expected, sides, causes, steps, len(
+              _run_heads(expected.messages, sides) if merged else expected.messages)))
+          is not None):
         clauses.append(found)
     elif difference is not None:
         clauses.append(_field_clause(difference, sides,
@@ -815,7 +868,7 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         field_at = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
     mine = got.messages if isinstance(got, Answered) else ()
     theirs = expected.messages if isinstance(expected, Answered) else ()
-    rows = aligned(mine, theirs, field_at, _run_heads(theirs, sides) if merged else None)
+    rows = aligned(mine, theirs, field_at, _run_heads(theirs, sides) if merged else None, steps)
     said = [clip(text, SENTENCE_KEPT) for _, text in clauses]  # a reader's values in words
     behaviour, sentence = clip(clauses[0][0], LABEL_WIDTH), said[0]
     seen = {sentence}

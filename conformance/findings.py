@@ -98,7 +98,8 @@ def every_comparison(first: Connections, shrunk: Disagreement, item: Item,
 
 def finding_line(comparisons: Sequence[Disagreement], verdicts: Sequence[Verdict], item: Item,
                  profile: str, *, identifier: str, path: str | None, replay: str,
-                 merged: frozenset[str] = frozenset()) -> Json:
+                 merged: frozenset[str] = frozenset(),
+                 loose: frozenset[str] = frozenset()) -> Json:
     """The report's finding line: the first comparison's fields at the top (what a reader of
     one comparison needs), and every comparison with its own difference and explanation."""
     tags = tags_of(item)
@@ -106,7 +107,8 @@ def finding_line(comparisons: Sequence[Disagreement], verdicts: Sequence[Verdict
     explanations = [explain(c.data, c.got, c.expected, d, target=c.against,
                             profile=profile_for(c.against, profile), tags=tags,
                             message=v.message, causes=v.causes,
-                            merged=c.implementation in merged)
+                            merged=c.implementation in merged,
+                            loose=c.implementation in loose)
                     for c, v, d in zip(comparisons, verdicts, differences, strict=True)]
     first = comparisons[0]
     listed = [{"implementation": d.implementation, "against": d.against,

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from rechain import interrupts, shard
 from rechain.conformance import differential as diff
 from rechain.conformance import report, report_resume, skips
-from rechain.conformance.annotate import annotations, merged_readers
+from rechain.conformance.annotate import annotations, loose_readers, merged_readers
 from rechain.conformance.check import inputs
 from rechain.conformance.check.plan import Plan
 from rechain.conformance.check.settings import Settings
@@ -112,13 +112,14 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
         interrupted: KeyboardInterrupt | None = None
         bar = progress(len(items))
         merged = merged_readers(first.implementations)
+        loose = loose_readers(first.implementations)
         try:
             for item, found in run_items(items, plan.connections, jobs=settings.jobs,
                                          skips=skip_list, signature=_signer, first=first):
                 bar.step(sum(r.status in ("fail", "crash", "timeout") for r in found))
                 lines = []
-                for local, extra in zip(found, annotations(item, found, plan.profile, merged),
-                                        strict=True):
+                notes = annotations(item, found, plan.profile, merged, loose)
+                for local, extra in zip(found, notes, strict=True):
                     record = replace(local, seq=positions[local.seq - 1] + 1)  # as unsplit
                     records.append(record)
                     lines.append(report.case_line(record, **extra))

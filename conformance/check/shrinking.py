@@ -9,7 +9,7 @@ from typing import Any
 from rechain import portable
 from rechain.conformance import differential as diff
 from rechain.conformance import example_db, findings, skips
-from rechain.conformance.annotate import merged_readers
+from rechain.conformance.annotate import loose_readers, merged_readers
 from rechain.conformance.check.freezing import freeze
 from rechain.conformance.check.inputs import group_seeds, group_sizes
 from rechain.conformance.check.plan import GENERATED, Plan
@@ -93,7 +93,8 @@ def shrink_all(settings: Settings, plan: Plan, first: Connections, records: Sequ
         yield findings.finding_line(comparisons, verdicts, item, plan.profile,
                                     identifier=identifier, path=str(path) if path else None,
                                     replay=replay,
-                                    merged=merged_readers(first.implementations))
+                                    merged=merged_readers(first.implementations),
+                                    loose=loose_readers(first.implementations))
 
 
 def shrink_one(plan: Plan, implementation: Implementation, target: Target, kind: str,

@@ -2,14 +2,14 @@
 
 Every difference that remains after the contract is applied gets a cause, the one
 a report shows first: ``crash``, ``timeout``, ``raised``, ``duplicate-row``,
-``lost-row``, ``wrong-branch``, ``extra-row``, ``order``, ``field``, ``usage``.
+``lost-row``, ``wrong-branch``, ``merged-row`` (a reader without uuids shows two rows
+of the file as one), ``extra-row``, ``order``, ``field``, ``usage``.
 Causes are listed most harmful first, so data loss is what a person (and the
 shrinker) sees before a cosmetic difference in the same case.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -18,6 +18,7 @@ from typing import Any
 from rechain.conformance.compare import MISSING, Difference, Verdict, first_difference, normalise
 from rechain.conformance.contracts.answers import Answer, Row
 from rechain.conformance.contracts.model import Contract
+from rechain.conformance.contracts.pairing import Shown, Step, align, role_of
 from rechain.conformance.protocol import Answered, Crashed, Raised, Skipped, TimedOut
 
 Json = dict[str, Any]
@@ -25,7 +26,7 @@ Json = dict[str, Any]
 CAUSE_ORDER = ("crash", "timeout", "raised", "invariant:contained-error", "lost-row",
                "duplicate-row", "wrong-branch", "order", "invariant:parents-first",
                "invariant:sidechains-apart", "invariant:unchanged-by-invalid-line",
-               "invariant:unchanged-by-formatting", "usage", "extra-row", "field")
+               "invariant:unchanged-by-formatting", "usage", "merged-row", "extra-row", "field")
 
 
 def rank(cause: str) -> int:
@@ -250,51 +251,58 @@ def _row_difference(index: int, message: Json, row: Row, want: Answer,
 
 def _fragments_missing(index: int, message: Json, row: Row) -> Difference | None:
     """The first text, tool call or tool result of ``row`` that the shown row lacks."""
-    import orjson
-
-    blob = " ".join(orjson.dumps(message).decode("utf-8", "replace").split())
-    plain = " ".join(str(message.get("text", "")).split())
-    for fragment in row.fragments:
-        kind, _, ident = fragment.partition(":")
-        needle = ident if kind in ("tool_use", "tool_result") and ident else fragment
-        words = " ".join(needle.split())
-        escaped = " ".join(orjson.dumps(needle).decode()[1:-1].split())
-        if words not in plain and words not in blob and escaped not in blob:
-            return Difference(f"/messages/{index}/content", MISSING, fragment[:200])
-    return None
+    lacking = Shown(message).missing(row.fragments)
+    return None if lacking is None else Difference(f"/messages/{index}/content", MISSING,
+                                                   lacking[:200])
 
 
 def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contract) -> Verdict:
-    """Readers without uuids: rows matched by role in order (a diff of the role sequences)."""
+    """Readers without uuids: rows paired by role and content (``pairing.align``), so a row
+    dropped, merged or added is that, and only rows paired with the row they show can
+    differ in their fields."""
     rows = merged_prompts(want.rows) if contract.prompts == "merged" else want.rows
-    got = [str(m.get("type", m.get("role"))) for m in messages]
-    expected = [row.role if row.role != "attachment" else "user" for row in rows]
+    steps = align(messages, [row.role for row in rows], [row.fragments for row in rows],
+                  loose=contract.content == "ignored" or contract.strictness != "messages")
     causes: list[str] = []
     first: tuple[str, Difference] | None = None
-    matcher = difflib.SequenceMatcher(a=got, b=expected, autojunk=False)
-    pairs: list[tuple[int, int]] = []
-    for op, a0, a1, b0, b1 in matcher.get_opcodes():
-        if op == "equal":
-            pairs += list(zip(range(a0, a1), range(b0, b1), strict=True))
+    for step in steps:
+        if step.op == "pair":
             continue
-        cause = {"delete": "extra-row", "insert": "lost-row"}.get(op, "field")
-        causes.append(cause)
-        said = {"delete": "a row not in scope shown", "insert": "a row in scope missing"}.get(
-            op, "another kind of row")
-        first = first or (f"{said} at position {b0}", Difference(
-            f"/messages/{a0}/type", got[a0] if a0 < len(got) else MISSING,
-            expected[b0] if b0 < len(expected) else MISSING))
+        causes.append(STEP_CAUSES[step.op])
+        first = first or _step_difference(step, messages, rows)
     if contract.strictness == "messages" and contract.content == "text-equivalent":
-        for index, at in pairs:
-            found = _fragments_missing(index, messages[index], rows[at])
-            if found is not None:
+        for step in steps:
+            if step.op != "pair" or step.got is None or step.expected is None:
+                continue
+            lacking = Shown(messages[step.got]).missing(rows[step.expected].fragments)
+            if lacking is not None:
                 causes.append("field")
-                first = first or ("a shown row lacks a fragment", found)
+                first = first or ("a shown row lacks a fragment", Difference(
+                    f"/messages/{step.got}/content", MISSING, lacking[:200]))
                 break
     if not causes:
         return Verdict("pass")
     assert first is not None
     return Verdict("fail", first[0], first[1], ordered(causes))
+
+
+#: what each step of the pairing that is no pair makes of a case
+STEP_CAUSES = {"lost": "lost-row", "extra": "extra-row", "merged": "merged-row"}
+
+
+def _step_difference(step: Step, messages: Sequence[Json], rows: Sequence[Row]) -> tuple[
+        str, Difference]:
+    """The verdict's words and difference for the first row the pairing could not pair."""
+    if step.op == "extra" and step.got is not None:
+        return (f"a row not in scope shown at position {step.got}", Difference(
+            f"/messages/{step.got}/type", role_of(messages[step.got]), MISSING))
+    assert step.expected is not None
+    row = rows[step.expected]
+    if step.op == "merged" and step.got is not None:
+        return (f"the row on line {row.line} shown inside the row at position {step.got}",
+                Difference(f"/messages/{step.got}", "merged", f"line {row.line}"))
+    return (f"a row in scope missing: line {row.line}", Difference(
+        f"/messages/{step.expected}/type", MISSING, row.role))
 
 
 def merged_prompts(rows: Sequence[Row]) -> tuple[Row, ...]:

@@ -1,0 +1,258 @@
+"""Rows of a reader that keeps no uuid paired with the rows of the file they stand for.
+
+Such a reader's rows can only be told apart by role and content. Pairing them by role
+alone goes wrong at the first row it drops, merges or adds: every later row meets the
+wrong row of the file and looks like a field difference. So the two sequences are
+aligned as an edit script that maximises the content they share: a row of the reader
+pairs with a row of the file of the same role only when it shows some of that row's
+texts, tool calls or results (a row with none pairs on its role, with less weight). Between
+two such pairs, rows left over on both sides pair in place when they are as many and of
+the same roles (the reader shows the row, with other content: a field difference);
+otherwise they are lost or extra. A row the reader left out whose every fragment is shown
+inside the reader's row beside it was merged into that row.
+
+Content is compared as the ``text-equivalent`` contract compares it (``Shown.holds``):
+a fragment is shown when its words appear in the row's text or its JSON, so the judge's
+field check and the pairing agree on what a row shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+#: cells of the alignment table (reader rows by file rows, left between the common ends);
+#: beyond it the middle is paired greedily, each reader row with the next row it shows
+TABLE_CELLS = 1_000_000
+#: how far ahead of the last pair the greedy pairing looks for a reader row's file row
+LOOKAHEAD = 64
+#: the weight of a row of the file with nothing to show (no text, call or result):
+#: below one whose content is shown, so it never takes such a row's place
+EMPTY = 0.5
+#: the weight of a row of the same role with nothing in common, for a reader whose contract
+#: ignores content (it may show a row in words of its own): content still decides first
+LOOSE = 0.25
+
+Op = Literal["pair", "lost", "extra", "merged"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of the edit script: ``pair`` (``got`` shows ``expected``), ``lost`` (no row
+    of the reader shows ``expected``), ``extra`` (``got`` stands for no row of the file),
+    ``merged`` (``expected`` is shown inside ``got``, which is paired with another row)."""
+
+    op: Op
+    got: int | None
+    expected: int | None
+
+
+class Shown:
+    """What one row of a reader shows, for finding fragments in it (computed once)."""
+
+    __slots__ = ("blob", "plain")
+
+    def __init__(self, message: Mapping[str, Any]) -> None:
+        self.blob = " ".join(orjson.dumps(message, default=str).decode("utf-8", "replace")
+                             .split())
+        self.plain = " ".join(str(message.get("text", "")).split())
+
+    def holds(self, fragment: str) -> bool:
+        """Whether the row shows ``fragment``: a text's words, a tool call's or result's id."""
+        kind, _, ident = fragment.partition(":")
+        needle = ident if kind in ("tool_use", "tool_result") and ident else fragment
+        words = " ".join(needle.split())
+        escaped = " ".join(orjson.dumps(needle).decode()[1:-1].split())
+        return words in self.plain or words in self.blob or escaped in self.blob
+
+    def missing(self, fragments: Sequence[str]) -> str | None:
+        """The first of ``fragments`` the row does not show, else None."""
+        return next((f for f in fragments if not self.holds(f)), None)
+
+
+def role_of(message: Mapping[str, Any]) -> str:
+    """A row's role as the judge compares it (an attachment is shown as a user row)."""
+    kind = str(message.get("type", message.get("role")))
+    return "user" if kind == "attachment" else kind
+
+
+def align(got: Sequence[Mapping[str, Any]], roles: Sequence[str],
+          fragments: Sequence[Sequence[str]], *, loose: bool = False) -> list[Step]:
+    """The edit script from the file's rows (``roles`` and ``fragments``, one per row) to
+    the reader's rows ``got``, in order of both; ``loose`` when the reader's contract
+    ignores content, so a row of the same role pairs (last) without content in common."""
+    table = _Scores(got, roles, fragments, LOOSE if loose else 0.0)
+    n, m = len(got), len(roles)
+    head = 0
+    while head < min(n, m) and table.full(head, head):
+        head += 1
+    tail = 0
+    while tail < min(n, m) - head and table.full(n - 1 - tail, m - 1 - tail):
+        tail += 1
+    middle = _middle(table, head, n - tail, head, m - tail)
+    pairs = ([(k, k) for k in range(head)] + middle
+             + [(n - tail + k, m - tail + k) for k in range(tail)])
+    return _merged(table, _steps(pairs, roles, table.roles, n, m))
+
+
+class _Scores:
+    """How much of each file row each reader row shows (0: none, or not the same role)."""
+
+    def __init__(self, got: Sequence[Mapping[str, Any]], roles: Sequence[str],
+                 fragments: Sequence[Sequence[str]], floor: float = 0.0) -> None:
+        self.floor = floor
+        self.roles = [role_of(m) for m in got]
+        self.expected = [("user" if r == "attachment" else r) for r in roles]
+        self.fragments = [tuple(f) for f in fragments]
+        self.got = got
+        self._shown: dict[int, Shown] = {}
+        self._cache: dict[tuple[int, int], float] = {}
+
+    def shown(self, i: int) -> Shown:
+        if i not in self._shown:
+            self._shown[i] = Shown(self.got[i])
+        return self._shown[i]
+
+    def score(self, i: int, j: int) -> float:
+        """The share of row ``j``'s fragments row ``i`` shows; ``EMPTY`` for a row with none."""
+        if self.roles[i] != self.expected[j]:
+            return 0.0
+        key = (i, j)
+        if key not in self._cache:
+            wanted = self.fragments[j]
+            self._cache[key] = (EMPTY if not wanted else max(self.floor, sum(
+                self.shown(i).holds(f) for f in wanted) / len(wanted)))
+        return self._cache[key]
+
+    def full(self, i: int, j: int) -> bool:
+        """Row ``i`` shows every fragment of row ``j``, which has some."""
+        return bool(self.fragments[j]) and self.score(i, j) == 1.0
+
+
+def _middle(table: _Scores, a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
+    """The pairs of the rows between the common ends: the best alignment when the table is
+    small enough, else greedy."""
+    n, m = a1 - a0, b1 - b0
+    if n == 0 or m == 0:
+        return []
+    if n * m > TABLE_CELLS:
+        return _greedy(table, a0, a1, b0, b1)
+    # best[i][j]: the most weight pairing got[a0+i:] with expected[b0+j:]; a pair weighs
+    # one plus its score, so more pairs first, then more content in common
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        row, below = best[i], best[i + 1]
+        for j in range(m - 1, -1, -1):
+            value = max(below[j], row[j + 1])
+            score = table.score(a0 + i, b0 + j)
+            if score > 0 and below[j + 1] + 1 + score > value:
+                value = below[j + 1] + 1 + score
+            row[j] = value
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        score = table.score(a0 + i, b0 + j)
+        if score > 0 and best[i][j] == best[i + 1][j + 1] + 1 + score:
+            pairs.append((a0 + i, b0 + j))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def _greedy(table: _Scores, a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
+    """Each reader row with the first file row ahead (within ``LOOKAHEAD``) it shows whole,
+    else the first it shows anything of: linear time for answers too large for the table."""
+    pairs: list[tuple[int, int]] = []
+    j = b0
+    for i in range(a0, a1):
+        ahead = range(j, min(b1, j + LOOKAHEAD))
+        found = next((k for k in ahead if table.full(i, k)), None)
+        if found is None:
+            found = next((k for k in ahead if table.score(i, k) > 0), None)
+        if found is not None:
+            pairs.append((i, found))
+            j = found + 1
+    return pairs
+
+
+def _steps(pairs: Sequence[tuple[int, int]], roles: Sequence[str], got_roles: Sequence[str],
+           n: int, m: int) -> list[Step]:
+    """The script around the content pairs: a gap of as many rows of the same roles on
+    both sides pairs in place, any other gap is lost and extra rows."""
+    steps: list[Step] = []
+    i = j = 0
+    expected = [("user" if r == "attachment" else r) for r in roles]
+    for a, b in [*pairs, (n, m)]:
+        mine, theirs = list(range(i, a)), list(range(j, b))
+        if mine and [got_roles[k] for k in mine] == [expected[k] for k in theirs]:
+            steps += [Step("pair", x, y) for x, y in zip(mine, theirs, strict=True)]
+        else:
+            steps += [Step("lost", None, y) for y in theirs]
+            steps += [Step("extra", x, None) for x in mine]
+        if a < n and b < m:
+            steps.append(Step("pair", a, b))
+        i, j = a + 1, b + 1
+    return steps
+
+
+def _merged(table: _Scores, steps: list[Step]) -> list[Step]:
+    """A lost row whose every fragment the reader row paired next to it shows was merged
+    into that row, unless the row it is paired with holds those words itself (two rows
+    saying the same: one of them is lost)."""
+    out = list(steps)
+    for index, step in enumerate(steps):
+        if step.op != "lost" or step.expected is None:
+            continue
+        for near in (_pair_near(steps, index, -1), _pair_near(steps, index, 1)):
+            if near is not None and table.full(near[0], step.expected) and not _echoes(
+                    table.fragments[step.expected], table.fragments[near[1]]):
+                out[index] = Step("merged", near[0], step.expected)
+                break
+    return out
+
+
+def _echoes(lost: Sequence[str], paired: Sequence[str]) -> bool:
+    """Every fragment of ``lost`` is words of ``paired`` already."""
+    said = [" ".join(f.split()) for f in paired]
+    return all(any(" ".join(f.split()) in g for g in said) for f in lost)
+
+
+def _pair_near(steps: Sequence[Step], index: int, direction: int) -> tuple[int, int] | None:
+    """The nearest pair (reader row, file row) before (-1) or after (1) ``index``, across
+    lost rows only."""
+    k = index + direction
+    while 0 <= k < len(steps):
+        found = steps[k]
+        if found.op == "pair" and found.got is not None and found.expected is not None:
+            return found.got, found.expected
+        if found.op not in ("lost", "merged"):
+            return None
+        k += direction
+    return None
+
+
+def content_of(data: bytes, uuids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The fragments of the last row written with each of ``uuids`` in ``data``: what an
+    explanation pairs with when it has the file rather than the contract's answer."""
+    import json
+
+    from rechain.conformance.contracts.answers import fragments
+
+    wanted = set(uuids)
+    found: dict[str, tuple[str, ...]] = {}
+    for line in data.split(b"\n"):
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            try:  # NaN, control characters: lines a reader's JSON.parse may still take
+                row = json.loads(line.decode("utf-8", "replace"), strict=False)
+            except ValueError:
+                continue
+        if isinstance(row, dict) and isinstance(row.get("uuid"), str) and row["uuid"] in wanted:
+            found[row["uuid"]] = fragments(row)
+    return found

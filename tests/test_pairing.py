@@ -1,0 +1,129 @@
+"""Rows without uuids paired by role and content: a dropped, merged or added row is that,
+and only a row paired with the row it shows can differ in its fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rechain.conformance.contracts import Contract, answer, judge_contract
+from rechain.conformance.contracts.pairing import Step, align
+from rechain.conformance.protocol import Answered
+from rechain.strategies import rows as writer
+
+U = "00000000-0000-4000-8000-{:012d}"
+
+
+def said(role: str, *texts: str) -> dict[str, Any]:
+    """A reader's row without uuid, as claude-code-transcripts answers it."""
+    return {"type": role, "message": {"role": role,
+                                      "content": [{"type": "text", "text": t} for t in texts]}}
+
+
+def script(got: list[dict[str, Any]], file: list[tuple[str, str]]) -> list[tuple[str, Any, Any]]:
+    steps = align(got, [role for role, _ in file], [(text,) if text else () for _, text in file])
+    return [(s.op, s.got, s.expected) for s in steps]
+
+
+FILE = [("user", "first prompt"), ("assistant", "answer one"), ("assistant", "answer two"),
+        ("user", "second prompt"), ("assistant", "answer three")]
+
+
+def test_the_same_rows_pair_one_by_one() -> None:
+    got = [said(role, text) for role, text in FILE]
+    assert script(got, FILE) == [("pair", k, k) for k in range(5)]
+
+
+def test_a_dropped_row_among_rows_of_the_same_role_is_lost_and_the_rest_pair() -> None:
+    got = [said(role, text) for role, text in FILE]
+    del got[1]  # "answer one": by role alone, "answer two" would pair with it
+    assert script(got, FILE) == [("pair", 0, 0), ("lost", None, 1), ("pair", 1, 2),
+                                 ("pair", 2, 3), ("pair", 3, 4)]
+
+
+def test_an_inserted_row_is_extra_and_the_rest_pair() -> None:
+    got = [said(role, text) for role, text in FILE]
+    got.insert(2, said("assistant", "something else"))
+    assert script(got, FILE) == [("pair", 0, 0), ("pair", 1, 1), ("extra", 2, None),
+                                 ("pair", 3, 2), ("pair", 4, 3), ("pair", 5, 4)]
+
+
+def test_two_rows_shown_as_one_are_merged() -> None:
+    got = [said("user", "first prompt"), said("assistant", "answer one", "answer two"),
+           said("user", "second prompt"), said("assistant", "answer three")]
+    steps = script(got, FILE)
+    assert [op for op, _, _ in steps] == ["pair", "pair", "merged", "pair", "pair"]
+    assert steps[2] == ("merged", 1, 2)  # shown inside the reader's second row
+
+
+def test_a_row_in_place_with_other_content_pairs_there() -> None:
+    got = [said(role, text) for role, text in FILE]
+    got[2] = said("assistant", "a truncated answ")
+    assert script(got, FILE) == [("pair", k, k) for k in range(5)]
+
+
+def test_a_dropped_row_and_an_added_one_of_other_content_are_not_paired() -> None:
+    got = [said(role, text) for role, text in FILE]
+    got[2:3] = [said("assistant", "x"), said("assistant", "y")]
+    assert script(got, FILE) == [("pair", 0, 0), ("pair", 1, 1), ("lost", None, 2),
+                                 ("extra", 2, None), ("extra", 3, None), ("pair", 4, 3),
+                                 ("pair", 5, 4)]
+
+
+def test_a_row_with_nothing_to_show_does_not_take_a_shown_rows_place() -> None:
+    file = [("assistant", ""), ("assistant", "text")]
+    assert script([said("assistant", "text")], file) == [("lost", None, 0), ("pair", 0, 1)]
+
+
+def test_identical_rows_in_a_row_pair_in_order() -> None:
+    file = [("user", "ok"), ("user", "ok"), ("user", "ok")]
+    got = [said("user", "ok"), said("user", "ok")]
+    # the third is lost, not merged into the second: that row says "ok" itself
+    assert script(got, file) == [("pair", 0, 0), ("pair", 1, 1), ("lost", None, 2)]
+    got = [said("assistant", "ok"), said("assistant", "ok")]
+    assert script(got, file) == [("lost", None, 0), ("lost", None, 1), ("lost", None, 2),
+                                 ("extra", 0, None), ("extra", 1, None)]
+
+
+def test_a_large_answer_is_paired_greedily_in_linear_time() -> None:
+    from rechain.conformance.contracts import pairing
+
+    file = [("user" if k % 2 else "assistant", f"row {k}") for k in range(1200)]
+    got = [said(role, text) for role, text in file]
+    del got[600]
+    cells = pairing.TABLE_CELLS
+    try:
+        pairing.TABLE_CELLS = 10  # the greedy path on a gap the table would take
+        steps = align(got, [r for r, _ in file], [(t,) for _, t in file])
+    finally:
+        pairing.TABLE_CELLS = cells
+    assert Step("lost", None, 600) in steps
+    assert sum(s.op == "pair" for s in steps) >= 1190
+
+
+def line(n: int, role: str, parent: int | None, text: str) -> bytes:
+    return writer.line({"type": role, "uuid": U.format(n),
+                        "parentUuid": U.format(parent) if parent else None, "sessionId": "s",
+                        "timestamp": f"2026-01-01T00:00:{n:02d}.000Z",
+                        "message": {"role": role, "content": [{"type": "text", "text": text}]}})
+
+
+def test_the_judge_names_a_dropped_row_lost_and_no_field_after_it() -> None:
+    data = b"".join(line(n, role, n - 1 or None, text)
+                    for n, (role, text) in enumerate(FILE, start=1))
+    terms = Contract("r", "1", scope="file-order", identity="position+role",
+                     content="text-equivalent")
+    want = answer(data, terms)
+    got = [said(role, text) for role, text in FILE]
+    assert judge_contract(Answered(tuple(got)), want, terms).status == "pass"
+    del got[1]
+    verdict = judge_contract(Answered(tuple(got)), want, terms)
+    assert verdict.causes == ("lost-row",)
+    got = [said("user", "first prompt"), said("assistant", "answer one", "answer two"),
+           said("user", "second prompt"), said("assistant", "answer three")]
+    assert judge_contract(Answered(tuple(got)), answer(data, terms), terms).causes == (
+        "merged-row",)
+    got = [said(role, text) for role, text in FILE]
+    got[4] = said("assistant", "answer 3")
+    verdict = judge_contract(Answered(tuple(got)), answer(data, terms), terms)
+    assert verdict.causes == ("field",)
+    assert verdict.difference is not None and verdict.difference.right == "answer three"
