@@ -51,30 +51,59 @@ def _header(lines: Sequence[Json], name: str) -> Json:
 
 
 #: options of ``check`` that decide which cases a run covers and how each is judged: every
-#: shard of one run has the same (values of path options compared as absolute paths)
+#: shard of one run has the same (values of path options compared as each shard's
+#: directory reads them: relative to it, so shards run in other directories or on other
+#: machines agree; a path outside it as the absolute path it is)
 JUDGING = {"--case": False, "--corpus": True, "--skips": True, "--contract": True,
            "--fields": False, "--invariant-every": False}
 JUDGING_SWITCHES = ("--no-corpus", "--no-skips", "--validate")
+#: how to make each header field the same in every shard
+REMEDY = {"seed": "give every shard the same --seed",
+          "examples": "give every shard the same --examples",
+          "implementations": "check the same readers, at the same versions, in every shard",
+          "rechain": "run every shard with the same rechain",
+          "report_version": "run every shard with the same rechain",
+          "protocol": "run every shard with the same rechain",
+          "profile": "give every shard the same --profile",
+          "strictness": "give every shard the same --fields",
+          "targets": "give every shard the same --against"}
+
+
+def _shown(key: str, value: Any) -> str:
+    """A header field's value as a person compares it (readers by ``name@version``)."""
+    if key == "implementations" and isinstance(value, list):
+        return ", ".join(str(entry.get("label")) for entry in value) or "no reader"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "none"
+    return "none" if value is None else str(value)
 
 
 def _same_run(heads: Sequence[Json], names: Sequence[str]) -> None:
     for head, name in zip(heads[1:], names[1:], strict=True):
         for key in SAME:
             if head.get(key) != heads[0].get(key):
-                raise UsageError(f"{name}: {key} differs from {names[0]}'s: not shards of one "
-                                 "run (give every shard the same --seed and options)")
+                raise UsageError(
+                    f"{name}: {key} differs from {names[0]}'s: {_shown(key, head.get(key))}, "
+                    f"not {_shown(key, heads[0].get(key))}: not shards of one run "
+                    f"({REMEDY.get(key, 'give every shard the same options')}, and merge "
+                    "only the shards of one run)")
         judged, first = _judging(head), _judging(heads[0])
         for flag in sorted(set(judged) | set(first)):
             if judged.get(flag) != first.get(flag):
-                raise UsageError(f"{name}: {flag} differs from {names[0]}'s: not shards of one "
-                                 "run (give every shard the same --seed and options)")
+                mine, theirs = judged.get(flag), first.get(flag)
+                said = (f"{flag} {' '.join(mine)}" if mine is not None else f"no {flag}")
+                other = (f"{flag} {' '.join(theirs)}" if theirs is not None
+                         else f"no {flag}")
+                paths = " (paths as read from each shard's directory)" if JUDGING.get(
+                    flag) else ""
+                raise UsageError(
+                    f"{name}: {flag} differs from {names[0]}'s: {said}, not {other}{paths}: "
+                    "not shards of one run (run every shard with the same options, and "
+                    "merge only the shards of one run)")
 
 
 def _judging(head: Json) -> dict[str, list[str]]:
     """The judging options of a shard's command line, flag -> values in order."""
-    import os
-    from pathlib import Path
-
     argv = [str(word) for word in head.get("argv", [])]
     cwd = str(head.get("cwd") or "")
     found: dict[str, list[str]] = {}
@@ -88,9 +117,25 @@ def _judging(head: Json) -> dict[str, list[str]]:
         if not value and i + 1 < len(argv) and "=" not in word:
             value = argv[i + 1]
         if JUDGING[flag]:
-            value = os.path.normpath(Path(cwd, value))
+            value = _portable_path(value, cwd)
         found.setdefault(flag, []).append(value)
     return found
+
+
+def _portable_path(value: str, cwd: str) -> str:
+    """A path option's value as its shard's directory reads it: relative to that
+    directory when inside it (whatever the directory is called on that machine), else
+    absolute."""
+    import os
+    from pathlib import PurePath
+
+    absolute = PurePath(os.path.normpath(PurePath(cwd or ".", value)))
+    if cwd:
+        try:
+            return absolute.relative_to(os.path.normpath(cwd)).as_posix()
+        except ValueError:
+            pass
+    return absolute.as_posix()
 
 
 def _complete(heads: Sequence[Json], names: Sequence[str]) -> None:

@@ -96,3 +96,30 @@ def without_options(argv: Sequence[str], names: Sequence[str]) -> list[str]:
             continue
         kept.append(token)
     return kept
+
+
+def same_readers(previous: Previous, labels: Sequence[str]) -> None:
+    """The readers connected now are the ones the run checked, version and all (a report's
+    header names each as ``name@version``): another version's verdicts appended to the
+    report would be counted as the run's."""
+    was = [str(entry.get("label")) for entry in previous.header.get("implementations") or []]
+    if list(labels) == was:
+        return
+    changed = [f"{then} is now {now}" for then, now in zip(was, labels, strict=False)
+               if then != now]
+    if len(was) != len(labels):
+        changed.append(f"the run checked {', '.join(was) or 'no reader'}, this one "
+                       f"{', '.join(labels) or 'no reader'}")
+    raise UsageError(f"--resume {previous.path}: not the readers the run checked: "
+                     f"{'; '.join(changed)} (install the version the run checked to resume "
+                     "it, or start a new run for this one)")
+
+
+def option_value(argv: Sequence[str], name: str) -> str | None:
+    """The value of option ``name`` on a command line (``--name V`` or ``--name=V``)."""
+    for i, token in enumerate(argv):
+        if token == name and i + 1 < len(argv):
+            return str(argv[i + 1])
+        if token.startswith(f"{name}="):
+            return token.split("=", 1)[1]
+    return None

@@ -24,9 +24,9 @@ from rechain.conformance.check.settings import Settings
 from rechain.conformance.check.shrinking import shrink_all
 from rechain.conformance.compare import Verdict
 from rechain.conformance.impls import label
-from rechain.conformance.protocol import Outcome
+from rechain.conformance.protocol import ImplementationInfo, Outcome
 from rechain.conformance.report_resume import Previous
-from rechain.conformance.runner import Against, Item, Record, recorded_by, run_items
+from rechain.conformance.runner import Against, Connections, Item, Record, recorded_by, run_items
 from rechain.errors import UsageError
 
 Json = dict[str, Any]
@@ -57,6 +57,14 @@ def _signer(item: Item, verdict: Verdict, got: Outcome, expected: Outcome) -> fr
     return diff.signature(item.case.data, verdict, got, expected)
 
 
+def _infos(connected: Connections) -> list[tuple[str, ImplementationInfo]]:
+    """The header's readers: each under test, then each real reader compared against."""
+    infos = [(label("", i.info), i.info) for i in connected.implementations]
+    infos += [(t.label, t.implementation.info) for t in connected.targets
+              if isinstance(t, Against)]
+    return infos
+
+
 def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
           previous: Previous | None = None) -> Finished:
     """Run the check ``settings`` describe (continuing ``previous``'s report when given)."""
@@ -81,6 +89,12 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
     if settings.shard is not None:
         shard.require(settings.shard, len(items) + examples, "cases")
     first = plan.connections()
+    if previous is not None:
+        try:
+            report_resume.same_readers(previous, [name for name, _ in _infos(first)])
+        except UsageError:
+            plan.close()
+            raise
     if skip_list is not None and settings.skips is not None:
         every = (None if settings.no_corpus else items if not settings.case
                  else inputs.corpus(settings.corpus, plan.profile, plan.view, ()))
@@ -97,8 +111,7 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
                   else settings.report.open("wb") if settings.report else None)
         stream = stack.enter_context(opened) if opened is not None else None
         writer = report.Writer(stream)
-        infos = [(label("", i.info), i.info) for i in first.implementations]
-        infos += [(t.label, t.implementation.info) for t in first.targets if isinstance(t, Against)]
+        infos = _infos(first)
         if previous is not None:
             writer.lines.extend(previous.lines)  # in the file already: counted, not rewritten
         else:
