@@ -231,13 +231,13 @@ def choose_leaf_sdk(graph: Graph) -> Json | None:
     facts, position = graph.facts(), graph.position
     values = facts.values()
     eligible = list(compress(values, map(_ELIGIBLE, values)))  # one C-level pass each
-    candidates = list(map(facts.__getitem__, filterfalse(
-        _eligible_parents(eligible).__contains__, map(_UUID, eligible))))
-    candidates.sort(key=lambda f: position[f[UUID]], reverse=True)
+    # the terminals, newest first: sorted by a key read in C (most walks end at the first)
+    terminals = list(filterfalse(_eligible_parents(eligible).__contains__, map(_UUID, eligible)))
+    terminals.sort(key=position.__getitem__, reverse=True)
     dead: set[str] = set()
-    for candidate in candidates:
+    for terminal in terminals:
         path: set[str] = set()
-        current: Facts | None = candidate
+        current: Facts | None = facts[terminal]
         while current is not None and current[UUID] not in dead and current[UUID] not in path:
             if current[KIND] == "user" or current[KIND] == "assistant":
                 return graph.nodes[current[UUID]]

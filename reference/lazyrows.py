@@ -13,10 +13,12 @@ have had eagerly.
 
 Exactness: the glance is trusted only where it cannot differ from
 ``JSON.parse``. msgspec refuses everything ``JSON.parse`` refuses but invalid
-UTF-8 in a skipped string, so a buffer that is not valid UTF-8 is parsed
-eagerly; what msgspec refuses (lone surrogate escapes, nesting deeper than it
+UTF-8 in a skipped string: such a row is decoded exactly when read (orjson refuses
+it, the exact parser replaces the bytes) and its line reported when the diagnostics
+are read (``utf8.py``), unless the caller knows the buffer is not UTF-8 (parsed
+eagerly); what msgspec refuses (lone surrogate escapes, nesting deeper than it
 allows, a field of an unexpected shape, a line that is not an object) is
-parsed eagerly too. Numbers it accepts that orjson does not (``1e400``) are in
+parsed eagerly. Numbers it accepts that orjson does not (``1e400``) are in
 skipped fields, and the full decode goes to the exact parser. Duplicate keys:
 the last one wins in the glance as in ``JSON.parse``.
 """

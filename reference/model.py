@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any
+from typing import Any, overload
 
 Json = dict[str, Any]
 
@@ -55,6 +55,60 @@ def findings(lines: Sequence[int], kind: str, detail: str | Sequence[str]) -> li
 
 _SET_LINE, _SET_KIND, _SET_DETAIL, _SET_THROUGH = (
     getattr(Diagnostic, name).__set__ for name in ("line", "kind", "detail", "through"))
+
+
+class Diagnostics(Sequence[Diagnostic]):
+    """A rebuild's diagnostics, worked out when first read, then kept.
+
+    Why each line was left out is most of a large file's findings (one per line off
+    the chain, tens of thousands): a caller that reads only the messages (a check that
+    compares them, an export) never pays for them. Equal to a tuple or list of the same
+    diagnostics.
+    """
+
+    __slots__ = ("_items", "_make")
+
+    def __init__(self, make: Callable[[], Sequence[Diagnostic]]) -> None:
+        self._make: Callable[[], Sequence[Diagnostic]] | None = make
+        self._items: tuple[Diagnostic, ...] | None = None
+
+    def _all(self) -> tuple[Diagnostic, ...]:
+        items = self._items
+        if items is None:
+            assert self._make is not None
+            items = self._items = tuple(self._make())
+            self._make = None  # what it read (the run's stages) is the rebuild's to keep
+        return items
+
+    @overload
+    def __getitem__(self, at: int) -> Diagnostic: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> tuple[Diagnostic, ...]: ...
+
+    def __getitem__(self, at: int | slice) -> Diagnostic | tuple[Diagnostic, ...]:
+        return self._all()[at]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Diagnostics):
+            return self._all() == other._all()
+        if isinstance(other, tuple | list):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +160,8 @@ class Rebuild:
     session_id: str | None
     leaf: str | None
     messages: Sequence[Json]
-    diagnostics: tuple[Diagnostic, ...] = field(default=())
+    # a tuple, or ``Diagnostics`` (worked out when first read)
+    diagnostics: Sequence[Diagnostic] = field(default=())
     error: str | None = None
     # the stages' own results, for the views (never part of the JSON output)
     run: Run | None = field(default=None, compare=False, repr=False)

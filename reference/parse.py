@@ -29,9 +29,10 @@ from rechain.reference.facts import (
 from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.js.values import UNDEFINED, prop, truthy
 from rechain.reference.lazyrows import GLANCE as _GLANCE
-from rechain.reference.lazyrows import Glance, LazyEntries, Pending, kept_stamp, valid_utf8
+from rechain.reference.lazyrows import Glance, LazyEntries, Pending, kept_stamp
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.read import NumberedLines
+from rechain.reference.utf8 import INVALID_UTF8, with_invalid_utf8
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachment"})
 _LEADING = bytes(range(0x21))
@@ -57,6 +58,18 @@ class Parsed:
     extras: dict[str, Any] = field(default_factory=dict)
     # parallel to ``entries`` when the parser gathered them (``facts.py``); else None
     facts: list[Facts] | None = None
+    # lines glanced at without a check of their bytes: which hold bytes that are not UTF-8
+    # is worked out when the diagnostics are first asked for (``findings``)
+    unchecked: NumberedLines | None = None
+
+    def findings(self) -> list[Diagnostic]:
+        """``diagnostics``, each glanced line whose bytes are not UTF-8 reported in its place
+        (``utf8.with_invalid_utf8``) the first time they are asked for."""
+        lines = self.unchecked
+        if lines is not None:
+            self.unchecked = None
+            self.diagnostics[:] = with_invalid_utf8(lines, self.diagnostics)
+        return self.diagnostics
 
 
 def rewrite_voice_call(value: Any) -> Any:
@@ -92,11 +105,14 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]], utf8: bool | None = None) -> P
     """The TS SDK's line parser, reporting each skipped line.
 
     Lines of a whole buffer (``NumberedLines``) are read in place, never copied, and
-    when the buffer is UTF-8 each line is first glanced at (``lazyrows.py``): a
-    conversation row is kept undecoded with its facts (short rows too: what a decoded
-    row costs in memory, several times its line, is what a long chain cannot afford),
-    a line of another type only reported; the rest, and every line of other inputs, is
-    parsed at once. ``utf8``: whether that buffer is UTF-8, when the caller knows.
+    each line is first glanced at (``lazyrows.py``): a conversation row is kept
+    undecoded with its facts (short rows too: what a decoded row costs in memory,
+    several times its line, is what a long chain cannot afford), a line of another type
+    only reported; the rest, and every line of other inputs, is parsed at once.
+    ``utf8``: whether that buffer is UTF-8, when the caller knows (False: every line is
+    parsed at once); unknown, the lines with bytes that are not are reported when the
+    diagnostics are read (``Parsed.findings``): the glance does not check the strings it
+    skips, and such a row is decoded exactly when read.
     """
     facts: list[Facts] = []
     parsed = Parsed(facts=facts)
@@ -104,9 +120,11 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]], utf8: bool | None = None) -> P
     numbered: Iterable[tuple[int, bytes | memoryview, int]]
     if isinstance(lines, NumberedLines):
         numbered = lines.views()
-        if valid_utf8(lines.data, lines.offset) if utf8 is None else utf8:
+        if utf8 is not False:
             buffer = lines.data
             parsed.entries = LazyEntries()
+            if utf8 is None:
+                parsed.unchecked = lines
     else:
         numbered = ((number, raw, 0) for number, raw in lines)
     tally = queued.DeliveryTally()
@@ -229,9 +247,7 @@ def _parse_line(parsed: Parsed, tally: queued.DeliveryTally, number: int,
             diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {error}"))
             return previous
         if replaced:
-            diagnostics.append(
-                Diagnostic(number, "invalid-utf8", "invalid UTF-8 bytes read as U+FFFD")
-            )
+            diagnostics.append(Diagnostic(number, "invalid-utf8", INVALID_UTF8))
     if type(value) is not dict:
         if value is None:
             diagnostics.append(Diagnostic(number, "not-an-object", "JSON null is not an entry"))

@@ -10,15 +10,16 @@ so the bytes are read and parsed once whatever views are asked.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from operator import attrgetter
 
 from rechain.reference import graph, parse, read, view
 from rechain.reference.explain import left_out, unshown_on_error
-from rechain.reference.graph import ReaderError, index
+from rechain.reference.graph import Graph, ReaderError, index
 from rechain.reference.lazyrows import Messages
-from rechain.reference.model import Diagnostic, Json, Options, Rebuild, Run
+from rechain.reference.model import Diagnostic, Diagnostics, Json, Options, Rebuild, Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,6 @@ def _drive(data: bytes, profile: Profile, options: Options, session_id: str | No
     source = profile.read(data, options)
     parsed = profile.parse(source.numbered_lines())
     graph = index(parsed.entries, parsed.lines, parsed.extras, parsed.facts)
-    diagnostics: list[Diagnostic] = [*source.diagnostics, *parsed.diagnostics]
     walked: tuple[Json | None, list[Json]] = (None, [])  # the leaf and chain, once recovered
     try:
         profile.relink(graph)
@@ -86,25 +86,45 @@ def _drive(data: bytes, profile: Profile, options: Options, session_id: str | No
         walked = (leaf, chain)
         shown = profile.present(parsed, graph, chain, leaf, options)
     except ReaderError as error:
-        diagnostics.extend(graph.diagnostics)
+        diagnostics: list[Diagnostic] = [*source.diagnostics, *parsed.findings(),
+                                         *graph.diagnostics]
         diagnostics.extend(unshown_on_error(graph, str(error)))
         diagnostics.append(Diagnostic(None, "reader-error", str(error)))
         return Rebuild(profile.name, session_id, None, Messages(), in_line_order(diagnostics),
                        error=str(error),
                        run=Run(source, parsed, graph, *walked, options, profile.views))
-    diagnostics.extend(graph.diagnostics)
-    diagnostics.extend(left_out(graph, chain, shown.lines, profile.hidden_reason, options))
     if shown.build is None:  # else each message is built, with its line, when read
         for message, line in zip(shown.messages, shown.lines, strict=True):
             message["line"] = line
+    # what the stages found so far, as they left it; why each other line was left out is
+    # worked out with it when the diagnostics are first read
+    explained = partial(_explained, [*source.diagnostics], parsed, [*graph.diagnostics], graph,
+                        chain, shown.lines, profile.hidden_reason, options)
     return Rebuild(
         profile.name,
         session_id,
         leaf["uuid"] if leaf is not None else None,
         Messages(shown.messages, shown.lines, shown.build),
-        in_line_order(diagnostics),
+        Diagnostics(explained),
         run=Run(source, parsed, graph, leaf, chain, options, profile.views),
     )
+
+
+def _explained(read: list[Diagnostic], parsed: parse.Parsed, walked: list[Diagnostic],
+               graph: Graph, chain: list[Json], shown_lines: list[int],
+               hidden_reason: Callable[[Json, bool], str | None],
+               options: Options) -> Sequence[Diagnostic]:
+    """A run's diagnostics in line order: the read stage's, the parser's, the graph
+    stages' (``walked``) and why each line not shown was left out. The collector is paused
+    meanwhile, as during the load (``drive``): tens of thousands of findings, no cycle."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return in_line_order([*read, *parsed.findings(), *walked,
+                              *left_out(graph, chain, shown_lines, hidden_reason, options)])
+    finally:
+        if paused:
+            gc.enable()
 
 
 def in_line_order(diagnostics: list[Diagnostic]) -> tuple[Diagnostic, ...]:

@@ -169,12 +169,13 @@ def test_stages_print_each_profile_stage_by_stage(capsys: pytest.CaptureFixture[
     assert main(["bench", "load", "--size-mb", "0.3", "--runs", "1", "--stages"]) == 0
     captured = capsys.readouterr()
     summary = json.loads(captured.out.strip().splitlines()[-1])
-    rows = {"file read", *stages.SLOTS, "driver", "messages read", "total"}
+    rows = {"file read", *stages.SLOTS, "driver", "messages read", "total", "diagnostics read"}
     assert set(summary["stages"]) == set(PROFILES)
     for name, parts in summary["stages"].items():
         assert set(parts) == rows and all(s >= 0 for s in parts.values())
-        # the rows are one round's parts: together they are that round's load
-        assert sum(s for row, s in parts.items() if row != "total") == \
+        # the rows are one round's parts: together they are that round's load, the
+        # diagnostics (worked out when read) after it
+        assert sum(s for row, s in parts.items() if row not in ("total", "diagnostics read")) == \
             pytest.approx(parts["total"], abs=1e-3), name
     printed = [line for line in captured.err.splitlines() if line.startswith("parse ")]
     assert len(printed) == 1 and printed[0].count("x") == len(PROFILES)

@@ -121,12 +121,55 @@ def test_lazy_and_eager_parse_agree_on_lines_a_fast_decoder_may_misread(at: int)
         assert lazy == eager
 
 
-def test_a_buffer_with_invalid_utf8_is_parsed_eagerly() -> None:
-    data = b'{"type":"user","uuid":"a","x":"\xff"}\n'
+def test_a_buffer_with_invalid_utf8_is_glanced_and_reported_when_read() -> None:
+    data = b'{"type":"user","uuid":"a","x":"\xff"}\n{"type":"user","uuid":"b","parentUuid":"a"}\n'
     assert not valid_utf8(data)
     parsed = parse_sdk(NumberedLines(data))
-    assert [d.kind for d in parsed.diagnostics] == ["invalid-utf8"]
-    assert type(parsed.entries) is list and parsed.entries[0]["x"] == "\ufffd"
+    assert all(type(row) is Pending for row in parsed.entries.stored())  # type: ignore[attr-defined]
+    assert parsed.diagnostics == []  # not checked while parsing
+    assert [(d.line, d.kind) for d in parsed.findings()] == [(1, "invalid-utf8")]
+    assert parsed.entries[0]["x"] == "\ufffd"  # the row decoded as the SDK decodes it
+
+
+# lines with bytes that are not UTF-8: in a string the glance skips, in a field it decodes,
+# in a key, on a line of another type, on a line that is no JSON, in a result's timestamp
+BAD_BYTES = [
+    b'{"type":"user","uuid":"o","x":"\xff","parentUuid":"n"}',
+    b'{"type":"user","uuid":"p\xfe","parentUuid":"o"}',
+    b'{"type":"user","\xc0key":1,"uuid":"q","parentUuid":"o"}',
+    b'{"type":"file-history-snapshot","messageId":"\xe2"}',
+    b'{"type":"user","uuid":"r","x":"\xe2\x82"',
+    b'{"type":"user","uuid":"s","parentUuid":"q","timestamp":"2026\xff","message":{"role":'
+    b'"user","content":[{"type":"tool_result","tool_use_id":"t","content":"\xf0\x9f"}]}}',
+    b'{"type":"attribution-snapshot","x":"\xff"}',
+]
+
+
+@pytest.mark.parametrize("at", range(len(BAD_BYTES)))
+def test_lazy_and_eager_parse_agree_on_lines_with_bytes_that_are_not_utf8(at: int) -> None:
+    """Each finding in the place the eager parse puts it: before the line's other findings,
+    in line order, for every profile."""
+    data = b"\n".join([*TRICKY[:5], BAD_BYTES[at], *TRICKY[5:], *BAD_BYTES[:at]]) + b"\n"
+    for profile in PROFILES.values():
+        lazy, eager = _both(data, profile)
+        assert lazy == eager
+    kinds = [d["kind"] for d in _both(data)[0]["diagnostics"]]  # type: ignore[union-attr]
+    assert "invalid-utf8" in kinds
+
+
+def test_a_large_file_reports_bad_bytes_only_in_the_lines_it_reads() -> None:
+    """Past 5 MiB the SDK reads from the last plain boundary on: bad bytes before it are
+    in no line it parses, those after it are reported."""
+    pad = b'{"type":"user","uuid":"u%d","parentUuid":null,"x":"' + b"a" * 2000 + b'"}'
+    head = [pad.replace(b"%d", str(n).encode()) for n in range(2700)]
+    boundary = (b'{"type":"system","subtype":"compact_boundary","uuid":"cb","parentUuid":null,'
+                b'"content":"c","compactMetadata":{"trigger":"auto"}}')
+    data = b"\n".join([BAD_BYTES[0], *head, boundary, BAD_BYTES[0].replace(b'"o"', b'"z"', 1)])
+    assert len(data) > 5 * 1024 * 1024
+    lazy, eager = _both(data + b"\n")
+    assert lazy == eager
+    bad = [d["line"] for d in lazy["diagnostics"] if d["kind"] == "invalid-utf8"]  # type: ignore[index]
+    assert bad == [2703]
 
 
 def test_utf8_check_spans_chunk_edges() -> None:
@@ -346,3 +389,25 @@ def test_the_load_leaves_the_collector_as_found_and_its_objects_out_of_the_young
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_diagnostics_are_worked_out_when_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caller that reads only the messages never pays for the findings of every line left
+    out; one that reads them gets them once, equal to the tuple they were."""
+    from rechain.reference import rebuild, stages
+
+    calls: list[int] = []
+    real = stages.left_out
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stages, "left_out", counted)
+    data = b"\n".join(TRICKY) + b"\n"
+    result = rebuild(data, "sdk")
+    assert [m["line"] for m in result.messages]
+    assert calls == []
+    found = tuple(result.diagnostics)
+    assert calls == [1] and found and result.diagnostics == found == tuple(result.diagnostics)
+    assert calls == [1]
