@@ -69,10 +69,30 @@ REMEDY = {"seed": "give every shard the same --seed",
           "targets": "give every shard the same --against"}
 
 
+def _readers(mine: Any, theirs: Any) -> tuple[str, str]:
+    """Two shards' readers as a person compares them: by ``name@version``, and by the
+    declared fields that differ when those are the same."""
+    def labels(value: Any) -> str:
+        return ", ".join(str(entry.get("label")) for entry in value or []) or "no reader"
+
+    if labels(mine) != labels(theirs):
+        if len(mine or []) != len(theirs or []):
+            return labels(mine), labels(theirs)
+        pairs = [(a, b) for a, b in zip(mine, theirs, strict=True)
+                 if a.get("label") != b.get("label")]
+        return labels([a for a, _ in pairs]), labels([b for _, b in pairs])
+    for one, other in zip(mine, theirs, strict=True):
+        a, b = dict(one.get("info") or {}), dict(other.get("info") or {})
+        fields = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        if fields:
+            said = "; ".join(f"{k} {a.get(k)!r}" for k in fields)
+            was = "; ".join(f"{k} {b.get(k)!r}" for k in fields)
+            return f"{one.get('label')} declaring {said}", was
+    return labels(mine), labels(theirs)
+
+
 def _shown(key: str, value: Any) -> str:
-    """A header field's value as a person compares it (readers by ``name@version``)."""
-    if key == "implementations" and isinstance(value, list):
-        return ", ".join(str(entry.get("label")) for entry in value) or "no reader"
+    """A header field's value as a person compares it."""
     if isinstance(value, list):
         return ", ".join(map(str, value)) or "none"
     return "none" if value is None else str(value)
@@ -82,9 +102,12 @@ def _same_run(heads: Sequence[Json], names: Sequence[str]) -> None:
     for head, name in zip(heads[1:], names[1:], strict=True):
         for key in SAME:
             if head.get(key) != heads[0].get(key):
+                mine, theirs = (_readers(head.get(key), heads[0].get(key))
+                                if key == "implementations" else
+                                (_shown(key, head.get(key)), _shown(key, heads[0].get(key))))
                 raise UsageError(
-                    f"{name}: {key} differs from {names[0]}'s: {_shown(key, head.get(key))}, "
-                    f"not {_shown(key, heads[0].get(key))}: not shards of one run "
+                    f"{name}: {key} differs from {names[0]}'s: {mine}, not {theirs}: not "
+                    "shards of one run "
                     f"({REMEDY.get(key, 'give every shard the same options')}, and merge "
                     "only the shards of one run)")
         judged, first = _judging(head), _judging(heads[0])

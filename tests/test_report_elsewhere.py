@@ -120,6 +120,10 @@ def test_shards_run_in_other_directories_merge(
     monkeypatch.chdir(other)
     main([*RUN[:-3], "--skips", "other.json", "--no-progress", "--seed", "7", "--shard", "2/2",
           "--report", "r.jsonl"])
+    newer = _project(tmp_path / "d" / "proj", version="2")
+    monkeypatch.chdir(newer)
+    main([*RUN, "--seed", "7", "--shard", "2/2", "--report", "r.jsonl"])
+    main([*RUN, "--seed", "8", "--shard", "2/2", "--report", "s.jsonl"])
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
 
@@ -129,3 +133,10 @@ def test_shards_run_in_other_directories_merge(
     err = capsys.readouterr().err
     assert ("--skips differs from shards/1.jsonl's: --skips other.json, not --skips "
             "known.json (paths as read from each shard's directory)") in err, err
+    assert main(["report", "merge", "shards/1.jsonl", str(newer / "r.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "implementations differs from shards/1.jsonl's: mine@2, not mine@1" in err, err
+    assert "the same readers, at the same versions" in err
+    assert main(["report", "merge", "shards/1.jsonl", str(newer / "s.jsonl")]) == 2
+    assert ("seed differs from shards/1.jsonl's: 8, not 7: not shards of one run (give every "
+            "shard the same --seed") in capsys.readouterr().err

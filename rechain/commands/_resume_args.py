@@ -142,8 +142,8 @@ def _same_judging(args: argparse.Namespace, base: argparse.Namespace,
                   else f"had no {flag}")
         said = " ".join(map(str, now)) if isinstance(now, list) else now
         raise UsageError(f"--resume {path}: the run {before}, not {flag} {said}: it decides "
-                         "which cases the run covers or how they are judged (start a new run "
-                         "to change it)")
+                         f"which cases the run covers or how they are judged (resume without "
+                         f"{flag} to keep the run's; start a new run to change it)")
 
 
 def _directory(header: Json, recorded: list[str], path: Path) -> tuple[Path, list[str]]:
@@ -184,7 +184,9 @@ def resumed(args: argparse.Namespace) -> tuple[argparse.Namespace, Previous]:
         given = getattr(args, name, None)
         if given is not None and given != getattr(base, name):
             raise UsageError(f"--resume {path}: the run used --{name} {getattr(base, name)}, "
-                             f"not {given}")
+                             f"not {given}: it decides which transcript each case id names "
+                             f"(resume without --{name} to keep the run's; start a new run to "
+                             "change it)")
     _same_readers(args, base, defaults, path, given_then, where)
     _same_judging(args, base, defaults, path)
     for name, value in vars(args).items():
