@@ -85,7 +85,9 @@ def _loads_or_none(loads: Callable[[bytes], Any], line: bytes) -> Any:
 
 
 def _reference(path: Path, profile: str) -> int:
-    """Messages a profile returns, each read once (a message may be built as it is read)."""
+    """Messages a profile returns, each read once (a message may be built as it is read), as
+    a reader returns them; the diagnostics are worked out when read, not here (``--stages``
+    prints what reading them adds)."""
     return sum(1 for _ in rebuild(path.read_bytes(), profile=profile).messages)
 
 
