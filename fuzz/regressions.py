@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rechain.corpus.cases_io import CASE_FILE, INPUT_FILE, CaseError, load_case, write_case
+from rechain.fuzz import case_notes
 from rechain.fuzz.contract import Contract
 from rechain.fuzz.registry import TARGETS
 
@@ -107,8 +108,12 @@ def write_regression(
     venv: Path | None = None,
     input_kind: str | None = None,
     bounds: dict[str, int] | None = None,
+    grouped: Sequence[dict[str, Any]] = (),
 ) -> Path:
     """Write one finding as ``<root>/<id>/``; returns the directory.
+
+    ``grouped``: every finding this case holds (``finding`` among them), when it holds
+    several: its notes then describe them all (``case_notes``), not ``finding`` alone.
 
     For a user's ``--target`` the case keeps how its campaign ran it: ``paths`` (where
     its module was found) and ``venv`` as absolute paths, and ``input_kind`` (its
@@ -121,7 +126,9 @@ def write_regression(
     found = _first_found(directory) or datetime.date.today().isoformat()
     exception = finding["exception"]
     where = finding["where"][:100]
-    description = f"{target} {version}: {exception} at {where} ({identifier[-8:]})"[:149]
+    held = list(grouped) or [finding]
+    description = (f"{target} {version}: {exception} at {where}{case_notes.counted(held)} "
+                   f"({identifier[-8:]})")[:149]
     case = {
         "id": identifier,
         "description": description if len(description) >= 10 else f"fuzz finding: {description}",
@@ -131,7 +138,7 @@ def write_regression(
         "provenance": {
             "source": "fuzz",
             "generator": "rechain fuzz",
-            "notes": f"{exception}: {finding['message']}"[:500],
+            "notes": case_notes.notes(held),
             "fuzz": {
                 "target": target,
                 "spec": TARGETS[target].spec if target in TARGETS else finding.get("target"),

@@ -1,21 +1,27 @@
 """Running a target under the worker: processes, time budget, restarts, statistics.
 
-One target at a time: ``jobs`` worker processes share a corpus directory for
-``seconds`` of wall time. A worker ends early when libFuzzer catches a hang or
-a memory blow-up; the runner files that artefact as a finding and starts a new
-worker for the time that is left. Executions, executions per second and
-coverage come from libFuzzer's status lines; CPU time from the children's
-resource usage. A third-party reader runs with its venv's interpreter, a
-private HOME and ``CLAUDE_CONFIG_DIR``, and rechain's worker code made
-importable through a small shim directory.
+One target at a time: ``jobs`` worker processes, each started and watched by the
+runner, share a corpus directory (libFuzzer reloads what the others added) for
+``seconds`` of wall time. A worker ends early when libFuzzer catches a hang or a
+memory blow-up, or when the target ends the process; the runner files that as a
+finding and starts a new worker in its place for the time that is left. Every
+worker's exit is kept (``WorkerExit``): one that died for another reason (its
+harness failed to start, a signal) is reported and fails the run. Executions,
+executions per second and coverage come from libFuzzer's status lines; CPU time
+from the children's resource usage. A third-party reader runs with its venv's
+interpreter, a private HOME and ``CLAUDE_CONFIG_DIR``, and rechain's worker code
+made importable through a small shim directory.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import queue
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -25,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from rechain import interrupts
 from rechain.conformance.lifetime import dies_with_parent
 from rechain.fuzz import dictionary, seeds
 from rechain.fuzz.contract import Contract
@@ -35,14 +42,21 @@ from rechain.fuzz.worker import read_last_input
 if TYPE_CHECKING:
     from rechain.shard import Shard
 
-#: ``#123 NEW cov: 4 ft: 5``, or in fork mode the parent's ``#123: cov: 4 ft: 5``
-_STATUS = re.compile(rb"^#(\d+):?\s+(?:(\w+)\s+)?cov: (\d+) ft: (\d+)")
+#: ``#123 NEW cov: 4 ft: 5 corp: ...``; libFuzzer leaves ``cov:`` and ``ft:`` out while
+#: they are 0, so a line without them says 0 (a target that reports no coverage)
+_STATUS = re.compile(rb"^#(\d+)\s+(INITED|NEW|REDUCE|pulse|DONE|RELOAD)\s")
+_COV = re.compile(rb"\scov: (\d+)")
+_FT = re.compile(rb"\sft: (\d+)")
 _FINAL = re.compile(rb"^stat::(\w+):\s+(\d+)")
+#: libFuzzer saved the input it stopped on (a hang, a blow-up, a crash)
+_WROTE = re.compile(rb"Test unit written to (\S+)")
 #: the innermost frame of the Python stack Atheris dumps at a timeout (most recent first)
 _DUMP = re.compile(rb"^(Current thread|Thread) 0x[0-9a-f]+ .*most recent call first")
 _FRAME = re.compile(rb'^\s+File "(.+)", line (\d+) in (.+)$')
 _ARTEFACTS = {"timeout": "timeout", "oom": "oom", "crash": "crash", "leak": "leak"}
 MAX_RESTARTS = 25
+#: how long a worker told to stop (SIGTERM) gets before it is killed
+STOP_S = 10
 
 
 @dataclass(slots=True)
@@ -65,6 +79,42 @@ class Settings:
     shard: Shard | None = None
     #: put first on the workers' PYTHONPATH (a user's module found in their directory)
     paths: tuple[Path, ...] = ()
+    #: ``venv`` is the named target's own (under the cache): the name already says which
+    #: reader it is, so its work directory is the target's name alone
+    own_venv: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerExit:
+    """How one worker process ended.
+
+    ``outcome``: ``finished`` (libFuzzer's time or run limit), ``artefact`` (libFuzzer
+    stopped it on an input it saved: a hang, a blow-up, a crash), ``target-ended`` (the
+    target ended the process; its input is an ``exit`` finding), ``stopped`` (by a Ctrl-C
+    or SIGTERM of the run) or ``died`` (anything else: the harness failed to start, a
+    signal before any input; it fails the run).
+    """
+
+    worker: int
+    code: int
+    executions: int
+    outcome: str
+    said: str = ""
+
+    def status(self) -> str:
+        """``exit code 3`` or ``killed by SIGKILL``."""
+        if self.code < 0:
+            try:
+                name = signal.Signals(-self.code).name
+            except ValueError:
+                name = f"signal {-self.code}"
+            return f"killed by {name}" + (" (the kernel's OOM killer sends it)"
+                                          if name == "SIGKILL" else "")
+        return f"exit code {self.code}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"worker": self.worker, "code": self.code, "status": self.status(),
+                "executions": self.executions, "outcome": self.outcome, "said": self.said}
 
 
 @dataclass(slots=True)
@@ -81,6 +131,12 @@ class Report:
     findings: list[dict[str, Any]] = field(default_factory=list)
     new_findings: list[str] = field(default_factory=list)
     log: str = ""
+    #: the environment the target ran in (its venv's directory, or rechain's own)
+    reader: str = ""
+    venv: str | None = None
+    workers: list[WorkerExit] = field(default_factory=list)
+    #: the Ctrl-C or SIGTERM that ended the run early (the report is of what it did)
+    stopped: KeyboardInterrupt | None = None
 
     @property
     def exec_per_s(self) -> float:
@@ -96,12 +152,55 @@ class Report:
             "executions": self.executions,
             "exec_per_s": round(self.exec_per_s, 1),
             "exec_per_cpu_s": round(self.executions / self.cpu_s, 1) if self.cpu_s else 0.0,
-            "coverage": {"cov": final[2], "ft": final[3], "samples": self.coverage[-40:]},
+            "coverage": {"cov": final[2], "ft": final[3], "samples": self.coverage[-40:],
+                         "note": coverage_note(self.executions, final[2],
+                                               bool(self.coverage))},
             "restarts": self.restarts,
+            "reader": self.reader,
+            "venv": self.venv,
+            "workers": [w.to_json() for w in self.workers],
+            "died": [w.to_json() for w in self.workers if w.outcome == "died"],
+            "stopped": None if self.stopped is None else interrupts.said(self.stopped),
             "findings": [{k: v for k, v in f.items() if k != "traceback"} for f in self.findings],
             "new_findings": self.new_findings,
             "log": self.log,
         }
+
+
+def coverage_note(executions: int, cov: int, sampled: bool = True) -> str:
+    """What ``cov 0`` means when inputs ran, and what to do about it ("" otherwise)."""
+    if executions == 0 or cov:
+        return ""
+    if not sampled:
+        return ("cov 0 ft 0: not measured: libFuzzer printed no status line before its "
+                "workers ended (while they ran the seeds: an input ended them, or --runs was "
+                "reached), so coverage is unknown, not zero")
+    return ("cov 0 ft 0: inputs ran but no instrumented code reported coverage, so libFuzzer "
+            "had nothing to steer by and only mutated blindly (findings still count). Only "
+            "the target's own top-level package is instrumented: a reader whose code is in "
+            "another package (an adapter's target), compiled (a C extension), run in another "
+            "process, or a function without a branch, reports none. Fuzz a function of the "
+            "reader's own package, name its package with --instrument PKG, or call it in "
+            "this process (--venv DIR for its environment)")
+
+
+def reader_of(settings: Settings) -> str:
+    """The environment a campaign's target runs in: its venv's directory, else rechain's."""
+    return os.path.realpath(settings.venv if settings.venv is not None else sys.prefix)
+
+
+def campaign_name(target: Target, settings: Settings) -> str:
+    """The target's work directory name: for a reader in a venv other than its own, the
+    venv too (``NAME@VENV-HASH``), so campaigns against two readers keep their findings
+    apart; rechain's own interpreter and a named target's own venv keep the plain name."""
+    if settings.venv is None or settings.own_venv:
+        return target.name
+    real = os.path.realpath(settings.venv)
+    return f"{target.name}@{Path(real).name}-{hashlib.sha1(real.encode()).hexdigest()[:8]}"
+
+
+def findings_dir(target: Target, settings: Settings) -> Path:
+    return settings.work / campaign_name(target, settings) / "findings"
 
 
 def python_of(venv: Path | None) -> str:
@@ -165,12 +264,14 @@ def contract_for(target: Target, settings: Settings) -> Contract:
     return load(target.spec)[1]
 
 
-def _worker(target: Target, settings: Settings, dirs: dict[str, Path]) -> list[str]:
+def _worker(
+    target: Target, settings: Settings, dirs: dict[str, Path], last: Path | None = None
+) -> list[str]:
     """The worker process and its own options (libFuzzer's flags come after ``--``)."""
     command = [python_of(settings.venv), "-m", "rechain.fuzz.worker", "--target", target.spec]
     command += ["--findings", str(dirs["findings"])]
-    if settings.jobs == 1 and "last" in dirs:  # -fork children would share it
-        command += ["--last-input", str(dirs["last"])]
+    if last is not None:
+        command += ["--last-input", str(last)]
     if target.input:
         command += ["--input", target.input]
     for package in target.instrument:
@@ -186,10 +287,11 @@ def _worker(target: Target, settings: Settings, dirs: dict[str, Path]) -> list[s
 
 def worker_command(
     target: Target, settings: Settings, contract: Contract, dirs: dict[str, Path], seconds: int,
-    runs: int | None = None,
+    runs: int | None = None, last: Path | None = None,
 ) -> list[str]:
-    """The worker's command line; ``runs`` (default ``settings.runs``) caps its executions."""
-    command = _worker(target, settings, dirs)
+    """The worker's command line; ``runs`` (default ``settings.runs``) caps its executions,
+    ``last`` is where it keeps the input it is running."""
+    command = _worker(target, settings, dirs, last)
     flags = [
         f"-max_total_time={max(seconds, 1)}",
         f"-timeout={settings.timeout_s or contract.timeout_s}",
@@ -204,8 +306,6 @@ def worker_command(
     runs = settings.runs if runs is None else runs
     if runs is not None:
         flags.append(f"-runs={runs}")
-    if settings.jobs > 1:  # libFuzzer's own fork mode: N child processes, one corpus
-        flags.append(f"-fork={settings.jobs}")
     if contract.transcripts:
         flags.append(f"-dict={dirs['dict']}")
     command += ["--", *flags, str(dirs["corpus"]), str(dirs["seeds"])]
@@ -216,7 +316,7 @@ def worker_command(
 
 def prepare(target: Target, settings: Settings, contract: Contract) -> dict[str, Path]:
     """The target's work directories, seed corpus and dictionary."""
-    base = settings.work / target.name
+    base = settings.work / campaign_name(target, settings)
     dirs = {name: base / name for name in ("corpus", "seeds", "findings", "artefacts")}
     if settings.shard is not None:
         dirs["seeds"] = base / f"seeds-{settings.shard.index}of{settings.shard.count}"
@@ -232,13 +332,23 @@ def prepare(target: Target, settings: Settings, contract: Contract) -> dict[str,
     return dirs
 
 
+def last_input(dirs: dict[str, Path], worker: int) -> Path:
+    """Worker ``worker``'s (from 1) copy of the input it is running."""
+    return dirs["last"] if worker == 1 else dirs["last"].with_name(f"last-input-{worker}")
+
+
 class _Reader(threading.Thread):
     """Reads a worker's stderr: status lines to statistics, everything to the log."""
 
-    def __init__(self, stream: IO[bytes], log: IO[bytes], start: float, report: Report) -> None:
+    def __init__(self, stream: IO[bytes], log: IO[bytes], start: float, report: Report,
+                 prefix: bytes = b"") -> None:
         super().__init__(daemon=True)
         self.stream, self.log, self.began, self.report = stream, log, start, report
+        self.prefix = prefix
         self.last_execs = 0
+        #: the artefacts libFuzzer said it wrote, and the last line (why a worker died)
+        self.wrote: list[str] = []
+        self.last_line = ""
         self.final: dict[str, int] = {}
         #: where the target was when the worker's last stack dump was written (a hang)
         self.stuck_at = ""
@@ -246,7 +356,12 @@ class _Reader(threading.Thread):
 
     def run(self) -> None:
         for line in self.stream:
-            self.log.write(line)
+            self.log.write(self.prefix + line)
+            if line.strip():
+                self.last_line = line.decode("utf-8", "replace").strip()[:300]
+            wrote = _WROTE.search(line)
+            if wrote:
+                self.wrote.append(wrote[1].decode("utf-8", "replace"))
             if _DUMP.match(line):
                 self._in_dump, self.stuck_at = True, ""
                 continue
@@ -264,7 +379,9 @@ class _Reader(threading.Thread):
                 continue
             status = _STATUS.match(line)
             if status:
-                execs, cov, ft = int(status[1]), int(status[3]), int(status[4])
+                cov_said, ft_said = _COV.search(line), _FT.search(line)
+                execs = int(status[1])
+                cov, ft = int(cov_said[1]) if cov_said else 0, int(ft_said[1]) if ft_said else 0
                 self.last_execs = execs
                 point = (round(time.monotonic() - self.began, 2), execs, cov, ft)
                 coverage = self.report.coverage
@@ -344,73 +461,148 @@ def set_aside(dirs: dict[str, Path], data: bytes) -> int:
     return removed
 
 
+class _Campaign:
+    """The workers of one run: started, watched, settled one by one as they end."""
+
+    def __init__(self, target: Target, settings: Settings, log: IO[bytes]) -> None:
+        self.target, self.settings, self.log = target, settings, log
+        self.contract = contract_for(target, settings)
+        self.dirs = prepare(target, settings, self.contract)
+        self.report = Report(target.name, target.spec, log=str(self.dirs["log"]),
+                             reader=reader_of(settings),
+                             venv=str(settings.venv) if settings.venv is not None else None)
+        self.store = FindingStore(self.dirs["findings"], target.spec, reader=self.report.reader)
+        self.store.fold()  # what workers of a campaign killed outright left in their tallies
+        self.seen = {p.name for p in self.dirs["artefacts"].iterdir()}
+        self.env = environment(target, settings)
+        self.start = time.monotonic()
+        self.deadline = self.start + settings.seconds
+        self.ended: queue.Queue[tuple[int, subprocess.Popen[bytes], _Reader]] = queue.Queue()
+        self.running: dict[int, subprocess.Popen[bytes]] = {}
+        self.ran = dict.fromkeys(range(1, settings.jobs + 1), 0)
+
+    def launch(self, worker: int) -> bool:
+        """Start worker ``worker`` for the time (and runs) it has left; False if none."""
+        left = int(self.deadline - time.monotonic())
+        runs = self.settings.runs
+        if runs is not None:  # a restart runs what this worker has left
+            runs -= self.ran[worker]
+        if left < 1 or (runs is not None and runs < 1):  # --time 0: only report what is on record
+            return False
+        last = last_input(self.dirs, worker)
+        last.unlink(missing_ok=True)
+        command = worker_command(self.target, self.settings, self.contract, self.dirs, left,
+                                 runs, last)
+        process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.PIPE,
+                                   env=self.env, cwd=neutral_cwd(self.settings),
+                                   preexec_fn=dies_with_parent())
+        prefix = f"[worker {worker}] ".encode() if self.settings.jobs > 1 else b""
+        reader = _Reader(process.stderr, self.log, self.start, self.report, prefix)  # type: ignore[arg-type]
+
+        def watch() -> None:
+            reader.run()
+            process.wait()
+            self.ended.put((worker, process, reader))
+
+        self.running[worker] = process
+        threading.Thread(target=watch, daemon=True).start()
+        return True
+
+    def settle(self, worker: int, code: int, reader: _Reader) -> WorkerExit:
+        """File what a worker that ended left (artefacts, the input it ended on)."""
+        del self.running[worker]
+        executions = reader.executions
+        before = set(self.seen)
+        file_artefacts(self.dirs["artefacts"], self.seen, self.store,
+                       lambda path: hang_confirmed(self.target, self.settings, self.contract,
+                                                   self.dirs, path),
+                       reader.stuck_at)
+        for name in sorted(self.seen - before):
+            if (self.dirs["artefacts"] / name).is_file():  # filed (not set aside unconfirmed)
+                set_aside(self.dirs, (self.dirs["artefacts"] / name).read_bytes())
+        outcome = "artefact" if reader.wrote else "finished" if code == 0 else "died"
+        last = None
+        if not reader.final and not reader.wrote:
+            last = read_last_input(last_input(self.dirs, worker))
+        if last is not None:  # no artefact, no statistics: the target ended the worker
+            data, executions = last
+            status = WorkerExit(worker, code, executions, "").status()
+            detail = (f"the worker ended ({status}) while running this input, "
+                      "before libFuzzer could report: the target ended the process")
+            self.store.record_artifact("exit", data, detail)
+            set_aside(self.dirs, data)
+            outcome = "target-ended"
+        elif not reader.final and not reader.wrote:  # ended before its first input
+            outcome = "died"
+        self.ran[worker] += executions
+        self.report.executions += executions
+        said = reader.last_line if outcome == "died" else ""
+        return WorkerExit(worker, code, executions, outcome, said)
+
+    def stop(self) -> None:
+        """End the workers still running: SIGTERM, then SIGKILL past ``STOP_S``."""
+        for process in self.running.values():
+            if process.poll() is None:
+                process.terminate()
+        for process in self.running.values():
+            try:
+                process.wait(timeout=STOP_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def drain(self) -> None:
+        """After ``stop``: count what the stopped workers ran (nothing more is filed)."""
+        while self.running:
+            try:
+                worker, process, reader = self.ended.get(timeout=STOP_S)
+            except queue.Empty:
+                break
+            del self.running[worker]
+            self.report.executions += reader.executions
+            self.report.workers.append(
+                WorkerExit(worker, process.returncode, reader.executions, "stopped"))
+
+    def go(self) -> None:
+        """Run the workers until none is left; a worker stopped on an input is replaced."""
+        for worker in range(1, self.settings.jobs + 1):
+            if not self.launch(worker):
+                break
+        while self.running:
+            try:
+                worker, process, reader = self.ended.get(timeout=1.0)
+            except queue.Empty:
+                continue
+            ended = self.settle(worker, process.returncode, reader)
+            self.report.workers.append(ended)
+            again = ended.outcome in ("artefact", "target-ended")
+            if again and self.report.restarts < MAX_RESTARTS and self.launch(worker):
+                self.report.restarts += 1
+
+
 def run(target: Target, settings: Settings) -> Report:
-    """Fuzz one target for ``settings.seconds``; the report lists every finding on file."""
+    """Fuzz one target for ``settings.seconds``; the report lists every finding on file.
+
+    A Ctrl-C or SIGTERM stops the workers and returns the report so far (``stopped``);
+    either way the findings' counts are folded in before it is made."""
     settings.work = settings.work.resolve()  # workers start in it: paths must be absolute
-    contract = contract_for(target, settings)
-    dirs = prepare(target, settings, contract)
-    report = Report(target.name, target.spec, log=str(dirs["log"]))
-    store = FindingStore(dirs["findings"], target.spec)
-    known = {f["signature"] for f in load_findings(dirs["findings"])}
-    seen_artefacts = {p.name for p in dirs["artefacts"].iterdir()}
-    env = environment(target, settings)
+    settings.work.mkdir(parents=True, exist_ok=True)
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.monotonic()
-    deadline = start + settings.seconds
-    with dirs["log"].open("ab") as log:
-        while True:
-            left = int(deadline - time.monotonic())
-            if left < 1:  # --time 0: only report (and file) what is on record
-                break
-            runs = settings.runs
-            if runs is not None:  # a restart runs what the campaign has left
-                runs = max(runs - report.executions, 1)
-            command = worker_command(target, settings, contract, dirs, left, runs)
-            dirs["last"].unlink(missing_ok=True)
-            workers = [
-                subprocess.Popen(
-                    command, stdout=log, stderr=subprocess.PIPE, env=env,
-                    cwd=neutral_cwd(settings), preexec_fn=dies_with_parent(),
-                )
-                for _ in range(1)  # --jobs N is libFuzzer's -fork=N inside it
-            ]
-            readers = [_Reader(w.stderr, log, start, report) for w in workers]  # type: ignore[arg-type]
-            for reader in readers:
-                reader.start()
-            codes = [w.wait() for w in workers]
-            for reader in readers:
-                reader.join()
-            report.executions += sum(r.executions for r in readers)
-            before = set(seen_artefacts)
-            file_artefacts(
-                dirs["artefacts"],
-                seen_artefacts,
-                store,
-                lambda path: hang_confirmed(target, settings, contract, dirs, path),
-                next((r.stuck_at for r in readers if r.stuck_at), ""),
-            )
-            for name in sorted(seen_artefacts - before):
-                if (dirs["artefacts"] / name).is_file():  # filed (not set aside unconfirmed)
-                    set_aside(dirs, (dirs["artefacts"] / name).read_bytes())
-            ended = [code for code, reader in zip(codes, readers, strict=True)
-                     if not reader.final]
-            last = read_last_input(dirs["last"]) if ended and seen_artefacts == before else None
-            if last is not None:  # no artefact, no statistics: the target ended the worker
-                data, ran = last
-                report.executions += ran - sum(r.executions for r in readers)
-                detail = (f"the worker ended (exit code {ended[0]}) while running this input, "
-                          "before libFuzzer could report: the target ended the process")
-                store.record_artifact("exit", data, detail)
-                set_aside(dirs, data)
-                codes = [1]
-            if all(code == 0 for code in codes) or report.restarts >= MAX_RESTARTS:
-                break
-            if settings.runs is not None and report.executions >= settings.runs:
-                break
-            if time.monotonic() >= deadline - 1:
-                break
-            report.restarts += 1
-    report.wall_s = time.monotonic() - start
+    log_path = settings.work / campaign_name(target, settings) / "worker.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log:
+        campaign = _Campaign(target, settings, log)
+        report, dirs = campaign.report, campaign.dirs
+        known = {f["signature"] for f in load_findings(dirs["findings"])}
+        try:
+            campaign.go()
+        except KeyboardInterrupt as stop:
+            report.stopped = stop
+        finally:
+            campaign.stop()
+            campaign.drain()
+            campaign.store.fold()  # every worker has ended: the counts are exact
+    report.wall_s = time.monotonic() - campaign.start
     shutil.rmtree(scratch_dir(settings), ignore_errors=True)  # the workers' leftovers
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     report.cpu_s = (cpu_after.ru_utime - cpu_before.ru_utime) + (

@@ -22,7 +22,7 @@ from typing import Any
 from rechain.conformance.lifetime import dies_with_parent
 from rechain.fuzz.findings import key_of
 from rechain.fuzz.registry import Target
-from rechain.fuzz.regressions import write_regression
+from rechain.fuzz.regressions import case_id, write_regression
 from rechain.fuzz.runner import Settings, environment, neutral_cwd, python_of, scratch_dir
 from rechain.fuzz.traits import key, variant
 
@@ -141,19 +141,23 @@ def file_findings(
 ) -> list[Path]:
     """Shrink every finding and write each as a regression case; returns the case dirs.
 
+    Findings that end in one case (records of one variant, or variants that shrink to the
+    same input) are written once, its notes describing them all.
+
     ``progress(i, n, finding)`` is told before each one: shrinking takes up to ``seconds``
     per finding, and a campaign with thirty findings was otherwise silent for half an hour.
     """
     version = reader_version(target, settings)
-    written = []
-    done: set[str] = set()
+    leads: dict[str, tuple[dict[str, Any], bytes]] = {}  # per case id: its finding, input
+    held: dict[str, list[dict[str, Any]]] = {}  # per case id: every finding it holds
+    case_of: dict[str, str] = {}  # per variant: its case id
     for number, finding in enumerate(findings, 1):
         if progress is not None:
             progress(number, len(findings), finding)
         finding["variant"] = classify(target, settings, finding)
-        if finding["variant"] in done:  # two records (old, or a guessed trigger) of one variant
+        if finding["variant"] in case_of:  # two records (old, or a guessed trigger) of one
+            held[case_of[finding["variant"]]].append(finding)  # variant: one case holds both
             continue
-        done.add(finding["variant"])
         path = shrink(target, settings, finding, seconds)
         data = path.read_bytes()
         finding["minimal_size"] = len(data)
@@ -161,8 +165,13 @@ def file_findings(
         minimal = classify(target, settings, {**finding, "input_path": str(path)})
         finding["trigger"] = minimal.partition("|")[2]
         finding["key"] = key_of(finding["variant"])
-        user = {"paths": settings.paths, "venv": settings.venv, "input_kind": target.input}
-        bounds = {"timeout_s": settings.timeout_s, "rss_mb": settings.rss_mb}
-        written.append(write_regression(target.name, finding, data, version, bounds=bounds,
-                                        **(user if target.user else {})))
-    return written
+        # another variant that shrank to the same input is the same case
+        identifier = case_of[finding["variant"]] = case_id(target.name, finding["exception"],
+                                                           data)
+        leads.setdefault(identifier, (finding, data))
+        held.setdefault(identifier, []).append(finding)
+    user = {"paths": settings.paths, "venv": settings.venv, "input_kind": target.input}
+    bounds = {"timeout_s": settings.timeout_s, "rss_mb": settings.rss_mb}
+    return [write_regression(target.name, finding, data, version, bounds=bounds,
+                             grouped=held[identifier], **(user if target.user else {}))
+            for identifier, (finding, data) in leads.items()]

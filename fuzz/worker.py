@@ -175,7 +175,8 @@ def fuzz(args: argparse.Namespace) -> int:
 
     feed, contract = _setup(args, instrumented=True)
     cap_memory(_rss_bound(args, contract))
-    store = FindingStore(args.findings or Path("findings"), args.target)
+    store = FindingStore(args.findings or Path("findings"), args.target, tally=True,
+                         reader=reader_of())
     crash_on: str | None = args.crash_on
     keys = _Keys(feed, contract)
     keep = _last_input(args.last_input, _max_len(args, contract))
@@ -207,6 +208,11 @@ def fuzz(args: argparse.Namespace) -> int:
     atheris.Setup([_launcher(args), *args.rest], one_input, **kwargs)
     atheris.Fuzz()
     return 0
+
+
+def reader_of() -> str:
+    """The environment the target runs in: this interpreter's venv (or installation)."""
+    return os.path.realpath(sys.prefix)
 
 
 def _max_len(args: argparse.Namespace, contract: Contract) -> int:

@@ -44,7 +44,8 @@ def test_the_cli_fuzzes_from_the_shards_seed_slice(tmp_path) -> None:
     assert not (tmp_path / "parse-line" / "seeds").exists()
 
 
-def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path, private_tmpdir) -> None:
+def test_jobs_are_worker_processes_and_the_minimiser_gets_a_launcher(
+        tmp_path, private_tmpdir) -> None:
     from rechain.fuzz.contract import Contract
     from rechain.fuzz.registry import TARGETS
     from rechain.fuzz.runner import Settings, worker_command
@@ -52,14 +53,17 @@ def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path, private_tmpdir) 
 
     dirs = {name: tmp_path / name for name in ("corpus", "seeds", "findings", "artefacts",
                                                "dict")}
-    command = worker_command(TARGETS["parse-line"], Settings(10, jobs=3), Contract(), dirs, 10)
+    # --jobs N is N workers the runner starts and watches, each with its own last input;
+    # not libFuzzer's fork mode, whose children's exits the runner never saw
+    last = tmp_path / "last-input-2"
+    command = worker_command(TARGETS["parse-line"], Settings(10, jobs=3), Contract(), dirs, 10,
+                             last=last)
     flags = command[command.index("--") + 1:]
-    assert "-fork=3" in flags and not any(f.startswith("-jobs=") for f in flags)
-    assert "-fork=1" not in worker_command(TARGETS["parse-line"], Settings(10), Contract(),
-                                           dirs, 10)
-    # libFuzzer starts its children by running argv[0]: it must be a program, not worker.py
+    assert not any(f.startswith(("-fork=", "-jobs=")) for f in flags)
+    assert command[command.index("--last-input") + 1] == str(last)
+    # libFuzzer's minimiser runs argv[0] again: it must be a program, not worker.py
     args = _parser().parse_args(["--target", "rechain.fuzz.fuzz_parse_line:one_input", "--",
-                                 "-fork=3", str(tmp_path)])
+                                 "-minimize_crash=1", str(tmp_path)])
     launcher = Path(_launcher(args))
     assert launcher.read_text().startswith("#!/bin/sh") and launcher.stat().st_mode & 0o111
     assert "rechain.fuzz.worker" in launcher.read_text()
@@ -75,13 +79,14 @@ def test_jobs_are_libfuzzer_fork_mode_with_a_launcher(tmp_path, private_tmpdir) 
 
 
 @pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris not installed")
-def test_a_forking_campaign_leaves_nothing_in_the_temp_dir(tmp_path, private_tmpdir) -> None:
-    """``--jobs 2`` is libFuzzer's fork mode: its launcher script and the harness's files go
-    to the campaign's scratch, emptied at the end (``private_tmpdir`` checks the temp dir)."""
+def test_a_campaign_of_two_jobs_leaves_nothing_in_the_temp_dir(tmp_path, private_tmpdir) -> None:
+    """``--jobs 2``: both workers' files go to the campaign's scratch, emptied at the end
+    (``private_tmpdir`` checks the temp dir), and both workers ended as they should."""
     command = [sys.executable, "-m", "rechain", "fuzz", "parse-line", "--jobs", "2",
                "--runs", "200", "--time", "420", "--work", str(tmp_path / "work"), "--json"]
     done = subprocess.run(command, capture_output=True, timeout=720, check=False)
     assert done.returncode in (0, 1), done.stderr.decode()[-2000:]
     [report] = json.loads(done.stdout)
     assert report["executions"] > 0
+    assert sorted(w["worker"] for w in report["workers"]) == [1, 2] and report["died"] == []
     assert list((tmp_path / "work" / "tmp").glob("*")) == []

@@ -37,6 +37,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME", help="named targets (see --list)")
     parser.add_argument("--target", metavar="MOD:FN", help="any reader: module:function")
     parser.add_argument("--input", choices=("bytes", "path"), help="how --target takes input")
+    parser.add_argument("--instrument", action="append", default=[], metavar="PKG",
+                        help="also instrument this package (where --target's reader code is)")
     parser.add_argument(
         "--allow", action="append", default=[], metavar="EXC", help="documented exception"
     )
@@ -127,7 +129,8 @@ def _targets(args: argparse.Namespace) -> list[Any]:
         # its findings and corpus are kept per input kind: a bytes campaign's "No such file
         # or directory: b'...'" findings are not the next, --input path, campaign's
         name += "-path" if args.input == "path" else ""
-        chosen.append(Target(name, args.target, input=args.input, user=True))
+        chosen.append(Target(name, args.target, input=args.input, user=True,
+                             instrument=tuple(args.instrument)))
     if args.all:
         chosen += list(REFERENCE)
     for name in args.names:
@@ -169,19 +172,25 @@ def _settings(args: argparse.Namespace, target: Any, seconds: float) -> Any:
         allow=tuple(args.allow),
         shard=args.shard,
         runs=args.runs,
+        own_venv=args.venv is None and target.third_party,
     )
 
 
 def _print_report(report: dict[str, Any]) -> None:
+    where = f" (reader: venv {report['venv']})" if report.get("venv") else ""
+    where += f" ({report['stopped']}: what ran until then)" if report.get("stopped") else ""
     print(
-        f"{report['target']}: {report['executions']} execs in {report['wall_s']} s "
+        f"{report['target']}{where}: {report['executions']} execs in {report['wall_s']} s "
         f"({report['exec_per_s']}/s, {report['cpu_s']} CPU s), cov {report['coverage']['cov']} "
         f"ft {report['coverage']['ft']}, {len(report['findings'])} findings "
         f"({len(report['new_findings'])} new)"
     )
+    if report["coverage"].get("note"):
+        print(f"  {report['coverage']['note']}")
     for finding in report["findings"]:
         print(f"  {_finding_label(finding)} x{finding.get('count', 1)}: "
-              f"{finding['message'][:120]} ({Path(finding['input_path']).name})")
+              f"{finding['message'][:120]} ({Path(finding['input_path']).name})"
+              f"{_reader_mark(finding, report.get('reader', ''))}")
     for case in report.get("cases", []):
         replay = portable.rechain(["fuzz", "--replay", Path(case).name])
         print(f"  case {case} (replay: `{replay}`)")
@@ -211,6 +220,28 @@ def _input_hint(findings: list[dict[str, Any]]) -> str:
     return ""
 
 
+def _reader_mark(finding: dict[str, Any], reader: str) -> str:
+    """`` [reader: DIR]`` for a finding another reader's campaign filed in this store, or
+    `` [reader not recorded]`` for one whose record does not say (written before records
+    kept it, when campaigns in several venvs shared a store)."""
+    mine = finding.get("reader")
+    if not reader or mine == reader:
+        return ""
+    return f" [reader: {mine}]" if mine else " [reader not recorded]"
+
+
+def worker_deaths(report: dict[str, Any]) -> list[str]:
+    """One line per worker that died (not a finding, not its limits): the run fails."""
+    lines = []
+    for ended in report.get("died", []):
+        what = ("before its first input" if not ended["executions"]
+                else f"after {ended['executions']} inputs")
+        lines.append(f"rechain: fuzz {report['target']}: worker {ended['worker']} died "
+                     f"{what} ({ended['status']}): {ended['said'] or 'it wrote nothing'} "
+                     f"(log: {report['log']})")
+    return lines
+
+
 def _finding_label(finding: dict[str, Any]) -> str:
     """The signature, and the trigger when it has one: one site failing on ``message: null``
     and on a non-object line is two findings, and two identical lines said otherwise."""
@@ -230,6 +261,8 @@ def _print_next_steps(target: Any, findings: Path, args: argparse.Namespace) -> 
         argv += ["--input", target.input] if target.input else []
         for name in args.allow:
             argv += ["--allow", name]
+        for name in args.instrument:
+            argv += ["--instrument", name]
     for option, value in (("--work", args.work), ("--venv", args.venv)):
         if value is not None:
             argv += [option, portable.path(value, Path.cwd())]
@@ -268,13 +301,16 @@ def fuzz(args: argparse.Namespace) -> int:
         output_dir("--work", args.work)
     reports = []
     idle = []
+    stopped: KeyboardInterrupt | None = None
     for target, settings in planned:
-        report = runner.run(target, settings).to_json()
-        if report["executions"] == 0 and seconds > 0:
+        ran = runner.run(target, settings)
+        report = ran.to_json()
+        if report["executions"] == 0 and seconds > 0 and ran.stopped is None:
             idle.append(f"rechain: fuzz {target.name} executed nothing: "
                         f"{_last_words(Path(report['log']))}")
-        if args.regressions:
-            findings = runner.load_findings(settings.work / target.name / "findings")
+        idle += worker_deaths(report)
+        if args.regressions and ran.stopped is None:
+            findings = runner.load_findings(runner.findings_dir(target, settings))
             cases = triage.file_findings(target, settings, findings, args.shrink_seconds,
                                          _shrinking(args.shrink_seconds))
             report["cases"] = [str(c) for c in cases]
@@ -282,7 +318,10 @@ def fuzz(args: argparse.Namespace) -> int:
         if not args.json:
             _print_report(report)
             if report["findings"] and not args.regressions:
-                _print_next_steps(target, settings.work / target.name / "findings", args)
+                _print_next_steps(target, runner.findings_dir(target, settings), args)
+        if ran.stopped is not None:  # what it did is reported; the targets after it are not run
+            stopped = ran.stopped
+            break
     if args.json:
         sys.stdout.write(json.dumps(reports, indent=1) + "\n")
     if args.sarif is not None:
@@ -292,8 +331,10 @@ def fuzz(args: argparse.Namespace) -> int:
         crashes = [finding for report in reports for finding in report["findings"]]
         document = sarif([], crashes, base=checkout(Path.cwd()))
         args.sarif.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    for line in idle:  # a campaign that ran nothing tested nothing: never a pass
+    for line in idle:  # a campaign that ran nothing, or lost a worker, is never a pass
         print(line, file=sys.stderr)
+    if stopped is not None:
+        raise stopped
     return 1 if idle or any(r["new_findings"] for r in reports) else 0
 
 
