@@ -186,6 +186,10 @@ def test_the_readme_workflows_parse_and_use_only_the_actions_inputs() -> None:
     for step in ours:
         assert set(step.get("with", {})) <= set(ACTION["inputs"]), step
         assert "impl" in step["with"]
+    named = {step["id"] for step in ours if "id" in step}
+    read = re.findall(r"steps\.([\w-]+)\.outputs\.([\w-]+)", section)
+    assert read and all(output in ACTION["outputs"] for step, output in read if step in named)
+    assert {step for step, _ in read} <= named  # an output of this action, by its id
 
 
 def test_a_python_reader_runs_with_its_own_venv(tmp_path) -> None:
