@@ -16,11 +16,12 @@ own stage (``recover.recover_orphans``, the CLI profile's ``recover_cli``).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Container, Hashable, Iterator
 from dataclasses import dataclass
 from itertools import chain as joined
 from itertools import compress, filterfalse, repeat
-from operator import itemgetter, not_
+from operator import and_, eq, is_not, itemgetter, ne, not_
 from typing import Any, NamedTuple
 
 from rechain.reference.facts import (
@@ -42,11 +43,25 @@ from rechain.reference.rows import any_key, same_writer
 # rows of messages: (uuid, message id, tool_use ids) each, in file order
 Group = list[tuple[str, Any, tuple[str, ...]]]
 _FIRST, _THIRD = itemgetter(0), itemgetter(2)
-_UUID_OF, _MESSAGE_OF, _CALLS_OF, _ANSWERS_OF = (
-    itemgetter(UUID), itemgetter(MESSAGE_ID), itemgetter(CALLS), itemgetter(ANSWERS))
+_UUID_OF, _MESSAGE_OF, _CALLS_OF, _ANSWERS_OF, _PARENT_OF, _SOURCE_OF = (
+    itemgetter(UUID), itemgetter(MESSAGE_ID), itemgetter(CALLS), itemgetter(ANSWERS),
+    itemgetter(PARENT), itemgetter(SOURCE))
+_KIND_OF = itemgetter(KIND)
+_STRINGS = {str}
+_NONES, _ASSISTANTS = repeat(None), repeat("assistant")
 
 
 def _any_caller(uuid: str) -> bool:
+    return True
+
+
+def _not_known_apart(uuids: list[str]) -> bool:
+    return False
+
+
+def tags_hold_uuid(uuids: list[str]) -> bool:
+    """``Rules.tags_apart`` of a tag that holds the result's uuid as a part of its own
+    (a tuple): two results' tags always differ."""
     return True
 
 
@@ -73,6 +88,9 @@ class Rules:
     # ``is_result`` is: off the chain, with a parent (a non-empty string or any truthy
     # value): the scan tests it without a call each
     results_off_chain: bool = False
+    # whether no two of these results (their uuids) can be filed under the same ``tag``
+    # wherever they are filed: the filings of results filed once each need no tag then
+    tags_apart: Callable[[list[str]], bool] = _not_known_apart
 
 
 class Turn(NamedTuple):
@@ -109,6 +127,9 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], 
     if not on_chain:
         return
     found = _index(graph, chain_facts, rules, seen, on_chain)
+    if found.direct_only and not empty:
+        yield from _direct_turns(found, seen, on_chain)
+        return
     homes, groups, nothing = found.homes, found.groups, repeat(())
     # ``seen`` only grows: without ``empty``, a message none of whose rows is off the
     # chain or has a result filed under it recovers nothing, and is not looked at
@@ -120,15 +141,51 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], 
                 yield Turn(message, first, last, [first], [], [], [], [])
             continue
         rows = group  # each message's list is read by its turn alone
-        filed = list(dict.fromkeys(joined.from_iterable(map(homes.get, rows, nothing))))
         siblings = list(filterfalse(seen.__contains__, rows))
-        direct, strays = _results(found, set(rows), filed, seen) if filed else ([], [])
+        if found.direct_only:  # each filed once, under its parent: a child, not seen yet
+            filed = list(joined.from_iterable(map(homes.get, rows, nothing)))
+            direct, strays = list(filterfalse(seen.__contains__, filed)), []
+        else:
+            filed = list(dict.fromkeys(joined.from_iterable(map(homes.get, rows, nothing))))
+            direct, strays = _results(found, set(rows), filed, seen) if filed else ([], [])
         if not (empty or siblings or direct or strays):
             continue  # nothing recovered, nothing to add to ``seen``
         seen.update(siblings)
         seen.update(direct)
         seen.update(strays)
         yield Turn(message, first, last, rows, filed, siblings, direct + strays, strays)
+
+
+def _direct_turns(found: _Index, seen: set[str],
+                  on_chain: dict[Any, list[Any]]) -> Iterator[Turn]:
+    """``find_orphans`` without ``empty`` when every result is filed under its parent
+    alone (``_Index.direct_only``): each turn's rows off the chain and filed results are
+    gathered in one pass over the rows that have either, in file order, rather than a
+    pass over each turn's rows (most of a message's rows have neither)."""
+    members, homes, groups = found.members, found.homes, found.groups
+    loose = members.keys() - seen
+    loose.update(homes)  # every row results are filed under is a member's
+    off: dict[Any, list[str]] = {}  # message key -> its rows off the chain
+    filed: dict[Any, list[str]] = {}  # message key -> the results filed under its rows
+    for row in filter(loose.__contains__, members):
+        key = members[row]
+        if row not in seen:
+            off.setdefault(key, []).append(row)
+        under = homes.get(row)
+        if under is not None:
+            filed.setdefault(key, []).extend(under)
+    for key in on_chain:
+        if key not in off and key not in filed:
+            continue
+        # ``seen`` only grows: a row a caller added since is not recovered again
+        siblings = list(filterfalse(seen.__contains__, off.get(key, ())))
+        results = list(filterfalse(seen.__contains__, filed.get(key, ())))
+        if siblings or results:
+            seen.update(siblings)
+            seen.update(results)
+            first, last, message = on_chain[key]
+            yield Turn(message, first, last, groups[key], filed.get(key, []), siblings,
+                       results, [])
 
 
 def _loose(found: _Index, rules: Rules, seen: set[str],
@@ -151,11 +208,14 @@ class _Index:
     members: dict[str, Any]  # the rows of the messages on the chain -> their message's key
     homes: dict[str, list[str]]  # row uuid -> the results filed under it
     callers: dict[str, str | None]  # tool_use id -> the row that made the call
-    answered_on_chain: set[str]  # tool_use ids the chain's results answer
+    answered_on_chain: set[str]  # tool_use ids the chain's results answer (none asked: empty)
     # uuid -> place in the file, filled when a stray is first sorted (only a result that
     # looks further can be a stray, the one thing sorted by file position)
     position: dict[str, int]
     nodes: dict[str, Json]
+    # every result filed under a row of a message on the chain is filed under that row
+    # alone, its parent: a turn's filed results are then its direct children
+    direct_only: bool = False
 
 
 def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
@@ -171,9 +231,12 @@ def _index(graph: Graph, chain_facts: list[Facts], rules: Rules, seen: set[str],
     if rules.finds_caller is not _any_caller:
         callers = {call: row if row is None or rules.finds_caller(row) else None
                    for call, row in callers.items()}
-    homes = _homes(nodes, facts, results, callers, rules, members)
-    answered_on_chain = set(joined.from_iterable(filter(None, map(_ANSWERS_OF, chain_facts))))
-    return _Index(facts, groups, members, homes, callers, answered_on_chain, {}, nodes)
+    homes, direct_only = _filings(nodes, facts, results, callers, rules, members)
+    # what the chain's results answer is asked of strays alone: none when all are direct
+    answered_on_chain = set() if direct_only else \
+        set(joined.from_iterable(filter(None, map(_ANSWERS_OF, chain_facts))))
+    return _Index(facts, groups, members, homes, callers, answered_on_chain, {}, nodes,
+                  direct_only)
 
 
 def _results(
@@ -218,6 +281,8 @@ def _messages_on_chain(
     chain_facts: list[Facts], rules: Rules, nodes: dict[str, Json]
 ) -> dict[Any, list[Any]]:
     """Message key -> [first row, last row, message id] on the chain, in chain order."""
+    if rules.by_message_id:
+        return _messages_by_id(chain_facts)
     found: dict[Any, list[Any]] = {}
     by_id = rules.by_message_id
     for fact in chain_facts:
@@ -233,6 +298,19 @@ def _messages_on_chain(
         else:
             known[1] = fact[UUID]
     return found
+
+
+def _messages_by_id(chain_facts: list[Facts]) -> dict[Any, list[Any]]:
+    """``_messages_on_chain`` where a message is its rows' ``Facts[MESSAGE_ID]`` when a
+    non-empty string (the key too): each message's first and last row read from two maps
+    built in C, the first row's from the rows in reverse."""
+    assistants = list(compress(chain_facts, map(eq, map(_KIND_OF, chain_facts), _ASSISTANTS)))
+    ids = list(map(_MESSAGE_OF, assistants))
+    uuids = list(compress(map(_UUID_OF, assistants), ids))
+    ids = list(compress(ids, ids))
+    last = dict(zip(ids, uuids, strict=True))
+    first = dict(zip(reversed(ids), reversed(uuids), strict=True))
+    return {key: [first[key], last[key], key] for key in dict.fromkeys(ids)}
 
 
 def _scan(
@@ -320,7 +398,11 @@ def _callers(makers: list[Facts], wanted: set[str],
     by_call: dict[str, Any] = {}  # call -> the message id of its caller
     if wanted:  # the rows that made a wanted call, picked out in C
         hits = map(not_, map(wanted.isdisjoint, map(_CALLS_OF, makers)))  # type: ignore[arg-type]
-        for at in compress(range(len(makers)), hits):
+        at_hits = list(compress(range(len(makers)), hits))
+        made_once = _made_once(list(map(makers.__getitem__, at_hits)), wanted)
+        if made_once is not None:
+            return made_once
+        for at in at_hits:
             fact = makers[at]
             message = fact[MESSAGE_ID] if messages is None else messages[at]
             for call in fact[CALLS]:
@@ -333,6 +415,17 @@ def _callers(makers: list[Facts], wanted: set[str],
     return callers
 
 
+def _made_once(rows: list[Facts], wanted: set[str]) -> dict[str, str | None] | None:
+    """``_callers`` of the rows that made a wanted call when no call is made twice among
+    them and every call they made is wanted (the common case): each call's row, in C.
+    None otherwise."""
+    calls = list(joined.from_iterable(map(_CALLS_OF, rows)))
+    if len(set(calls)) != len(calls) or not wanted.issuperset(calls):
+        return None
+    uuids = joined.from_iterable(map(repeat, map(_UUID_OF, rows), map(len, map(_CALLS_OF, rows))))
+    return dict(zip(calls, uuids, strict=True))
+
+
 def _homes(
     nodes: dict[str, Json],
     facts: dict[str, Facts],
@@ -341,22 +434,39 @@ def _homes(
     rules: Rules,
     members: Container[str],
 ) -> dict[str, list[str]]:
+    """Row uuid -> the results filed under it (``_filings``)."""
+    return _filings(nodes, facts, results, callers, rules, members)[0]
+
+
+def _filings(
+    nodes: dict[str, Json],
+    facts: dict[str, Facts],
+    results: list[Facts],
+    callers: dict[str, str | None],
+    rules: Rules,
+    members: Container[str],
+) -> tuple[dict[str, list[str]], bool]:
     """Row uuid -> the results filed under it: under its parent, and for a result that
-    looks further under its source row and its calls' rows when written by the same writer.
+    looks further under its source row and its calls' rows when written by the same writer;
+    and whether each result is filed under its parent alone.
 
     Only ``members`` (the rows of the messages on the chain) are ever looked up, so a
     result none of whose places can be one is passed over (a filing's tag holds the
     result's uuid: leaving it out changes no other result's filings), and whether a
     result looks further is asked only of one that has such a place if it does."""
-    homes: dict[str, list[str]] = {}
-    tags: set[Hashable] = set()
-    tag_of, looks_further = rules.tag, rules.looks_further
     # the calls whose row is a member: a result answering one may be filed under it
     reaching = {call for call, row in callers.items() if row in members}
     # picked out by a comprehension: most of a long file's results have no such place
     kept = [fact for fact in results
             if (type(fact[PARENT]) is str and fact[PARENT] in members)
             or fact[SOURCE] in members or not reaching.isdisjoint(fact[ANSWERS])]  # type: ignore[arg-type]
+    parents = list(map(_PARENT_OF, kept))
+    if _under_parents_alone(kept, parents, callers, members) and \
+            rules.tags_apart(list(map(_UUID_OF, kept))):
+        return _under_parents(parents, list(map(_UUID_OF, kept))), True
+    homes: dict[str, list[str]] = {}
+    tags: set[Hashable] = set()
+    tag_of, looks_further = rules.tag, rules.looks_further
     for fact in kept:
         uuid, parent = fact[UUID], fact[PARENT]
         further_too = looks_further(fact, facts)
@@ -376,6 +486,35 @@ def _homes(
                 tags.add(tag)
                 if type(place) is str:
                     homes.setdefault(place, []).append(uuid)
+    return homes, False
+
+
+def _under_parents_alone(kept: list[Facts], parents: list[Any],
+                         callers: dict[str, str | None], members: Container[str]) -> bool:
+    """Whether each result's one place is its parent, a member: a non-empty string whose
+    source row is none or the parent, and every call it answers made by the parent or by
+    no row known (the common case: the parent made the call). Its further places, if it
+    looks further, are then the parent again: it is filed there alone, whatever the rules.
+
+    Settled in C over all the results: the Python steps of filing one were most of the
+    filing's cost."""
+    if not set(map(type, parents)) <= _STRINGS or "" in parents or \
+            not all(map(members.__contains__, parents)):
+        return False
+    sources = list(map(_SOURCE_OF, kept))
+    if any(map(and_, map(is_not, sources, _NONES), map(ne, sources, parents))):
+        return False
+    answers: list[tuple[str, ...]] = list(map(_ANSWERS_OF, kept))  # type: ignore[arg-type]
+    made_by = list(map(callers.get, joined.from_iterable(answers)))
+    asked = joined.from_iterable(map(repeat, parents, map(len, answers)))
+    return not any(map(and_, map(is_not, made_by, _NONES), map(ne, made_by, asked)))
+
+
+def _under_parents(parents: list[str], uuids: list[str]) -> dict[str, list[str]]:
+    """Each result filed under its parent alone, in file order (built in C)."""
+    homes: dict[str, list[str]] = {}
+    deque(map(list.append, map(homes.setdefault, parents, map(list, repeat((), len(parents)))),
+              uuids), 0)
     return homes
 
 
@@ -411,4 +550,4 @@ def _same_writer(nodes: dict[str, Json], a: Facts, b: Facts) -> bool:
     return first == second  # type: ignore[no-any-return]
 
 
-__all__ = ["Rules", "Turn", "find_orphans"]
+__all__ = ["Rules", "Turn", "find_orphans", "tags_hold_uuid"]

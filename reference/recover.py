@@ -73,8 +73,14 @@ def _joined(parent: Any, uuid: str) -> str:
     return (parent if type(parent) is str else to_string(parent)) + "\n" + uuid
 
 
+def _no_line_feed(uuids: list[str]) -> bool:
+    """``Rules.tags_apart`` of ``_joined``: ``${parent}\\n${uuid}`` ends with the uuid
+    after its last LF when the uuid holds none, so two such results' tags differ."""
+    return "\n" not in "".join(uuids)
+
+
 SDK = Rules(message=_string_id, is_result=_off_chain_with_parent, looks_further=_always,
-            tag=_joined, by_message_id=True, results_off_chain=True)
+            tag=_joined, by_message_id=True, results_off_chain=True, tags_apart=_no_line_feed)
 
 
 def recover_orphans(graph: Graph, chain: list[Json]) -> list[Json]:

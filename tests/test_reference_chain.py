@@ -224,3 +224,21 @@ def test_a_part_in_order_stays_and_one_out_of_order_is_sorted() -> None:
         assistant("c1", "r6", mid="m3", ts=ts(5)),
     ]
     assert uuids(*rows) == ["u1", "a1", "r1", "r2", "r3", "b1", "r5", "r4", "r6", "c1"]
+
+
+def test_a_stray_comes_back_and_a_call_two_messages_made_brings_nothing_back() -> None:
+    # checked against agent-sdk-ts 0.3.332: r2 is filed under a1 through its source link
+    # alone (its parent is no row), so not every result is a direct child; t3 was made by
+    # rows of two messages (b1 first), so r3 is filed under neither and stays off
+    ts = "2026-01-01T00:00:{:02d}.000Z".format
+    rows = [
+        user("u1", None, ts=ts(0)),
+        assistant("b1", "u1", mid="m9", blocks=[tool_use("t3")], ts=ts(1)),
+        assistant("a1", "u1", mid="m1", blocks=[tool_use("t1"), tool_use("t2"), tool_use("t3")],
+                  ts=ts(2)),
+        result("r1", "a1", "t1", ts=ts(5)),
+        result("r2", "x9", "t2", ts=ts(4), sourceToolAssistantUUID="a1"),
+        result("r3", "x8", "t3", ts=ts(3)),
+        assistant("a2", "a1", mid="m2", ts=ts(6)),
+    ]
+    assert uuids(*rows) == ["u1", "a1", "r2", "r1", "a2"]

@@ -26,7 +26,7 @@ from rechain.reference.graph import Graph
 from rechain.reference.js.values import truthy
 from rechain.reference.lazyrows import LazyChain, Pending, chain_uuids, row_of, stored_rows
 from rechain.reference.model import Diagnostic, Json
-from rechain.reference.orphans import Rules, Turn, find_orphans
+from rechain.reference.orphans import Rules, Turn, find_orphans, tags_hold_uuid
 from rechain.reference.profiles.claude_code_2_1_332.chain import (
     BY_CHECKPOINT,
     sidechain_key,
@@ -118,9 +118,10 @@ def _never(fact: Facts, facts: dict[str, Facts]) -> bool:
 
 
 CLI = Rules(message=_any_id, is_result=_every_result, looks_further=_not_its_parents,
-            tag=_keyed, finds_caller=truthy_key)
+            tag=_keyed, finds_caller=truthy_key, tags_apart=tags_hold_uuid)
 #: before ``strays_recovered``: only the results below a message's own rows come back
-CLI_DIRECT = Rules(message=_any_id, is_result=_every_result, looks_further=_never, tag=_keyed)
+CLI_DIRECT = Rules(message=_any_id, is_result=_every_result, looks_further=_never, tag=_keyed,
+                   tags_apart=tags_hold_uuid)
 # when no assistant row's ``message.id`` is truthy but not a string, each row's is in its
 # facts: the scan passes over, without a call each, the rows of no message on the chain
 _BY_ID = {rules: replace(rules, by_message_id=True) for rules in (CLI, CLI_DIRECT)}
