@@ -159,6 +159,25 @@ def test_orphan_recovery_puts_siblings_then_results_after_the_anchor() -> None:
     assert uuids(data) == [uid(1), uid(2), uid(3), uid(4), uid(5), uid(6)]
 
 
+def test_recovery_that_throws_keeps_the_findings_of_the_groups_before() -> None:
+    """A later group's sort throws (a number for a timestamp): the resume fails, and the
+    siblings put back before it are still reported as recovered, each on its line."""
+    tool = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]
+    data = file_of(
+        row("user", 1, None, "go", 1), row("assistant", 2, 1, tool, 2, mid="m"),
+        row("assistant", 3, 1, text("aside"), 2.5, mid="m"),
+        row("user", 5, 2, [{"type": "tool_result", "tool_use_id": "t1"}], 3),
+        row("assistant", 6, 5, text("next"), 4, mid="n"),
+        row("assistant", 8, 5, text("one"), 4.5, mid="n"),
+        {**row("assistant", 9, 5, text("two"), 4.6, mid="n"), "timestamp": 5},
+        row("user", 7, 6, "last", 9))
+    result = rebuild(data, "seed", Options(entry="resume-id"))
+    assert not result.messages
+    assert any("localeCompare" in d.detail for d in result.diagnostics)
+    recovered = [d.line for d in result.diagnostics if d.kind == "recovered"]
+    assert recovered == [3]
+
+
 def test_preserved_segment_relinks_and_prunes() -> None:
     boundary = {"type": "system", "subtype": "compact_boundary", "uuid": uid(10),
                 "parentUuid": None, "sessionId": SID, "timestamp": "2026-01-01T00:00:10Z",

@@ -19,6 +19,7 @@ from rechain.reference.js.values import UNDEFINED
 from rechain.reference.lazyrows import Pending
 from rechain.reference.parse import glanced_row
 from rechain.reference.profiles import get_profile
+from rechain.reference.profiles.claude_code_2_1_88 import load as seed_load
 from rechain.reference.profiles.claude_code_2_1_88 import parse as seed_parse
 from rechain.reference.profiles.claude_code_2_1_88 import read as seed_read
 from rechain.reference.profiles.claude_code_2_1_88 import resume as seed_resume
@@ -288,6 +289,48 @@ def test_rows_before_the_last_boundary_of_a_large_file_agree(at: int) -> None:
         for release in ("claude-code@2.1.88", "claude-code@2.1.101", "claude-code@2.1.91"):
             _agree(data, release)
     assert any(row is not None for row in made)
+
+
+def _relinked_in_full(data: bytes) -> None:
+    """The preserved-segment relink passing over the children of the anchor the prune drops
+    next gives what relinking every row gives (on every entry point and release)."""
+    whole = seed_load._relink_segment
+
+    def every_row(*args: Any) -> None:
+        whole(*args[:5])  # no ``pruned_before``: each row in the Map looked at
+
+    for release in ("claude-code@2.1.88", "claude-code@2.1.101"):
+        profile = get_profile(release)
+        for entry in ENTRY_POINTS:
+            skipping = _answers(data, profile, entry)
+            with mock.patch.object(seed_load, "_relink_segment", every_row):
+                assert _answers(data, profile, entry) == skipping, (release, entry)
+
+
+@settings(max_examples=40, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_the_relink_passes_over_pruned_rows_alike_on_generated_transcripts(c: Any) -> None:
+    _relinked_in_full(c.data)
+
+
+@pytest.mark.parametrize("anchor", ["x1", "m1"])
+def test_the_relink_passes_over_pruned_rows_alike(anchor: str) -> None:
+    """Children of the anchor before the boundary, pruned (``p1``) or preserved (``h2``
+    when the anchor ``m1`` is inside the segment), and after it (``c2``)."""
+    assistant = '"message":{"role":"assistant","id":"m","content":[{"type":"text","text":"ok"}]}'
+    lines = [_row("x1", None, "user", _USER),
+             _row("p1", anchor, "assistant", assistant),
+             _row("h1", "x1", "user", _USER),
+             _row("m1", "h1", "assistant", assistant),
+             _row("h2", anchor if anchor == "m1" else "h1", "user", _USER),
+             _row("h3", "h2", "assistant", assistant),
+             _boundary("b1", "h3", "h1", "h3", anchor),
+             _row("c1", "b1", "user", _USER),
+             _row("c2", anchor, "user", _USER),
+             _row("c3", "c2", "assistant", assistant)]
+    data = b"\n".join(lines) + b"\n"
+    _relinked_in_full(data)
+    _agree(data)
 
 
 @pytest.mark.parametrize("bad", ["nowhere", "before", "after", "metadata"])

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import compress, count, islice, repeat
-from operator import is_not
+from itertools import chain, compress, count, islice, repeat
+from operator import is_
 from typing import Any
 
 from rechain.reference.facts import PARENT, UUID
@@ -298,12 +298,11 @@ def apply_preserved_segment(loaded: Loaded) -> None:
     messages = loaded.messages
     last_segment: Any = None
     segment_at = absolute_at = -1
-    # a glanced row is a user or assistant row: only the others can be boundaries
+    # a glanced row (``Glanced`` or ``Light``) is a user or assistant row: only a decoded
+    # one can be a boundary, and the others are passed over in C
     entries = list(messages.values())
-    for at in compress(count(), map(is_not, map(type, entries), repeat(Glanced))):
+    for at in compress(count(), map(is_, map(type, entries), repeat(dict))):
         entry = entries[at]
-        if type(entry) is Light:
-            continue
         # ``is_boundary`` (every entry is an object)
         if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
             absolute_at = at
@@ -338,7 +337,8 @@ def apply_preserved_segment(loaded: Loaded) -> None:
                            "head: no relink and no pruning")
             )
             return
-        _relink_segment(loaded, head_uuid, tail_uuid, anchor_uuid, preserved)
+        _relink_segment(loaded, head_uuid, tail_uuid, anchor_uuid, preserved,
+                        max(absolute_at, 0))
     # the relinks above replace entries in their places: the first ``absolute_at`` slots
     # are still the ones written before the boundary
     pruned = [slot for slot in islice(messages, max(absolute_at, 0)) if slot not in preserved]
@@ -353,8 +353,12 @@ def _member(value: Any, name: str) -> Any:
 
 
 def _relink_segment(
-    loaded: Loaded, head_uuid: Any, tail_uuid: Any, anchor_uuid: Any, preserved: set[Any]
+    loaded: Loaded, head_uuid: Any, tail_uuid: Any, anchor_uuid: Any, preserved: set[Any],
+    pruned_before: int = 0,
 ) -> None:
+    """The head onto the anchor, the anchor's other children onto the tail, the preserved
+    assistants' usage zeroed. A child in the first ``pruned_before`` slots that is not
+    preserved is left as it is: the prune drops it next, its line reported alike."""
     messages = loaded.messages
     head_slot = mkey(head_uuid)
     head = messages.get(head_slot)
@@ -362,8 +366,12 @@ def _relink_segment(
         messages[head_slot] = _copy(loaded, head, parentUuid=anchor_uuid)
     # ``===`` of a string is ``==`` of strings: most parents are, no call for those
     anchor_str = type(anchor_uuid) is str
-    for slot, entry in list(messages.items()):
-        parent = entry.facts[PARENT] if type(entry) is Glanced \
+    kept = [(slot, messages[slot]) for slot in islice(messages, pruned_before)
+            if slot in preserved]
+    for slot, entry in chain(kept, list(islice(messages.items(), pruned_before, None))):
+        # ``entry.parentUuid`` (``UNDEFINED`` when absent), a glanced row's without a call
+        kind = type(entry)
+        parent = entry.facts[PARENT] if kind is Glanced else entry.parent if kind is Light \
             else entry.get("parentUuid", UNDEFINED)  # type: ignore[attr-defined]
         same = (anchor_str and parent == anchor_uuid) if type(parent) is str \
             else strict_equal(parent, anchor_uuid)

@@ -98,10 +98,6 @@ def parse_values(
         else (b"", (), 0)
     previous = None  # the last glanced row's uuid: most rows' parent
     for number, raw in lines:
-        refused = _refused_at_once(raw, spaces) if len(raw) > _HEAD else None
-        if refused is not None:  # before orjson, which would copy a view of the line
-            diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {refused}"))
-            continue
         if spans is not None:
             if number < light_before:
                 try:
@@ -133,6 +129,12 @@ def parse_values(
                     if bridged is not None:
                         yield number, bridged
                         continue
+        # before orjson, which would copy a view of the line (after the glances, which
+        # refuse such a line without a copy, as they refuse any that is not JSON)
+        refused = _refused_at_once(raw, spaces) if len(raw) > _HEAD else None
+        if refused is not None:
+            diagnostics.append(Diagnostic(number, "invalid-json", f"not JSON: {refused}"))
+            continue
         try:
             value = loads(raw)
         except (decode_error, RecursionError):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from rechain.reference.facts import ANSWERS, CALLS, KIND, MESSAGE_ID, PARENT, UUID
@@ -280,23 +281,30 @@ def recover(loaded: Loaded, chain: list[Json], seen: set[Any]) -> list[Json]:
     groups, results = _groups(loaded)
     done: set[Any] = set()
     inserts: dict[int, list[Json]] = {}
-    diagnostics = loaded.diagnostics
     lines_of = loaded.lines_of
-    for entry, mid in keyed:
-        if mid is None or mid in done:
-            continue
-        done.add(mid)
-        group = groups.get(mid, [entry])
-        siblings = [m for m in group if _key(m) not in seen]
-        orphans = [r for m in group for r in results.get(_key(m), ()) if _key(r) not in seen]
-        if not siblings and not orphans:
-            continue
-        recovered = sorted_by_timestamp(siblings) + sorted_by_timestamp(orphans)
-        seen.update(map(_key, recovered))
-        anchor = anchors[mid]
-        inserts.setdefault(id(anchor), []).extend(recovered)
-        detail = f"off the walked path; put back after {anchor.get('uuid')}"
-        diagnostics.extend(findings(lines_of(recovered), "recovered", detail))  # type: ignore[arg-type]
+    lines: list[int | None] = []  # each recovered row's line and finding, in the order put back
+    details: list[str] = []
+    try:
+        for entry, mid in keyed:
+            if mid is None or mid in done:
+                continue
+            done.add(mid)
+            group = groups.get(mid, [entry])
+            siblings = [m for m in group if _key(m) not in seen]
+            orphans = [r for m in group for r in results.get(_key(m), ())
+                       if _key(r) not in seen]
+            if not siblings and not orphans:
+                continue
+            recovered = sorted_by_timestamp(siblings) + sorted_by_timestamp(orphans)
+            seen.update(map(_key, recovered))
+            anchor = anchors[mid]
+            inserts.setdefault(id(anchor), []).extend(recovered)
+            lines += lines_of(recovered)
+            details += repeat(f"off the walked path; put back after {anchor.get('uuid')}",
+                              len(recovered))
+    finally:  # the findings made in one batch, also when a sort throws (a call per group
+        # cost twice as much on the linear file's thousand groups)
+        loaded.diagnostics.extend(findings(lines, "recovered", details))  # type: ignore[arg-type]
     if not inserts:
         return chain
     out: list[Json] = []
@@ -730,7 +738,9 @@ def _kept_rows(chain: list[Json], release: SeedRelease) -> list[Json] | None:
         if entry.get("type") in ("user", "assistant") and type(content) is list:
             _note_calls(content, uses, answered)
     unresolved = uses - answered
-    rows = [e for e in chain if not _unanswered(e, unresolved)] if unresolved else chain
+    # a glanced row without calls, most of a chain, is kept without a call
+    rows = [e for e in chain if (type(e) is Glanced and not e.facts[CALLS])  # type: ignore[attr-defined]
+            or not _unanswered(e, unresolved)] if unresolved else chain
     if not release.blank_assistants_dropped:
         return rows
     with_other: set[Any] = set()
