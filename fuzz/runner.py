@@ -137,6 +137,9 @@ class Report:
     workers: list[WorkerExit] = field(default_factory=list)
     #: the Ctrl-C or SIGTERM that ended the run early (the report is of what it did)
     stopped: KeyboardInterrupt | None = None
+    #: for a campaign in a venv: the target's plain store, and how many of its findings
+    #: do not record their reader (campaigns in any venv once shared that store)
+    unattributed: tuple[str, int] | None = None
 
     @property
     def exec_per_s(self) -> float:
@@ -161,6 +164,8 @@ class Report:
             "workers": [w.to_json() for w in self.workers],
             "died": [w.to_json() for w in self.workers if w.outcome == "died"],
             "stopped": None if self.stopped is None else interrupts.said(self.stopped),
+            "unattributed": None if self.unattributed is None else {
+                "findings": self.unattributed[0], "count": self.unattributed[1]},
             "findings": [{k: v for k, v in f.items() if k != "traceback"} for f in self.findings],
             "new_findings": self.new_findings,
             "log": self.log,
@@ -610,4 +615,15 @@ def run(target: Target, settings: Settings) -> Report:
     )
     report.findings = load_findings(dirs["findings"])
     report.new_findings = [f["signature"] for f in report.findings if f["signature"] not in known]
+    report.unattributed = unattributed(target, settings)
     return report
+
+
+def unattributed(target: Target, settings: Settings) -> tuple[str, int] | None:
+    """For a campaign in a venv of its own store: the target's plain store and how many of
+    its findings name no reader (None when there are none, or this is that store)."""
+    plain = settings.work / target.name / "findings"
+    if campaign_name(target, settings) == target.name or not plain.is_dir():
+        return None
+    count = sum(1 for finding in load_findings(plain) if not finding.get("reader"))
+    return (str(plain), count) if count else None

@@ -191,6 +191,11 @@ def _print_report(report: dict[str, Any]) -> None:
         print(f"  {_finding_label(finding)} x{finding.get('count', 1)}: "
               f"{finding['message'][:120]} ({Path(finding['input_path']).name})"
               f"{_reader_mark(finding, report.get('reader', ''))}")
+    if report.get("unattributed"):
+        print(f"  {report['unattributed']['count']} findings in "
+              f"{report['unattributed']['findings']} do not say which reader they are from "
+              "(campaigns in any venv once shared that store): this venv's are kept apart, "
+              "here; the same command without --venv lists those")
     for case in report.get("cases", []):
         replay = portable.rechain(["fuzz", "--replay", Path(case).name])
         print(f"  case {case} (replay: `{replay}`)")
