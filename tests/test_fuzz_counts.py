@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,43 @@ def test_a_campaigns_counts_add_up_to_its_executions(tmp_path: Path) -> None:
     assert sum(f["count"] for f in report["findings"]) == report["executions"]
     records = (tmp_path / "work" / "always_toy-read" / "findings").glob("*.json")
     assert sum(json.loads(p.read_text())["count"] for p in records) == report["executions"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris not installed")
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_campaign_told_to_stop_reports_what_ran_with_exact_counts(tmp_path: Path) -> None:
+    """SIGTERM (a CI step's timeout, ``kill``): the workers are stopped, the report of what
+    ran is printed, and the records hold every hit (the tallies are folded in)."""
+    from processes import children, running
+
+    (tmp_path / "always_toy.py").write_text(textwrap.dedent(ALWAYS))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    command = [sys.executable, "-m", "rechain", "fuzz", "--target", "always_toy:read",
+               "--jobs", "2", "--time", "600", "--work", "work", "--json"]
+    runner = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    findings = tmp_path / "work" / "always_toy-read" / "findings"
+    try:
+        for _ in range(6000):  # until both workers have hits on record: an event, not a time
+            if len(list(findings.glob("tallies/*.tally"))) == 2 and \
+                    sum(f["count"] for f in load_findings(findings)) > 100:
+                break
+            assert runner.poll() is None, runner.stderr.read() if runner.stderr else ""
+            time.sleep(0.1)
+        workers = children(runner.pid)
+        runner.terminate()
+        out, err = runner.communicate(timeout=300)
+    finally:
+        runner.kill()
+    assert runner.returncode == 1 and err.strip().endswith("rechain: terminated"), err
+    [report] = json.loads(out)
+    assert report["stopped"] == "terminated" and report["executions"] > 100
+    assert {w["outcome"] for w in report["workers"]} == {"stopped"}
+    assert not any(running(pid) for pid in workers)
+    assert list((findings / "tallies").iterdir()) == []
+    [record] = findings.glob("*.json")
+    [finding] = report["findings"]
+    assert json.loads(record.read_text())["count"] == finding["count"] > 100
+    # an input cut off by the signal ran (libFuzzer counts it) but did not fail: at most
+    # one per worker
+    assert report["executions"] - 2 <= finding["count"] <= report["executions"]
