@@ -21,7 +21,7 @@ from collections.abc import Callable, Container, Hashable, Iterator
 from dataclasses import dataclass
 from itertools import chain as joined
 from itertools import compress, filterfalse, repeat
-from operator import and_, eq, is_not, itemgetter, ne, not_
+from operator import and_, is_not, itemgetter, ne, not_
 from typing import Any, NamedTuple
 
 from rechain.reference.facts import (
@@ -46,9 +46,8 @@ _FIRST, _THIRD = itemgetter(0), itemgetter(2)
 _UUID_OF, _MESSAGE_OF, _CALLS_OF, _ANSWERS_OF, _PARENT_OF, _SOURCE_OF = (
     itemgetter(UUID), itemgetter(MESSAGE_ID), itemgetter(CALLS), itemgetter(ANSWERS),
     itemgetter(PARENT), itemgetter(SOURCE))
-_KIND_OF = itemgetter(KIND)
 _STRINGS = {str}
-_NONES, _ASSISTANTS = repeat(None), repeat("assistant")
+_NONES = repeat(None)
 
 
 def _any_caller(uuid: str) -> bool:
@@ -127,9 +126,6 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], 
     if not on_chain:
         return
     found = _index(graph, chain_facts, rules, seen, on_chain)
-    if found.direct_only and not empty:
-        yield from _direct_turns(found, seen, on_chain)
-        return
     homes, groups, nothing = found.homes, found.groups, repeat(())
     # ``seen`` only grows: without ``empty``, a message none of whose rows is off the
     # chain or has a result filed under it recovers nothing, and is not looked at
@@ -154,38 +150,6 @@ def find_orphans(graph: Graph, chain: list[Json], rules: Rules, seen: set[str], 
         seen.update(direct)
         seen.update(strays)
         yield Turn(message, first, last, rows, filed, siblings, direct + strays, strays)
-
-
-def _direct_turns(found: _Index, seen: set[str],
-                  on_chain: dict[Any, list[Any]]) -> Iterator[Turn]:
-    """``find_orphans`` without ``empty`` when every result is filed under its parent
-    alone (``_Index.direct_only``): each turn's rows off the chain and filed results are
-    gathered in one pass over the rows that have either, in file order, rather than a
-    pass over each turn's rows (most of a message's rows have neither)."""
-    members, homes, groups = found.members, found.homes, found.groups
-    loose = members.keys() - seen
-    loose.update(homes)  # every row results are filed under is a member's
-    off: dict[Any, list[str]] = {}  # message key -> its rows off the chain
-    filed: dict[Any, list[str]] = {}  # message key -> the results filed under its rows
-    for row in filter(loose.__contains__, members):
-        key = members[row]
-        if row not in seen:
-            off.setdefault(key, []).append(row)
-        under = homes.get(row)
-        if under is not None:
-            filed.setdefault(key, []).extend(under)
-    for key in on_chain:
-        if key not in off and key not in filed:
-            continue
-        # ``seen`` only grows: a row a caller added since is not recovered again
-        siblings = list(filterfalse(seen.__contains__, off.get(key, ())))
-        results = list(filterfalse(seen.__contains__, filed.get(key, ())))
-        if siblings or results:
-            seen.update(siblings)
-            seen.update(results)
-            first, last, message = on_chain[key]
-            yield Turn(message, first, last, groups[key], filed.get(key, []), siblings,
-                       results, [])
 
 
 def _loose(found: _Index, rules: Rules, seen: set[str],
@@ -281,8 +245,6 @@ def _messages_on_chain(
     chain_facts: list[Facts], rules: Rules, nodes: dict[str, Json]
 ) -> dict[Any, list[Any]]:
     """Message key -> [first row, last row, message id] on the chain, in chain order."""
-    if rules.by_message_id:
-        return _messages_by_id(chain_facts)
     found: dict[Any, list[Any]] = {}
     by_id = rules.by_message_id
     for fact in chain_facts:
@@ -298,19 +260,6 @@ def _messages_on_chain(
         else:
             known[1] = fact[UUID]
     return found
-
-
-def _messages_by_id(chain_facts: list[Facts]) -> dict[Any, list[Any]]:
-    """``_messages_on_chain`` where a message is its rows' ``Facts[MESSAGE_ID]`` when a
-    non-empty string (the key too): each message's first and last row read from two maps
-    built in C, the first row's from the rows in reverse."""
-    assistants = list(compress(chain_facts, map(eq, map(_KIND_OF, chain_facts), _ASSISTANTS)))
-    ids = list(map(_MESSAGE_OF, assistants))
-    uuids = list(compress(map(_UUID_OF, assistants), ids))
-    ids = list(compress(ids, ids))
-    last = dict(zip(ids, uuids, strict=True))
-    first = dict(zip(reversed(ids), reversed(uuids), strict=True))
-    return {key: [first[key], last[key], key] for key in dict.fromkeys(ids)}
 
 
 def _scan(
@@ -398,11 +347,7 @@ def _callers(makers: list[Facts], wanted: set[str],
     by_call: dict[str, Any] = {}  # call -> the message id of its caller
     if wanted:  # the rows that made a wanted call, picked out in C
         hits = map(not_, map(wanted.isdisjoint, map(_CALLS_OF, makers)))  # type: ignore[arg-type]
-        at_hits = list(compress(range(len(makers)), hits))
-        made_once = _made_once(list(map(makers.__getitem__, at_hits)), wanted)
-        if made_once is not None:
-            return made_once
-        for at in at_hits:
+        for at in compress(range(len(makers)), hits):
             fact = makers[at]
             message = fact[MESSAGE_ID] if messages is None else messages[at]
             for call in fact[CALLS]:
@@ -413,17 +358,6 @@ def _callers(makers: list[Facts], wanted: set[str],
                     callers[call] = fact[UUID] if claimed else None
                     by_call[call] = message
     return callers
-
-
-def _made_once(rows: list[Facts], wanted: set[str]) -> dict[str, str | None] | None:
-    """``_callers`` of the rows that made a wanted call when no call is made twice among
-    them and every call they made is wanted (the common case): each call's row, in C.
-    None otherwise."""
-    calls = list(joined.from_iterable(map(_CALLS_OF, rows)))
-    if len(set(calls)) != len(calls) or not wanted.issuperset(calls):
-        return None
-    uuids = joined.from_iterable(map(repeat, map(_UUID_OF, rows), map(len, map(_CALLS_OF, rows))))
-    return dict(zip(calls, uuids, strict=True))
 
 
 def _homes(
