@@ -96,7 +96,7 @@ def parse_values(
     peek_light = LIGHT_GLANCE.decode
     buffer, starts, first = (spans.buffer, spans.starts, spans.first) if spans is not None \
         else (b"", (), 0)
-    previous = None  # the last glanced row's uuid: most rows' parent
+    previous = None  # the last glanced row's uuid (lightly or not): most rows' parent
     for number, raw in lines:
         if spans is not None:
             if number < light_before:
@@ -105,8 +105,9 @@ def parse_values(
                 except refused_glance:
                     glimpse = None
                 if glimpse is not None:
-                    row = light(buffer, starts[number - first], number, glimpse)
+                    row = light(buffer, starts[number - first], number, glimpse, previous)
                     if row is not None:
+                        previous = row.uuid
                         yield number, row
                         continue
                     if progress_glanced:  # its bridge fields are all the glance reads
