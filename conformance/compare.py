@@ -185,6 +185,10 @@ class Verdict:
     message: str = ""
     difference: Difference | None = None
     causes: tuple[str, ...] = ()  # why it failed, first the one reported (see ``causes.py``)
+    #: (cause, the file row's uuid, the reader's row index) of each row a reader without
+    #: uuids loses, adds, merges or shows with other content: its rows cannot be named by
+    #: uuid, so the judge that paired them says which they are (``contracts.pairing``)
+    rows: tuple[tuple[str, str | None, int | None], ...] = ()
 
     @property
     def cause(self) -> str | None:

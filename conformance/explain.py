@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from rechain.conformance.contracts.pairing import Shown, Step, align, content_of
+from rechain.conformance.contracts.pairing import Shown, Step, align, content_of, shown_kind
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
 from rechain.conformance.report_bounds import clip
 from rechain.conformance.skips import NOW_PASSES
@@ -539,6 +539,12 @@ def _position_steps(got: Answered, expected: Answered, sides: Sides, merged: boo
             for s in steps]
 
 
+#: where in the file a row only the reader shows comes from (``pairing.shown_kind``)
+_SOURCES = {"duplicate": ", a copy of a row written twice with one uuid",
+            "missing-uuid": ", from a line without a uuid",
+            "unparsed": ", from a line that is not strict JSON"}
+
+
 def _position_clause(got: Answered, expected: Answered, sides: Sides, causes: Iterable[str],
                      steps: Sequence[Step], counts: int) -> tuple[str, str] | None:
     """The first row a reader without uuids lost, added or merged, or the first row paired
@@ -561,9 +567,12 @@ def _position_clause(got: Answered, expected: Answered, sides: Sides, causes: It
         if op == "extra" and step.got is not None:
             role = _role(mine[step.got])
             text = _short(_message_line(mine[step.got], sides).split(" · ")[-1])
-            return ("extra-row", f"yours shows {'an' if role[:1] in 'aeiou' else 'a'} {role} "
-                    f"row at position {step.got + 1} ({text}) that {sides.who} does not "
-                    f"have {tally}")
+            text = f" ({text})" if text else ""
+            source = shown_kind(b"\n".join(sides.raw), mine[step.got]).partition("+")[2]
+            whence = _SOURCES.get(source, "")
+            return ("extra-row", f"yours shows {'an' if role[:1] in 'aeio' else 'a'} {role} "
+                    f"row at position {step.got + 1}{text}{whence} that {sides.who} does "
+                    f"not have {tally}")
         if op == "merged" and step.got is not None:
             beside = next((str(theirs[s.expected]["uuid"]) for s in steps if s.op == "pair"
                            and s.got == step.got and s.expected is not None), None)

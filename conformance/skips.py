@@ -13,6 +13,15 @@ A generated transcript that fails with exactly that kind is the same known bug, 
 the entry covers it too. Such an entry accepts its ``cause`` only: every other cause
 of the case still fails, and so does the same cause on another kind of row (a case
 that loses a tool result and a text is not covered by the lost tool result's skip).
+
+A row entry gives ``rows`` instead: globs on the rows a failure is about, written
+``<cause>:<row kind>`` (``extra-row:*+duplicate``, ``lost-row:user:tool_result``; see
+``contracts.judge.odd_rows``), with ``cases``, its minimal cases. It names one kind of
+difference on one kind of row, in any case: a cause of a failure is accepted when every
+row of that cause matches a row entry of the reader, and the case is skipped when every
+cause is. It is strict on its cases: a listed case that passes, or that still fails but
+on no row the entry names, fails the run (the entry no longer matches: remove or update
+it).
 """
 
 from __future__ import annotations
@@ -30,7 +39,10 @@ from rechain.errors import UsageError
 
 #: the verdict on a listed case that passes (a report's behaviour ``skip-now-passes``)
 NOW_PASSES = "skipped case now passes: remove its skip"
-_KEYS = {"implementation", "against", "cases", "signature", "kind", "cause", "reason", "link"}
+#: the verdict on a case a row entry lists that fails on none of its rows
+ROWS_GONE = "skipped rows no longer differ: remove or update its skip"
+_KEYS = {"implementation", "against", "cases", "signature", "kind", "cause", "reason", "link",
+         "rows"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +57,7 @@ class Skip:
     signature: str | None = None
     cause: str | None = None  # the one cause it accepts; any other cause still fails
     kind: frozenset[str] | None = None  # its minimal case's signature: generated cases too
+    row_globs: tuple[str, ...] = ()  # a row entry: the rows it accepts, in any case
 
     @property
     def strict(self) -> bool:
@@ -53,12 +66,20 @@ class Skip:
 
     def covers(self, implementation: str, against: str, case_id: str,
                signature: Iterable[str] = ()) -> bool:
-        if not (fnmatchcase(implementation, self.implementation)
-                and fnmatchcase(against, self.against)):
-            return False
+        if self.row_globs or not self.about(implementation, against):
+            return False  # a row entry covers rows, never a case (``SkipList.apply``)
         if self.signature is not None:
             return any(fnmatchcase(token, self.signature) for token in signature)
         return self.by_id(case_id) or (self.kind is not None and self.kind == set(signature))
+
+    def about(self, implementation: str, against: str) -> bool:
+        """The entry is about this reader and what it is compared with."""
+        return (fnmatchcase(implementation, self.implementation)
+                and fnmatchcase(against, self.against))
+
+    def names(self, row: str) -> bool:
+        """A row entry names this row of a failure (``<cause>:<row kind>``)."""
+        return any(fnmatchcase(row, glob) for glob in self.row_globs)
 
     def by_id(self, case_id: str) -> bool:
         return any(fnmatchcase(case_id, pattern) for pattern in self.cases)
@@ -86,8 +107,11 @@ class SkipList:
         """Whether ``kind`` is a listed bug's kind: shrinking it again can only find that
         bug's minimal case (a case of that kind fails for the other rows or causes it has)."""
         tokens = frozenset(kind)
-        return any(e.kind == tokens and fnmatchcase(implementation, e.implementation)
-                   and fnmatchcase(against, e.against) for e in self.entries)
+        causes = [t.removeprefix("cause:") for t in tokens if t.startswith("cause:")]
+        rows = [f"{c}:{t.removeprefix('row:')}" for c in causes for t in tokens
+                if t.startswith("row:")]
+        return any((e.kind == tokens or (rows and all(e.names(r) for r in rows)))
+                   and e.about(implementation, against) for e in self.entries)
 
     def apply(self, verdict: Verdict, implementation: str, against: str, case_id: str,
               signature: Iterable[str] = (), rows: Iterable[str] = ()) -> Verdict:
@@ -97,6 +121,10 @@ class SkipList:
         ``contracts.judge.odd_rows``): an entry matched by its kind accepts its cause only
         when every row of that cause is of a kind some matching entry names."""
         if verdict.status not in ("fail", "pass"):
+            return verdict
+        rows = tuple(rows)
+        verdict = self._by_rows(verdict, implementation, against, case_id, rows)
+        if verdict.status not in ("fail", "pass") or verdict.message.startswith(ROWS_GONE):
             return verdict
         entry = self.find(implementation, against, case_id, signature)
         if entry is None:
@@ -123,6 +151,37 @@ class SkipList:
         if entry.strict:
             return Verdict("fail", f"{NOW_PASSES} ({entry.reason})")
         return verdict
+
+
+    def _by_rows(self, verdict: Verdict, implementation: str, against: str, case_id: str,
+                 rows: Iterable[str]) -> Verdict:
+        """The verdict after the row entries: each cause whose every row they name is
+        accepted (all accepted: a skip); a case they list that passes, or fails on none of
+        the rows it names, fails."""
+        entries = [e for e in self.entries if e.row_globs and e.about(implementation, against)]
+        if not entries:
+            return verdict
+        odd = sorted(set(rows))
+        listed = [e for e in entries if e.by_id(case_id)]
+        if verdict.status == "pass":
+            return Verdict("fail", f"{NOW_PASSES} ({listed[0].reason})") if listed else verdict
+        gone = [e for e in listed if not any(e.names(r) for r in odd)]
+        if gone:
+            return replace(verdict, status="fail", message=f"{ROWS_GONE} ({gone[0].reason}; "
+                           f"its rows {', '.join(gone[0].row_globs)}, the case's "
+                           f"{', '.join(odd) or 'none'})")
+        accepted = {c for c in verdict.causes
+                    if (mine := [r for r in odd if r.startswith(f"{c}:")])
+                    and all(any(e.names(r) for e in entries) for r in mine)}
+        if not accepted:
+            return verdict
+        used = next(e for e in entries if any(e.names(r) for r in odd))
+        rest = tuple(c for c in verdict.causes if c not in accepted)
+        if not rest:
+            return Verdict("skip", f"known divergence: {used.reason} ({used.link})",
+                           verdict.difference, verdict.causes)
+        return replace(verdict, message=f"{verdict.message} (besides the known "
+                       f"{', '.join(sorted(accepted))})", causes=rest)
 
 
 def _accepted(cause: str, known: Sequence[Skip], listed: Sequence[Skip], case_id: str,
@@ -180,7 +239,14 @@ def parse(data: Any, source: str = "skips") -> SkipList:
         for key in ("implementation", "reason", "link"):
             if not isinstance(item.get(key), str) or not item[key]:
                 raise UsageError(f"{where}: needs a non-empty string {key!r}")
-        cases, signature = item.get("cases"), item.get("signature")
+        cases, signature, globs = item.get("cases"), item.get("signature"), item.get("rows")
+        if globs is not None and (cases is None or any(
+                item.get(k) is not None for k in ("kind", "cause")) or not isinstance(
+                globs, list) or not globs or not all(isinstance(g, str) and ":" in g
+                                                     for g in globs)):
+            raise UsageError(f"{where}: \"rows\" is a non-empty list of globs on "
+                             "<cause>:<row kind>, given with \"cases\" (its minimal cases) "
+                             "and without \"kind\" or \"cause\"")
         if (cases is None) == (signature is None):
             raise UsageError(f"{where}: give exactly one of \"cases\" or \"signature\"")
         if cases is not None and (not isinstance(cases, list) or not cases
@@ -198,6 +264,7 @@ def parse(data: Any, source: str = "skips") -> SkipList:
             signature=str(signature) if signature is not None else None,
             cause=str(item["cause"]) if item.get("cause") is not None else None,
             kind=frozenset(kind) if kind is not None else None,
+            row_globs=tuple(globs or ()),
         ))
     return SkipList(tuple(entries))
 

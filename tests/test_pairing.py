@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rechain.conformance.contracts import Contract, answer, judge_contract
+from rechain.conformance.contracts.judge import kind_of, odd_rows
 from rechain.conformance.contracts.pairing import Step, align
 from rechain.conformance.protocol import Answered
 from rechain.strategies import rows as writer
@@ -118,6 +119,10 @@ def test_the_judge_names_a_dropped_row_lost_and_no_field_after_it() -> None:
     del got[1]
     verdict = judge_contract(Answered(tuple(got)), want, terms)
     assert verdict.causes == ("lost-row",)
+    # the row it lost is named by the file's row, not by the first row of the file
+    assert odd_rows(data, verdict, Answered(tuple(got)), None) == {"lost-row:assistant:text"}
+    assert kind_of(data, verdict, Answered(tuple(got)), None) == {
+        "cause:lost-row", "row:assistant:text"}
     got = [said("user", "first prompt"), said("assistant", "answer one", "answer two"),
            said("user", "second prompt"), said("assistant", "answer three")]
     assert judge_contract(Answered(tuple(got)), answer(data, terms), terms).causes == (

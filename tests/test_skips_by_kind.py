@@ -136,3 +136,58 @@ def test_a_listed_kind_is_not_shrunk_again() -> None:
     assert LIST.known_kind("r@1", "t", TOOL_RESULT)
     assert not LIST.known_kind("r@1", "t", ["cause:lost-row", "row:assistant:text"])
     assert not LIST.known_kind("other@1", "t", TOOL_RESULT)
+
+
+ROWS = skips.parse({"version": 1, "skips": [
+    {"implementation": "r@1", "cases": ["diff-r-duplicate"], "rows": ["extra-row:*+duplicate"],
+     "reason": "a row written twice is shown twice", "link": "findings"}]})
+
+
+def extra(*causes: str) -> Verdict:
+    return Verdict("fail", "a row not in scope shown", None, causes or ("extra-row",))
+
+
+def test_a_row_entry_accepts_its_kind_of_row_in_any_case() -> None:
+    verdict = ROWS.apply(extra(), "r@1", "t", "gen-00003", ["cause:extra-row"],
+                         ["extra-row:assistant:text+duplicate", "extra-row:user+duplicate"])
+    assert verdict.status == "skip" and "shown twice" in verdict.message
+
+
+def test_a_row_entry_hides_no_other_row_nor_cause() -> None:
+    other = ["extra-row:assistant:text+duplicate", "extra-row:assistant:text+missing-uuid"]
+    assert ROWS.apply(extra(), "r@1", "t", "gen-00003", (), other).status == "fail"
+    verdict = ROWS.apply(extra("lost-row", "extra-row"), "r@1", "t", "gen-00003", (),
+                         ["extra-row:user+duplicate", "lost-row:user"])
+    assert verdict.status == "fail" and verdict.causes == ("lost-row",)
+    assert "besides the known extra-row" in verdict.message
+    assert ROWS.apply(extra(), "other@1", "t", "gen-1", (),
+                      ["extra-row:user+duplicate"]).status == "fail"
+
+
+def test_a_row_entry_is_strict_on_its_cases() -> None:
+    """Its minimal case must still fail on a row it names (toml-test's strict skips)."""
+    passed = ROWS.apply(Verdict("pass"), "r@1", "t", "diff-r-duplicate")
+    assert passed.status == "fail" and passed.message.startswith(skips.NOW_PASSES)
+    moved = ROWS.apply(extra(), "r@1", "t", "diff-r-duplicate", (),
+                       ["extra-row:user+missing-uuid"])
+    assert moved.status == "fail" and moved.message.startswith(skips.ROWS_GONE)
+    assert "extra-row:user+missing-uuid" in moved.message
+    assert ROWS.apply(Verdict("pass"), "r@1", "t", "gen-1").status == "pass"
+
+
+def test_a_row_entry_names_rows_with_its_cases_and_nothing_else() -> None:
+    for bad in ({"rows": []}, {"rows": ["duplicate"]}, {"rows": "extra-row:*"},
+                {"rows": ["extra-row:*"], "cause": "extra-row"}):
+        entry = {"implementation": "r@1", "cases": ["c"], "reason": "x", "link": "y", **bad}
+        with pytest.raises(UsageError, match="rows"):
+            skips.parse({"version": 1, "skips": [entry]})
+    with pytest.raises(UsageError, match="rows"):
+        skips.parse({"version": 1, "skips": [{"implementation": "r@1", "reason": "x",
+                                              "link": "y", "rows": ["extra-row:*"],
+                                              "signature": "cause:*"}]})
+
+
+def test_a_kind_whose_row_a_row_entry_names_is_not_shrunk_again() -> None:
+    assert ROWS.known_kind("r@1", "t", ["cause:extra-row", "row:assistant:text+duplicate"])
+    assert not ROWS.known_kind("r@1", "t", ["cause:extra-row", "row:assistant:text"])
+    assert not ROWS.known_kind("r@1", "t", ["cause:extra-row"])

@@ -50,6 +50,12 @@ def kind_of(data: bytes, verdict: Verdict, got: Any, wanted: Any) -> frozenset[s
     tokens = {f"cause:{verdict.cause}"}
     if isinstance(got, Raised):  # each exception its own kind (one bad line, one bad byte)
         tokens.add(f"raised:{got.type}")
+    if verdict.rows:  # a reader without uuids: the rows its judge paired say which
+        kinds = _paired_kinds(data, verdict, got)
+        first = next((k for k in kinds if k.startswith(f"{verdict.cause}:")), None)
+        if first is not None and verdict.cause in ROW_CAUSES:
+            tokens.add(f"row:{first.removeprefix(f'{verdict.cause}:')}")
+        return frozenset(tokens)
     odd = _odd_uuids(verdict.cause, got, wanted)[:1]
     if odd and isinstance(odd[0], str):
         tokens.add(f"row:{_row_kind(data, odd[0])}")
@@ -62,8 +68,27 @@ def odd_rows(data: bytes, verdict: Verdict, got: Any, wanted: Any) -> frozenset[
     loses a tool result and a text is not covered by a skip of the lost tool result)."""
     if verdict.status not in ("fail", "crash", "timeout"):
         return frozenset()
+    if verdict.rows:
+        return frozenset(_paired_kinds(data, verdict, got))
     return frozenset(f"{cause}:{_row_kind(data, uuid)}" for cause in verdict.causes
                      for uuid in _odd_uuids(cause, got, wanted) if isinstance(uuid, str))
+
+
+#: the causes a kind names its first row for
+ROW_CAUSES = ("lost-row", "extra-row", "duplicate-row", "merged-row")
+
+
+def _paired_kinds(data: bytes, verdict: Verdict, got: Any) -> list[str]:
+    """``<cause>:<row kind>`` of each row the judge of a reader without uuids could not
+    pair or found different, in its order: a row of the file by its uuid, a row only the
+    reader shows by its own type and first block, and where in the file it comes from."""
+    from rechain.conformance.contracts.pairing import shown_kind
+
+    messages = got.messages if isinstance(got, Answered) else ()
+    return [f"{cause}:{_row_kind(data, uuid)}" if uuid is not None else
+            f"{cause}:{shown_kind(data, messages[index])}"
+            for cause, uuid, index in verdict.rows
+            if uuid is not None or (index is not None and index < len(messages))]
 
 
 def _odd_uuids(cause: str | None, got: Any, wanted: Any) -> list[Any]:
@@ -264,11 +289,14 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
     steps = align(messages, [row.role for row in rows], [row.fragments for row in rows],
                   loose=contract.content == "ignored" or contract.strictness != "messages")
     causes: list[str] = []
+    odd: list[tuple[str, str | None, int | None]] = []
     first: tuple[str, Difference] | None = None
     for step in steps:
         if step.op == "pair":
             continue
         causes.append(STEP_CAUSES[step.op])
+        odd.append((STEP_CAUSES[step.op], None if step.expected is None else
+                    rows[step.expected].uuid, step.got))
         first = first or _step_difference(step, messages, rows)
     if contract.strictness == "messages" and contract.content == "text-equivalent":
         for step in steps:
@@ -277,13 +305,13 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
             lacking = Shown(messages[step.got]).missing(rows[step.expected].fragments)
             if lacking is not None:
                 causes.append("field")
+                odd.append(("field", rows[step.expected].uuid, step.got))
                 first = first or ("a shown row lacks a fragment", Difference(
                     f"/messages/{step.got}/content", MISSING, lacking[:200]))
-                break
     if not causes:
         return Verdict("pass")
     assert first is not None
-    return Verdict("fail", first[0], first[1], ordered(causes))
+    return Verdict("fail", first[0], first[1], ordered(causes), tuple(odd))
 
 
 #: what each step of the pairing that is no pair makes of a case

@@ -152,15 +152,15 @@ def _middle(table: _Scores, a0: int, a1: int, b0: int, b1: int) -> list[tuple[in
                 value = below[j + 1] + 1 + score
             row[j] = value
     pairs, i, j = [], 0, 0
-    while i < n and j < m:
-        score = table.score(a0 + i, b0 + j)
+    while i < n and j < m:  # on a tie, a file row is left out before a reader row (as
+        score = table.score(a0 + i, b0 + j)  # difflib does: the reader's row meets a later one)
         if score > 0 and best[i][j] == best[i + 1][j + 1] + 1 + score:
             pairs.append((a0 + i, b0 + j))
             i, j = i + 1, j + 1
-        elif best[i][j] == best[i + 1][j]:
-            i += 1
-        else:
+        elif best[i][j] == best[i][j + 1]:
             j += 1
+        else:
+            i += 1
     return pairs
 
 
@@ -239,20 +239,65 @@ def _pair_near(steps: Sequence[Step], index: int, direction: int) -> tuple[int, 
 def content_of(data: bytes, uuids: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """The fragments of the last row written with each of ``uuids`` in ``data``: what an
     explanation pairs with when it has the file rather than the contract's answer."""
-    import json
-
-    from rechain.conformance.contracts.answers import fragments
-
     wanted = set(uuids)
     found: dict[str, tuple[str, ...]] = {}
+    for row, _ in _rows_of(data):  # NaN, control characters: lines JSON.parse may take
+        if isinstance(row.get("uuid"), str) and row["uuid"] in wanted:
+            found[row["uuid"]] = _fragments(row)
+    return found
+
+
+def shown_kind(data: bytes, message: Mapping[str, Any]) -> str:
+    """``type[:first block type][+source]`` of a row only the reader shows: ``source`` is
+    where in the file it comes from, a line whose role and content it shows: one without
+    a uuid (``missing-uuid``), one strict JSON does not read (``unparsed``), or a later
+    copy of a uuid (``duplicate``); nothing when no line, or another line, explains it."""
+    role = role_of(message)
+    inner = message.get("message")
+    content = inner.get("content") if isinstance(inner, dict) else message.get("content")
+    block = content[0].get("type") if isinstance(content, list) and content and isinstance(
+        content[0], dict) else None
+    kind = f"{role}{':' + str(block) if block else ''}"
+    shown = Shown(message)
+    flags: set[str] = set()
+    seen: dict[str, int] = {}
+    for row, strict in _rows_of(data):
+        uuid = row.get("uuid")
+        if isinstance(uuid, str):
+            seen[uuid] = seen.get(uuid, 0) + 1
+        wanted = _fragments(row)
+        if not wanted or role_of(row) != role or shown.missing(wanted) is not None:
+            continue
+        flags.add("missing-uuid" if not isinstance(uuid, str) else
+                  "unparsed" if not strict else f"copy:{uuid}")
+    for flag in ("missing-uuid", "unparsed"):
+        if flag in flags:
+            return f"{kind}+{flag}"
+    if any(seen.get(f.removeprefix("copy:"), 0) > 1 for f in flags):
+        return f"{kind}+duplicate"
+    return kind
+
+
+def _fragments(row: Mapping[str, Any]) -> tuple[str, ...]:
+    from rechain.conformance.contracts.answers import fragments
+
+    return fragments(dict(row))
+
+
+def _rows_of(data: bytes) -> list[tuple[dict[str, Any], bool]]:
+    """Each line that is a JSON object, and whether strict JSON reads it (else Python's
+    lenient reading did: NaN, control characters)."""
+    import json
+
+    out = []
     for line in data.split(b"\n"):
         try:
-            row = orjson.loads(line)
+            row, strict = orjson.loads(line), True
         except orjson.JSONDecodeError:
-            try:  # NaN, control characters: lines a reader's JSON.parse may still take
-                row = json.loads(line.decode("utf-8", "replace"), strict=False)
+            try:
+                row, strict = json.loads(line.decode("utf-8", "replace"), strict=False), False
             except ValueError:
                 continue
-        if isinstance(row, dict) and isinstance(row.get("uuid"), str) and row["uuid"] in wanted:
-            found[row["uuid"]] = fragments(row)
-    return found
+        if isinstance(row, dict):
+            out.append((row, strict))
+    return out
