@@ -540,9 +540,9 @@ def _position_steps(got: Answered, expected: Answered, sides: Sides, merged: boo
 
 
 #: where in the file a row only the reader shows comes from (``pairing.shown_kind``)
-_SOURCES = {"duplicate": ", a copy of a row written twice with one uuid",
-            "missing-uuid": ", from a line without a uuid",
-            "unparsed": ", from a line that is not strict JSON"}
+_SOURCES = {"duplicate": "; it shows a copy of a row written twice with one uuid",
+            "missing-uuid": "; it shows a line without a uuid",
+            "unparsed": "; it shows a line that is not strict JSON"}
 
 
 def _position_clause(got: Answered, expected: Answered, sides: Sides, causes: Iterable[str],
@@ -551,8 +551,8 @@ def _position_clause(got: Answered, expected: Answered, sides: Sides, causes: It
     with its row of the file that lacks a text, call or result of it, as the judge pairs
     them; the cause the verdict leads with decides which. None for another cause."""
     first = next(iter(causes), None)
-    op = {"lost-row": "lost", "extra-row": "extra", "merged-row": "merged", "field": "pair"}.get(
-        str(first))
+    op = {"lost-row": "lost", "extra-row": "extra", "merged-row": "merged", "field": "pair",
+          "order": "moved"}.get(str(first))
     mine, theirs = got.messages, expected.messages
     tally = f"(yours shows {counted(len(mine), 'message')}, it has {counted(counts, 'row')})"
     for step in steps:
@@ -571,8 +571,12 @@ def _position_clause(got: Answered, expected: Answered, sides: Sides, causes: It
             source = shown_kind(b"\n".join(sides.raw), mine[step.got]).partition("+")[2]
             whence = _SOURCES.get(source, "")
             return ("extra-row", f"yours shows {'an' if role[:1] in 'aeio' else 'a'} {role} "
-                    f"row at position {step.got + 1}{text}{whence} that {sides.who} does "
-                    f"not have {tally}")
+                    f"row at position {step.got + 1}{text} that {sides.who} does not "
+                    f"have{whence} {tally}")
+        if op == "moved" and step.got is not None:
+            return ("order", f"yours shows {sides.describe(uuid)} at position {step.got + 1}, "
+                    f"out of the file's order: {sides.who} has it as message "
+                    f"{step.expected + 1} {tally}")  # type: ignore[operator]
         if op == "merged" and step.got is not None:
             beside = next((str(theirs[s.expected]["uuid"]) for s in steps if s.op == "pair"
                            and s.got == step.got and s.expected is not None), None)
@@ -712,7 +716,7 @@ def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, An
 
 
 #: how ``aligned`` marks each step of the pairing of a reader without uuids
-_STEP_MARKS = {"pair": "=", "lost": "-", "extra": "+", "merged": "≠"}
+_STEP_MARKS = {"pair": "=", "lost": "-", "extra": "+", "merged": "≠", "moved": "≠"}
 
 
 def _first_marked(rows: list[Json]) -> list[Json]:

@@ -56,6 +56,13 @@ def test_two_rows_shown_as_one_are_merged() -> None:
     assert steps[2] == ("merged", 1, 2)  # shown inside the reader's second row
 
 
+def test_a_row_shown_out_of_the_files_order_is_moved_not_lost_and_added() -> None:
+    got = [said(role, text) for role, text in FILE]
+    got.append(got.pop(3))  # "second prompt" shown last
+    assert script(got, FILE) == [("pair", 0, 0), ("pair", 1, 1), ("pair", 2, 2),
+                                 ("moved", 4, 3), ("pair", 3, 4)]
+
+
 def test_a_row_in_place_with_other_content_pairs_there() -> None:
     got = [said(role, text) for role, text in FILE]
     got[2] = said("assistant", "a truncated answ")
@@ -128,7 +135,42 @@ def test_the_judge_names_a_dropped_row_lost_and_no_field_after_it() -> None:
     assert judge_contract(Answered(tuple(got)), answer(data, terms), terms).causes == (
         "merged-row",)
     got = [said(role, text) for role, text in FILE]
+    got.append(got.pop(3))
+    moved = judge_contract(Answered(tuple(got)), answer(data, terms), terms)
+    assert moved.causes == ("order",)
+    assert odd_rows(data, moved, Answered(tuple(got)), None) == {"order:user:text"}
+    got = [said(role, text) for role, text in FILE]
     got[4] = said("assistant", "answer 3")
     verdict = judge_contract(Answered(tuple(got)), answer(data, terms), terms)
     assert verdict.causes == ("field",)
     assert verdict.difference is not None and verdict.difference.right == "answer three"
+
+
+def test_the_explanation_names_the_files_row_a_reader_without_uuids_lost_or_merged() -> None:
+    from rechain.conformance.explain import explain
+
+    data = b"".join(line(n, role, n - 1 or None, text)
+                    for n, (role, text) in enumerate(FILE, start=1))
+    expected = Answered(tuple({"uuid": U.format(n), "type": role, "line": n}
+                              for n, (role, _) in enumerate(FILE, start=1)))
+    got = [said(role, text) for role, text in FILE]
+    del got[1]
+    lost = explain(data, Answered(tuple(got)), expected, None,
+                   target="agent-sdk@0.3.332 file-order", causes=("lost-row",))
+    assert lost["behaviour"] == "lost-row"
+    assert lost["sentence"].startswith("message 2, line 2 (assistant, text)")
+    assert [row["mark"] for row in lost["rows"]] == ["=", "-", "=", "=", "="]
+    merged = [said("user", "first prompt"), said("assistant", "answer one", "answer two"),
+              said("user", "second prompt"), said("assistant", "answer three")]
+    why = explain(data, Answered(tuple(merged)), expected, None,
+                  target="agent-sdk@0.3.332 file-order", causes=("merged-row",))
+    assert (why["behaviour"], why["title"]) == ("merged-row", "rows shown as one")
+    assert why["sentence"].startswith("yours shows line 3 (assistant, text) inside its row at "
+                                      "position 2, together with line 2 (assistant, text)")
+    assert [row["mark"] for row in why["rows"]] == ["=", "=", "≠", "=", "="]
+    got = [said(role, text) for role, text in FILE]
+    got[4] = said("assistant", "answer 3")
+    field = explain(data, Answered(tuple(got)), expected, None,
+                    target="agent-sdk@0.3.332 file-order", causes=("field",))
+    assert field["sentence"].startswith("field `content` of message 5, line 5 (assistant, "
+                                        "text), shown at position 5")

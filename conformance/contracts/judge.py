@@ -315,7 +315,8 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
 
 
 #: what each step of the pairing that is no pair makes of a case
-STEP_CAUSES = {"lost": "lost-row", "extra": "extra-row", "merged": "merged-row"}
+STEP_CAUSES = {"lost": "lost-row", "extra": "extra-row", "merged": "merged-row",
+               "moved": "order"}
 
 
 def _step_difference(step: Step, messages: Sequence[Json], rows: Sequence[Row]) -> tuple[
@@ -326,6 +327,10 @@ def _step_difference(step: Step, messages: Sequence[Json], rows: Sequence[Row]) 
             f"/messages/{step.got}/type", role_of(messages[step.got]), MISSING))
     assert step.expected is not None
     row = rows[step.expected]
+    if step.op == "moved" and step.got is not None:
+        return (f"the row on line {row.line} shown at position {step.got}, out of order",
+                Difference(f"/messages/{step.got}", f"line {row.line}", f"position "
+                           f"{step.expected}"))
     if step.op == "merged" and step.got is not None:
         return (f"the row on line {row.line} shown inside the row at position {step.got}",
                 Difference(f"/messages/{step.got}", "merged", f"line {row.line}"))

@@ -9,7 +9,8 @@ texts, tool calls or results (a row with none pairs on its role, with less weigh
 two such pairs, rows left over on both sides pair in place when they are as many and of
 the same roles (the reader shows the row, with other content: a field difference);
 otherwise they are lost or extra. A row the reader left out whose every fragment is shown
-inside the reader's row beside it was merged into that row.
+inside the reader's row beside it was merged into that row; one shown whole by a row the
+reader adds elsewhere was moved there (the order differs, nothing is lost).
 
 Content is compared as the ``text-equivalent`` contract compares it (``Shown.holds``):
 a fragment is shown when its words appear in the row's text or its JSON, so the judge's
@@ -36,14 +37,15 @@ EMPTY = 0.5
 #: ignores content (it may show a row in words of its own): content still decides first
 LOOSE = 0.25
 
-Op = Literal["pair", "lost", "extra", "merged"]
+Op = Literal["pair", "lost", "extra", "merged", "moved"]
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
     """One step of the edit script: ``pair`` (``got`` shows ``expected``), ``lost`` (no row
     of the reader shows ``expected``), ``extra`` (``got`` stands for no row of the file),
-    ``merged`` (``expected`` is shown inside ``got``, which is paired with another row)."""
+    ``merged`` (``expected`` is shown inside ``got``, which is paired with another row),
+    ``moved`` (``got`` shows ``expected`` whole, out of the file's order)."""
 
     op: Op
     got: int | None
@@ -95,7 +97,7 @@ def align(got: Sequence[Mapping[str, Any]], roles: Sequence[str],
     middle = _middle(table, head, n - tail, head, m - tail)
     pairs = ([(k, k) for k in range(head)] + middle
              + [(n - tail + k, m - tail + k) for k in range(tail)])
-    return _merged(table, _steps(pairs, roles, table.roles, n, m))
+    return _moved(table, _merged(table, _steps(pairs, roles, table.roles, n, m)))
 
 
 class _Scores:
@@ -214,6 +216,24 @@ def _merged(table: _Scores, steps: list[Step]) -> list[Step]:
                 out[index] = Step("merged", near[0], step.expected)
                 break
     return out
+
+
+def _moved(table: _Scores, steps: list[Step]) -> list[Step]:
+    """A lost row shown whole by a row only the reader has (the first such, each once) is
+    that row, out of order: one ``moved`` step where the file has it, no extra step."""
+    taken: set[int] = set()
+    out: list[Step] = []
+    extra = [s.got for s in steps if s.op == "extra" and s.got is not None]
+    for step in steps:
+        if step.op == "lost" and step.expected is not None:
+            found = next((i for i in extra if i not in taken
+                          and table.full(i, step.expected)), None)
+            if found is not None:
+                taken.add(found)
+                out.append(Step("moved", found, step.expected))
+                continue
+        out.append(step)
+    return [s for s in out if not (s.op == "extra" and s.got in taken)]
 
 
 def _echoes(lost: Sequence[str], paired: Sequence[str]) -> bool:
