@@ -75,8 +75,10 @@ class Diagnostics(Sequence[Diagnostic]):
     def _all(self) -> tuple[Diagnostic, ...]:
         items = self._items
         if items is None:
-            assert self._make is not None
-            items = self._items = tuple(self._make())
+            make = self._make
+            if make is None:  # another thread worked them out meanwhile
+                return self._items  # type: ignore[return-value]
+            items = self._items = tuple(make())
             self._make = None  # what it read (the run's stages) is the rebuild's to keep
         return items
 
