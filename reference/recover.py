@@ -179,7 +179,8 @@ def _inserted(chain: list[Json], uuids: list[str], inserts: dict[str, list[str]]
 
 def _one_format(stamps: list[Any]) -> bool:
     """Whether every stamp is an ASCII string and they differ only in digits (one
-    format): collation is then string order.
+    format): collation is then string order. False also for two or more stamps of which
+    one holds an LF (a stamp never does): the exact collation sorts them.
 
     Settled on the stamps joined by LFs, in a few C calls over one string: every stamp
     is a string (else the join refuses), none holds an LF (so the pieces are the

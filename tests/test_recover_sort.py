@@ -27,7 +27,9 @@ def _shape(stamp: str) -> str:
 def test_one_format_is_ascii_strings_that_differ_only_in_digits(stamps: list[object]) -> None:
     plain = all(type(s) is str and s.isascii() for s in stamps) and \
         len({_shape(s) for s in stamps}) <= 1  # type: ignore[arg-type]
-    assert _one_format(stamps) is plain
+    # two or more stamps with an LF in one are left to the exact collation
+    with_lf = len(stamps) > 1 and any(type(s) is str and "\n" in s for s in stamps)
+    assert _one_format(stamps) is (plain and not with_lf)
 
 
 @given(st.lists(st.lists(st.sampled_from("abc"), min_size=2, max_size=4), max_size=4))
