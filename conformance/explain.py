@@ -27,7 +27,14 @@ from typing import Any
 
 import orjson
 
-from rechain.conformance.contracts.pairing import Shown, Step, align, content_of, shown_kind
+from rechain.conformance.contracts.pairing import (
+    Shown,
+    Step,
+    align,
+    content_of,
+    rows_content,
+    shown_kind,
+)
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
 from rechain.conformance.report_bounds import clip
 from rechain.conformance.skips import NOW_PASSES
@@ -531,10 +538,13 @@ def _position_steps(got: Answered, expected: Answered, sides: Sides, merged: boo
             isinstance(m.get("uuid"), str) for m in theirs):
         return None
     heads = _run_heads(theirs, sides) if merged else list(range(len(theirs)))
-    content = content_of(b"\n".join(sides.raw), [str(m["uuid"]) for m in theirs])
-    fragments = [tuple(f for k in range(head, end) for f in content.get(str(theirs[k]["uuid"]), ()))
-                 for head, end in zip(heads, [*heads[1:], len(theirs)], strict=True)]
-    steps = align(got.messages, [_role(theirs[h]) for h in heads], fragments, loose=loose)
+    content = rows_content(b"\n".join(sides.raw), [str(m["uuid"]) for m in theirs])
+    runs = list(zip(heads, [*heads[1:], len(theirs)], strict=True))
+    fragments, hints = ([tuple(f for k in range(head, end)
+                               for f in content.get(str(theirs[k]["uuid"]), ((), ()))[part])
+                         for head, end in runs] for part in (0, 1))
+    steps = align(got.messages, [_role(theirs[h]) for h in heads], fragments, loose=loose,
+                  hints=hints)
     return [Step(s.op, s.got, heads[s.expected] if s.expected is not None else None)
             for s in steps]
 
@@ -668,8 +678,9 @@ def _message_line(message: Mapping[str, Any], sides: Sides) -> str:
     inner = message.get("message")  # a reader's answer: any JSON value may stand here
     content = message.get("content") or (inner.get("content") if isinstance(inner, dict)
                                          else None)
+    text = _content_text(content) or message.get("text")  # a reader's own row: its text
     return " · ".join(["-", role, _short(_label({"type": role, **message}), LABEL_WIDTH),
-                       _short(_content_text(content))])
+                       _short(text if isinstance(text, str) else "")])
 
 
 def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, Any]],

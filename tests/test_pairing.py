@@ -63,6 +63,19 @@ def test_a_row_shown_out_of_the_files_order_is_moved_not_lost_and_added() -> Non
                                  ("moved", 4, 3), ("pair", 3, 4)]
 
 
+def test_a_thinking_row_a_reader_shows_is_known_by_its_thinking() -> None:
+    """Thinking is no fragment (a reader need not show it), but a reader that shows it
+    shows which row it is: here a result shown after it is out of order, nothing is lost."""
+    got = [said("user", "go"), said("assistant", "thought"), {"type": "user",
+                                                               "text": "out", "id": "t1"}]
+    steps = align(got, ["user", "user", "assistant"], [("go",), ("tool_result:t1",), ()],
+                  hints=[(), (), ("thought",)])
+    assert [(s.op, s.got, s.expected) for s in steps] == [
+        ("pair", 0, 0), ("moved", 2, 1), ("pair", 1, 2)]
+    assert [s.op for s in align(got[:2], ["user", "assistant"], [("go",), ()],
+                                hints=[(), ("other",)])] == ["pair", "pair"]
+
+
 def test_a_row_in_place_with_other_content_pairs_there() -> None:
     got = [said(role, text) for role, text in FILE]
     got[2] = said("assistant", "a truncated answ")

@@ -18,7 +18,7 @@ from typing import Any
 from rechain.conformance.compare import MISSING, Difference, Verdict, first_difference, normalise
 from rechain.conformance.contracts.answers import Answer, Row
 from rechain.conformance.contracts.model import Contract
-from rechain.conformance.contracts.pairing import Shown, Step, align, role_of
+from rechain.conformance.contracts.pairing import Shown, Step, align, hints, role_of
 from rechain.conformance.protocol import Answered, Crashed, Raised, Skipped, TimedOut
 
 Json = dict[str, Any]
@@ -287,7 +287,8 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
     differ in their fields."""
     rows = merged_prompts(want.rows) if contract.prompts == "merged" else want.rows
     steps = align(messages, [row.role for row in rows], [row.fragments for row in rows],
-                  loose=contract.content == "ignored" or contract.strictness != "messages")
+                  loose=contract.content == "ignored" or contract.strictness != "messages",
+                  hints=[hints(want.entries.get(row.uuid, {})) for row in rows])
     causes: list[str] = []
     odd: list[tuple[str, str | None, int | None]] = []
     first: tuple[str, Difference] | None = None

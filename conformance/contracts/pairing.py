@@ -82,11 +82,14 @@ def role_of(message: Mapping[str, Any]) -> str:
 
 
 def align(got: Sequence[Mapping[str, Any]], roles: Sequence[str],
-          fragments: Sequence[Sequence[str]], *, loose: bool = False) -> list[Step]:
+          fragments: Sequence[Sequence[str]], *, loose: bool = False,
+          hints: Sequence[Sequence[str]] = ()) -> list[Step]:
     """The edit script from the file's rows (``roles`` and ``fragments``, one per row) to
     the reader's rows ``got``, in order of both; ``loose`` when the reader's contract
-    ignores content, so a row of the same role pairs (last) without content in common."""
-    table = _Scores(got, roles, fragments, LOOSE if loose else 0.0)
+    ignores content, so a row of the same role pairs (last) without content in common;
+    ``hints`` per row, texts a reader need not show (thinking) that identify a row of no
+    fragments when it does."""
+    table = _Scores(got, roles, fragments, LOOSE if loose else 0.0, hints)
     n, m = len(got), len(roles)
     head = 0
     while head < min(n, m) and table.full(head, head):
@@ -104,8 +107,10 @@ class _Scores:
     """How much of each file row each reader row shows (0: none, or not the same role)."""
 
     def __init__(self, got: Sequence[Mapping[str, Any]], roles: Sequence[str],
-                 fragments: Sequence[Sequence[str]], floor: float = 0.0) -> None:
+                 fragments: Sequence[Sequence[str]], floor: float = 0.0,
+                 hints: Sequence[Sequence[str]] = ()) -> None:
         self.floor = floor
+        self.hints = [tuple(h) for h in hints] or [()] * len(roles)
         self.roles = [role_of(m) for m in got]
         self.expected = [("user" if r == "attachment" else r) for r in roles]
         self.fragments = [tuple(f) for f in fragments]
@@ -124,14 +129,18 @@ class _Scores:
             return 0.0
         key = (i, j)
         if key not in self._cache:
-            wanted = self.fragments[j]
-            self._cache[key] = (EMPTY if not wanted else max(self.floor, sum(
-                self.shown(i).holds(f) for f in wanted) / len(wanted)))
+            wanted, hints = self.fragments[j], self.hints[j]
+            if wanted:
+                self._cache[key] = max(self.floor, sum(
+                    self.shown(i).holds(f) for f in wanted) / len(wanted))
+            else:  # a hint shown names the row; one not shown says nothing against it
+                self._cache[key] = 1.0 if hints and self.shown(i).missing(hints) is None \
+                    else EMPTY
         return self._cache[key]
 
     def full(self, i: int, j: int) -> bool:
-        """Row ``i`` shows every fragment of row ``j``, which has some."""
-        return bool(self.fragments[j]) and self.score(i, j) == 1.0
+        """Row ``i`` shows every fragment of row ``j``, which has some (or its hints)."""
+        return bool(self.fragments[j] or self.hints[j]) and self.score(i, j) == 1.0
 
 
 def _middle(table: _Scores, a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
@@ -236,6 +245,16 @@ def _moved(table: _Scores, steps: list[Step]) -> list[Step]:
     return [s for s in out if not (s.op == "extra" and s.got in taken)]
 
 
+def hints(entry: Mapping[str, Any]) -> tuple[str, ...]:
+    """The thinking texts of a row: a reader need not show them, but one that does shows
+    which row it stands for."""
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return tuple(str(b["thinking"]) for b in content if isinstance(b, Mapping)
+                 and b.get("type") == "thinking" and isinstance(b.get("thinking"), str)
+                 and b["thinking"].strip()) if isinstance(content, list) else ()
+
+
 def _echoes(lost: Sequence[str], paired: Sequence[str]) -> bool:
     """Every fragment of ``lost`` is words of ``paired`` already."""
     said = [" ".join(f.split()) for f in paired]
@@ -259,11 +278,17 @@ def _pair_near(steps: Sequence[Step], index: int, direction: int) -> tuple[int, 
 def content_of(data: bytes, uuids: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """The fragments of the last row written with each of ``uuids`` in ``data``: what an
     explanation pairs with when it has the file rather than the contract's answer."""
+    return {uuid: fragments for uuid, (fragments, _) in rows_content(data, uuids).items()}
+
+
+def rows_content(data: bytes, uuids: Sequence[str]) -> dict[str, tuple[tuple[str, ...],
+                                                                      tuple[str, ...]]]:
+    """(fragments, hints) of the last row written with each of ``uuids`` in ``data``."""
     wanted = set(uuids)
-    found: dict[str, tuple[str, ...]] = {}
+    found: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for row, _ in _rows_of(data):  # NaN, control characters: lines JSON.parse may take
         if isinstance(row.get("uuid"), str) and row["uuid"] in wanted:
-            found[row["uuid"]] = _fragments(row)
+            found[row["uuid"]] = (_fragments(row), hints(row))
     return found
 
 
