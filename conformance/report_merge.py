@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rechain.conformance import report
+from rechain.conformance.replay_line import ReplayLine
 from rechain.errors import UsageError
 
 Json = dict[str, Any]
@@ -219,7 +220,6 @@ def _found_here(finding: Json, head: Json, name: str) -> Json:
     cases beside its report (the action's ``cases/``), and the merge job downloads both
     elsewhere, so a path and replay that name the shard machine's folder are rewritten to
     the same place beside the report file given here, when the case is there."""
-    import shlex
     from pathlib import Path
 
     written, path = _argument(head.get("argv", []), "--report"), finding.get("path")
@@ -235,10 +235,9 @@ def _found_here(finding: Json, head: Json, name: str) -> Json:
         return finding
     old, new = str(Path(path).parent), str(here.parent)
     replay = str(finding.get("replay", ""))
-    for form in (shlex.quote(old), old):
-        if f"--corpus {form} " in replay:
-            replay = replay.replace(f"--corpus {form} ", f"--corpus {shlex.quote(new)} ", 1)
-            break
+    line = ReplayLine.parse(replay)
+    if line is not None and line.option("--corpus") == old:
+        replay = str(line.with_option("--corpus", new))
     return {**finding, "path": str(here), "replay": replay}
 
 

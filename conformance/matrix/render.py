@@ -6,17 +6,17 @@ Pure: report lines in (one ``rechain check`` report per reader), text out.
 from __future__ import annotations
 
 import html
-import re
+import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rechain.conformance.replay_line import ReplayLine
 from rechain.wording import counted
 
 Json = dict[str, Any]
 #: ``NAME=VALUE`` before a command: the environment it needs, kept
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 FAILING = ("fail", "crash", "timeout")
 
 
@@ -204,22 +204,18 @@ def badge(row: Row) -> Json:
 def here(row: Row, program: str, cwd: Any) -> Row:
     """``row`` with each replay as the person who ran the matrix runs it now: ``program``
     for ``rechain`` and the cases folder absolute (the committed page keeps both portable)."""
-    import itertools
-    import shlex
     from dataclasses import replace
     from pathlib import Path
 
     def local(replay: str) -> str:
-        words = shlex.split(replay)
-        start = next((i for i, w in enumerate(words) if not _ASSIGNMENT.match(w)), len(words))
-        if words[start:start + 1] != ["rechain"]:
+        line = ReplayLine.parse(replay)
+        if line is None or line.program != ("rechain",):
             return replay
-        out = [*map(shlex.quote, words[:start]), program]
-        for before, word in itertools.pairwise(words[start:]):
-            found = Path(cwd) / word
-            out.append(shlex.quote(str(found) if before == "--corpus" and found.is_dir()
-                                   else word))
-        return " ".join(out)
+        line = line.with_program(shlex.split(program))
+        folder = line.option("--corpus")
+        if folder is not None and (Path(cwd) / folder).is_dir():
+            line = line.with_option("--corpus", str(Path(cwd) / folder))
+        return str(line)
 
     return replace(row, findings=tuple({**f, "replay": local(str(f["replay"]))}
                                        for f in row.findings))
@@ -229,20 +225,13 @@ def portable(replay: str, name: str, cases_dir: Any = None) -> str:
     """A replay command as a reader of the docs runs it: ``rechain`` (whatever words started
     it on this machine: a venv's console script, ``PYTHON -m rechain``), the shipped adapter
     by name (``--impl adapter:NAME``) and the cases folder as given, not this machine's paths."""
-    import shlex
-
-    words = shlex.split(replay)
-    if "check" in words:  # the report's line starts with the words that ran rechain here
-        start = words.index("check")
-        words = [*(w for w in words[:start] if _ASSIGNMENT.match(w)), "rechain", *words[start:]]
-    out = []
-    for before, word in zip(["", *words], words, strict=False):
-        if before == "--impl":
-            word = f"adapter:{name}"
-        elif before == "--corpus" and cases_dir is not None:
-            word = str(cases_dir)
-        out.append(word)
-    return shlex.join(out)
+    line = ReplayLine.parse(replay)
+    if line is None:
+        return replay
+    line = line.with_program(["rechain"]).with_option("--impl", f"adapter:{name}")
+    if cases_dir is not None:
+        line = line.with_option("--corpus", str(cases_dir))
+    return str(line)
 
 
 def _short(value: Any) -> str:
