@@ -6,8 +6,11 @@ runner, share a corpus directory (libFuzzer reloads what the others added) for
 memory blow-up, or when the target ends the process; the runner files that as a
 finding and starts a new worker in its place for the time that is left. Every
 worker's exit is kept (``WorkerExit``): one that died for another reason (its
-harness failed to start, a signal) is reported and fails the run. Executions,
-executions per second and coverage come from libFuzzer's status lines; CPU time
+harness failed to start, a signal) is reported and fails the run. ``seconds`` is a
+hard bound: libFuzzer does not look at its own time limit while it runs the seed
+corpus, so past ``seconds`` + ``GRACE_S`` the runner stops every worker's process
+group and reports the campaign as cut. Executions, executions per second and
+coverage (the best any worker reached) come from libFuzzer's status lines; CPU time
 from the children's resource usage. A third-party reader runs with its venv's
 interpreter, a private HOME and ``CLAUDE_CONFIG_DIR``, and rechain's worker code
 made importable through a small shim directory.
@@ -15,6 +18,7 @@ made importable through a small shim directory.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import queue
@@ -48,6 +52,8 @@ _STATUS = re.compile(rb"^#(\d+)\s+(INITED|NEW|REDUCE|pulse|DONE|RELOAD)\s")
 _COV = re.compile(rb"\scov: (\d+)")
 _FT = re.compile(rb"\sft: (\d+)")
 _FINAL = re.compile(rb"^stat::(\w+):\s+(\d+)")
+#: how many inputs libFuzzer runs first (it runs an empty input before them)
+_SEEDS = re.compile(rb"^INFO: seed corpus: files: (\d+)")
 #: libFuzzer saved the input it stopped on (a hang, a blow-up, a crash)
 _WROTE = re.compile(rb"Test unit written to (\S+)")
 #: the innermost frame of the Python stack Atheris dumps at a timeout (most recent first)
@@ -57,6 +63,9 @@ _ARTEFACTS = {"timeout": "timeout", "oom": "oom", "crash": "crash", "leak": "lea
 MAX_RESTARTS = 25
 #: how long a worker told to stop (SIGTERM) gets before it is killed
 STOP_S = 10
+#: how long past ``--time`` workers get to end on their own (libFuzzer's own time limit
+#: counts from its start, after the target's imports) before the campaign is cut
+GRACE_S = 10
 
 
 @dataclass(slots=True)
@@ -91,8 +100,11 @@ class WorkerExit:
     ``outcome``: ``finished`` (libFuzzer's time or run limit), ``artefact`` (libFuzzer
     stopped it on an input it saved: a hang, a blow-up, a crash), ``target-ended`` (the
     target ended the process; its input is an ``exit`` finding), ``stopped`` (by a Ctrl-C
-    or SIGTERM of the run) or ``died`` (anything else: the harness failed to start, a
-    signal before any input; it fails the run).
+    or SIGTERM of the run), ``cut`` (still running at the campaign's deadline) or ``died``
+    (anything else: the harness failed to start, a signal before any input; it fails the
+    run). ``cov`` and ``ft`` are the most its status lines said; ``seeds`` is the size of
+    the seed corpus it was given and ``seeds_left`` how many of them it had not started
+    when it was cut (None when it was past them, or did not say).
     """
 
     worker: int
@@ -100,6 +112,10 @@ class WorkerExit:
     executions: int
     outcome: str
     said: str = ""
+    cov: int = 0
+    ft: int = 0
+    seeds: int | None = None
+    seeds_left: int | None = None
 
     def status(self) -> str:
         """``exit code 3`` or ``killed by SIGKILL``."""
@@ -114,7 +130,9 @@ class WorkerExit:
 
     def to_json(self) -> dict[str, Any]:
         return {"worker": self.worker, "code": self.code, "status": self.status(),
-                "executions": self.executions, "outcome": self.outcome, "said": self.said}
+                "executions": self.executions, "outcome": self.outcome, "said": self.said,
+                "cov": self.cov, "ft": self.ft, "seeds": self.seeds,
+                "seeds_left": self.seeds_left}
 
 
 @dataclass(slots=True)
@@ -126,7 +144,11 @@ class Report:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     executions: int = 0
+    #: samples (seconds, a worker's executions, the best cov and ft of any worker so far)
     coverage: list[tuple[float, int, int, int]] = field(default_factory=list)
+    #: the most any worker's status lines said (each worker's own is in ``workers``)
+    cov: int = 0
+    ft: int = 0
     restarts: int = 0
     findings: list[dict[str, Any]] = field(default_factory=list)
     new_findings: list[str] = field(default_factory=list)
@@ -140,13 +162,24 @@ class Report:
     #: for a campaign in a venv: the target's plain store, and how many of its findings
     #: do not record their reader (campaigns in any venv once shared that store)
     unattributed: tuple[str, int] | None = None
+    #: the ``--time`` of a campaign whose workers were still running at ``--time`` +
+    #: ``GRACE_S`` and were stopped (None: every worker ended on its own)
+    cut: float | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def sample(self, seconds: float, execs: int, cov: int, ft: int) -> None:
+        """Fold in one status line of any worker: the best coverage so far is kept."""
+        with self._lock:
+            best = cov > self.cov
+            self.cov, self.ft = max(self.cov, cov), max(self.ft, ft)
+            if not self.coverage or best or seconds - self.coverage[-1][0] >= 1.0:
+                self.coverage.append((seconds, execs, self.cov, self.ft))
 
     @property
     def exec_per_s(self) -> float:
         return self.executions / self.wall_s if self.wall_s else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        final = self.coverage[-1] if self.coverage else (0.0, 0, 0, 0)
         return {
             "target": self.target,
             "spec": self.spec,
@@ -155,8 +188,8 @@ class Report:
             "executions": self.executions,
             "exec_per_s": round(self.exec_per_s, 1),
             "exec_per_cpu_s": round(self.executions / self.cpu_s, 1) if self.cpu_s else 0.0,
-            "coverage": {"cov": final[2], "ft": final[3], "samples": self.coverage[-40:],
-                         "note": coverage_note(self.executions, final[2],
+            "coverage": {"cov": self.cov, "ft": self.ft, "samples": self.coverage[-40:],
+                         "note": coverage_note(self.executions, self.cov,
                                                bool(self.coverage))},
             "restarts": self.restarts,
             "reader": self.reader,
@@ -164,6 +197,10 @@ class Report:
             "workers": [w.to_json() for w in self.workers],
             "died": [w.to_json() for w in self.workers if w.outcome == "died"],
             "stopped": None if self.stopped is None else interrupts.said(self.stopped),
+            "cut": None if self.cut is None else {
+                "time_s": self.cut, "grace_s": GRACE_S,
+                "seeds_left": [{"worker": w.worker, "left": w.seeds_left, "of": w.seeds}
+                               for w in self.workers if w.seeds_left is not None]},
             "unattributed": None if self.unattributed is None else {
                 "findings": self.unattributed[0], "count": self.unattributed[1]},
             "findings": [{k: v for k, v in f.items() if k != "traceback"} for f in self.findings],
@@ -355,6 +392,11 @@ class _Reader(threading.Thread):
         self.wrote: list[str] = []
         self.last_line = ""
         self.final: dict[str, int] = {}
+        #: the most this worker's status lines said, its seed corpus' size, and whether
+        #: it got past it (``INITED``)
+        self.cov = self.ft = 0
+        self.seeds: int | None = None
+        self.inited = False
         #: where the target was when the worker's last stack dump was written (a hang)
         self.stuck_at = ""
         self._in_dump = False
@@ -388,10 +430,13 @@ class _Reader(threading.Thread):
                 execs = int(status[1])
                 cov, ft = int(cov_said[1]) if cov_said else 0, int(ft_said[1]) if ft_said else 0
                 self.last_execs = execs
-                point = (round(time.monotonic() - self.began, 2), execs, cov, ft)
-                coverage = self.report.coverage
-                if not coverage or point[0] - coverage[-1][0] >= 1.0 or cov > coverage[-1][2]:
-                    coverage.append(point)
+                self.cov, self.ft = max(self.cov, cov), max(self.ft, ft)
+                self.inited = self.inited or status[2] != b"pulse"
+                self.report.sample(round(time.monotonic() - self.began, 2), execs, cov, ft)
+                continue
+            seeds = _SEEDS.match(line)
+            if seeds:
+                self.seeds = int(seeds[1])
                 continue
             final = _FINAL.match(line)
             if final:
@@ -400,6 +445,14 @@ class _Reader(threading.Thread):
     @property
     def executions(self) -> int:
         return self.final.get("number_of_executed_units", self.last_execs)
+
+    def seeds_left(self, executions: int) -> int | None:
+        """How many seed inputs this worker had not started (None: past them, or unsaid).
+
+        libFuzzer runs an empty input first, then each seed once, then says ``INITED``."""
+        if self.inited or self.seeds is None:
+            return None
+        return min(self.seeds, max(self.seeds - max(executions - 1, 0), 0))
 
 
 def hang_confirmed(
@@ -466,6 +519,13 @@ def set_aside(dirs: dict[str, Path], data: bytes) -> int:
     return removed
 
 
+def sweep(group: int) -> None:
+    """SIGKILL what is left of a worker's process group, right after the worker ended
+    (its id cannot be handed out again while a process of the group lives)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+
+
 class _Campaign:
     """The workers of one run: started, watched, settled one by one as they end."""
 
@@ -498,15 +558,18 @@ class _Campaign:
         last.unlink(missing_ok=True)
         command = worker_command(self.target, self.settings, self.contract, self.dirs, left,
                                  runs, last)
+        # a process group of its own: stopping it stops whatever the target started too
         process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.PIPE,
                                    env=self.env, cwd=neutral_cwd(self.settings),
-                                   preexec_fn=dies_with_parent())
+                                   start_new_session=True, preexec_fn=dies_with_parent())
         prefix = f"[worker {worker}] ".encode() if self.settings.jobs > 1 else b""
         reader = _Reader(process.stderr, self.log, self.start, self.report, prefix)  # type: ignore[arg-type]
 
         def watch() -> None:
-            reader.run()
+            reader.start()
             process.wait()
+            sweep(process.pid)  # what the target left running (it may hold the pipe open)
+            reader.join()
             self.ended.put((worker, process, reader))
 
         self.running[worker] = process
@@ -542,31 +605,50 @@ class _Campaign:
         self.ran[worker] += executions
         self.report.executions += executions
         said = reader.last_line if outcome == "died" else ""
-        return WorkerExit(worker, code, executions, outcome, said)
+        return WorkerExit(worker, code, executions, outcome, said, reader.cov, reader.ft)
 
     def stop(self) -> None:
-        """End the workers still running: SIGTERM, then SIGKILL past ``STOP_S``."""
+        """End the workers still running and all they started: SIGTERM to each worker's
+        process group, then SIGKILL to every group past ``STOP_S`` (a group whose worker
+        ended may still hold a child of the target's)."""
+        groups = [process.pid for process in self.running.values()]
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGTERM)
+        until = time.monotonic() + STOP_S
         for process in self.running.values():
-            if process.poll() is None:
-                process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=max(until - time.monotonic(), 0.0))
+        for group in groups:
+            sweep(group)
         for process in self.running.values():
-            try:
-                process.wait(timeout=STOP_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            process.wait()
 
     def drain(self) -> None:
-        """After ``stop``: count what the stopped workers ran (nothing more is filed)."""
+        """After ``stop``: count what the stopped workers ran; at the deadline (``cut``)
+        also file the artefacts a worker that ended just before left."""
         while self.running:
             try:
                 worker, process, reader = self.ended.get(timeout=STOP_S)
             except queue.Empty:
                 break
+            if self.report.cut is not None and reader.wrote:
+                self.report.workers.append(self.settle(worker, process.returncode, reader))
+                continue
             del self.running[worker]
-            self.report.executions += reader.executions
-            self.report.workers.append(
-                WorkerExit(worker, process.returncode, reader.executions, "stopped"))
+            executions = reader.executions
+            if not reader.final:  # killed: the inputs it started, from its shared copy
+                kept = read_last_input(last_input(self.dirs, worker))
+                executions = max(executions, kept[1] if kept is not None else 0)
+            self.report.executions += executions
+            outcome = "stopped" if self.report.cut is None else "cut"
+            self.report.workers.append(WorkerExit(
+                worker, process.returncode, executions, outcome, "", reader.cov, reader.ft,
+                reader.seeds, reader.seeds_left(executions) if outcome == "cut" else None))
+
+    def overdue(self) -> bool:
+        """Past ``--time`` and its grace: the workers still running are cut."""
+        return time.monotonic() >= self.deadline + GRACE_S
 
     def go(self) -> None:
         """Run the workers until none is left; a worker stopped on an input is replaced."""
@@ -574,6 +656,11 @@ class _Campaign:
             if not self.launch(worker):
                 break
         while self.running:
+            if self.overdue():  # libFuzzer runs its seeds past its own time limit
+                self.report.cut = self.settings.seconds
+                self.stop()
+                self.drain()
+                return
             try:
                 worker, process, reader = self.ended.get(timeout=1.0)
             except queue.Empty:

@@ -43,7 +43,9 @@ def register(subparsers: Any) -> None:
         "--allow", action="append", default=[], metavar="EXC", help="documented exception"
     )
     parser.add_argument("--venv", type=Path, metavar="DIR", help="run the target in this venv")
-    parser.add_argument("--time", type=float, metavar="S", help="seconds per target")
+    parser.add_argument("--time", type=float, metavar="S",
+                        help="seconds per target; workers still running 10 s past it are "
+                        "stopped and the campaign reported as cut")
     parser.add_argument("--runs", type=int, metavar="N",
                         help="stop each worker after N executions (a campaign of a fixed size)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
@@ -187,6 +189,8 @@ def _print_report(report: dict[str, Any]) -> None:
     )
     if report["coverage"].get("note"):
         print(f"  {report['coverage']['note']}")
+    if report.get("cut"):
+        print(f"  {cut_line(report['cut'])}")
     for finding in report["findings"]:
         print(f"  {_finding_label(finding)} x{finding.get('count', 1)}: "
               f"{finding['message'][:120]} ({Path(finding['input_path']).name})"
@@ -202,6 +206,16 @@ def _print_report(report: dict[str, Any]) -> None:
     hint = _input_hint(report["findings"])
     if hint:
         print(f"  {hint}")
+
+
+def cut_line(cut: dict[str, Any]) -> str:
+    """What a campaign stopped at its deadline says: when, and the seeds it never reached."""
+    line = (f"cut at the deadline: workers still running at --time {cut['time_s']:g} s + "
+            f"{cut['grace_s']} s grace were stopped; the report is of what ran until then")
+    left = [f"{seeds['left']} of {seeds['of']} seed inputs not started by worker "
+            f"{seeds['worker']}" for seeds in cut["seeds_left"]]
+    return line + (f" ({', '.join(left)}: libFuzzer runs all its seeds before it looks "
+                   "at its time limit)" if left else "")
 
 
 #: what a reader says when it is handed the other kind of input than it takes
