@@ -18,7 +18,6 @@ made importable through a small shim directory.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import queue
@@ -40,6 +39,7 @@ from rechain.conformance.lifetime import dies_with_parent
 from rechain.fuzz import dictionary, seeds
 from rechain.fuzz.contract import Contract
 from rechain.fuzz.findings import FindingStore, load_findings
+from rechain.fuzz.groups import halt, sweep
 from rechain.fuzz.registry import Target
 from rechain.fuzz.worker import read_last_input
 
@@ -124,8 +124,9 @@ class WorkerExit:
                 name = signal.Signals(-self.code).name
             except ValueError:
                 name = f"signal {-self.code}"
+            ours = self.outcome in ("stopped", "cut")  # rechain sent it, past STOP_S
             return f"killed by {name}" + (" (the kernel's OOM killer sends it)"
-                                          if name == "SIGKILL" else "")
+                                          if name == "SIGKILL" and not ours else "")
         return f"exit code {self.code}"
 
     def to_json(self) -> dict[str, Any]:
@@ -519,15 +520,11 @@ def set_aside(dirs: dict[str, Path], data: bytes) -> int:
     return removed
 
 
-def sweep(group: int) -> None:
-    """SIGKILL what is left of a worker's process group, right after the worker ended
-    (its id cannot be handed out again while a process of the group lives)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signal.SIGKILL)
-
-
 class _Campaign:
-    """The workers of one run: started, watched, settled one by one as they end."""
+    """The workers of one run: started, watched, settled one by one as they end.
+
+    At ``--time`` + ``GRACE_S`` a timer's thread stops the workers still running, also
+    while the main thread is busy (replaying a hang to confirm it)."""
 
     def __init__(self, target: Target, settings: Settings, log: IO[bytes]) -> None:
         self.target, self.settings, self.log = target, settings, log
@@ -545,6 +542,12 @@ class _Campaign:
         self.ended: queue.Queue[tuple[int, subprocess.Popen[bytes], _Reader]] = queue.Queue()
         self.running: dict[int, subprocess.Popen[bytes]] = {}
         self.ran = dict.fromkeys(range(1, settings.jobs + 1), 0)
+        #: guards ``running`` between the main thread and the deadline's timer
+        self.lock = threading.Lock()
+        #: the workers the deadline stopped (their ends are not the target's doing)
+        self.cut_off: set[int] = set()
+        self.timer = threading.Timer(settings.seconds + GRACE_S, self.cut)
+        self.timer.daemon = True
 
     def launch(self, worker: int) -> bool:
         """Start worker ``worker`` for the time (and runs) it has left; False if none."""
@@ -554,6 +557,10 @@ class _Campaign:
             runs -= self.ran[worker]
         if left < 1 or (runs is not None and runs < 1):  # --time 0: only report what is on record
             return False
+        with self.lock:
+            return self._start(worker, left, runs)
+
+    def _start(self, worker: int, left: int, runs: int | None) -> bool:
         last = last_input(self.dirs, worker)
         last.unlink(missing_ok=True)
         command = worker_command(self.target, self.settings, self.contract, self.dirs, left,
@@ -578,7 +585,10 @@ class _Campaign:
 
     def settle(self, worker: int, code: int, reader: _Reader) -> WorkerExit:
         """File what a worker that ended left (artefacts, the input it ended on)."""
-        del self.running[worker]
+        if worker in self.cut_off and not reader.wrote:
+            return self.halted(worker, code, reader)
+        with self.lock:
+            del self.running[worker]
         executions = reader.executions
         before = set(self.seen)
         file_artefacts(self.dirs["artefacts"], self.seen, self.store,
@@ -607,60 +617,61 @@ class _Campaign:
         said = reader.last_line if outcome == "died" else ""
         return WorkerExit(worker, code, executions, outcome, said, reader.cov, reader.ft)
 
+    def halted(self, worker: int, code: int, reader: _Reader) -> WorkerExit:
+        """What a worker stopped by the run (``stopped``) or its deadline (``cut``) ran: the
+        inputs it started, from its shared copy when it was killed before its statistics;
+        nothing is filed for the input it was stopped in."""
+        with self.lock:
+            del self.running[worker]
+        executions = reader.executions
+        if not reader.final:
+            kept = read_last_input(last_input(self.dirs, worker))
+            executions = max(executions, kept[1] if kept is not None else 0)
+        self.report.executions += executions
+        cut = worker in self.cut_off
+        return WorkerExit(worker, code, executions, "cut" if cut else "stopped", "",
+                          reader.cov, reader.ft, reader.seeds,
+                          reader.seeds_left(executions) if cut else None)
+
+    def cut(self) -> None:
+        """At ``--time`` + ``GRACE_S`` (the timer's thread): stop the workers still running
+        (libFuzzer runs its whole seed corpus before it looks at its own time limit)."""
+        with self.lock:
+            late = {w: p for w, p in self.running.items() if p.poll() is None}
+            if not late:
+                return
+            self.report.cut = self.settings.seconds
+            self.cut_off.update(late)
+        halt(list(late.values()), STOP_S)
+
     def stop(self) -> None:
-        """End the workers still running and all they started: SIGTERM to each worker's
-        process group, then SIGKILL to every group past ``STOP_S`` (a group whose worker
-        ended may still hold a child of the target's)."""
-        groups = [process.pid for process in self.running.values()]
-        for group in groups:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signal.SIGTERM)
-        until = time.monotonic() + STOP_S
-        for process in self.running.values():
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=max(until - time.monotonic(), 0.0))
-        for group in groups:
-            sweep(group)
-        for process in self.running.values():
-            process.wait()
+        """End the workers still running and all they started (a Ctrl-C, SIGTERM or the
+        end of the run): SIGTERM to each group, SIGKILL past ``STOP_S``."""
+        self.timer.cancel()
+        with self.lock:
+            running = list(self.running.values())
+        halt(running, STOP_S)
 
     def drain(self) -> None:
-        """After ``stop``: count what the stopped workers ran; at the deadline (``cut``)
-        also file the artefacts a worker that ended just before left."""
+        """After ``stop``: count what the stopped workers ran; an artefact a worker cut at
+        the deadline wrote just before is filed."""
         while self.running:
             try:
                 worker, process, reader = self.ended.get(timeout=STOP_S)
             except queue.Empty:
                 break
-            if self.report.cut is not None and reader.wrote:
+            if worker in self.cut_off:
                 self.report.workers.append(self.settle(worker, process.returncode, reader))
-                continue
-            del self.running[worker]
-            executions = reader.executions
-            if not reader.final:  # killed: the inputs it started, from its shared copy
-                kept = read_last_input(last_input(self.dirs, worker))
-                executions = max(executions, kept[1] if kept is not None else 0)
-            self.report.executions += executions
-            outcome = "stopped" if self.report.cut is None else "cut"
-            self.report.workers.append(WorkerExit(
-                worker, process.returncode, executions, outcome, "", reader.cov, reader.ft,
-                reader.seeds, reader.seeds_left(executions) if outcome == "cut" else None))
-
-    def overdue(self) -> bool:
-        """Past ``--time`` and its grace: the workers still running are cut."""
-        return time.monotonic() >= self.deadline + GRACE_S
+            else:
+                self.report.workers.append(self.halted(worker, process.returncode, reader))
 
     def go(self) -> None:
         """Run the workers until none is left; a worker stopped on an input is replaced."""
         for worker in range(1, self.settings.jobs + 1):
             if not self.launch(worker):
                 break
+        self.timer.start()
         while self.running:
-            if self.overdue():  # libFuzzer runs its seeds past its own time limit
-                self.report.cut = self.settings.seconds
-                self.stop()
-                self.drain()
-                return
             try:
                 worker, process, reader = self.ended.get(timeout=1.0)
             except queue.Empty:
