@@ -187,3 +187,23 @@ def test_the_explanation_names_the_files_row_a_reader_without_uuids_lost_or_merg
                     target="agent-sdk@0.3.332 file-order", causes=("field",))
     assert field["sentence"].startswith("field `content` of message 5, line 5 (assistant, "
                                         "text), shown at position 5")
+
+
+def test_a_row_holding_what_orjson_cannot_write_is_still_paired() -> None:
+    """A reader's answer may hold an integer past 64 bits or a lone surrogate: the pairing
+    reads it as any other row, never raising."""
+    from rechain.conformance.contracts.pairing import Shown
+
+    odd = {"type": "user", "text": "hi \ud800", "n": 2**70}
+    shown = Shown(odd)
+    assert shown.holds("hi") and str(2**70) in shown.blob
+    assert Shown({"type": "user", "text": "x"}).holds("\ud800") is False
+
+
+def test_a_row_nested_past_any_encoder_is_paired_by_role() -> None:
+    from rechain.conformance.contracts.pairing import Shown
+
+    deep: object = "x"
+    for _ in range(100_000):
+        deep = [deep]
+    assert Shown({"type": "user", "content": deep}).blob == ""

@@ -19,6 +19,7 @@ field check and the pairing agree on what a row shows.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -58,8 +59,7 @@ class Shown:
     __slots__ = ("blob", "plain")
 
     def __init__(self, message: Mapping[str, Any]) -> None:
-        self.blob = " ".join(orjson.dumps(message, default=str).decode("utf-8", "replace")
-                             .split())
+        self.blob = " ".join(_dumped(message).split())
         self.plain = " ".join(str(message.get("text", "")).split())
 
     def holds(self, fragment: str) -> bool:
@@ -67,12 +67,26 @@ class Shown:
         kind, _, ident = fragment.partition(":")
         needle = ident if kind in ("tool_use", "tool_result") and ident else fragment
         words = " ".join(needle.split())
-        escaped = " ".join(orjson.dumps(needle).decode()[1:-1].split())
+        escaped = " ".join(_dumped(needle)[1:-1].split())
         return words in self.plain or words in self.blob or escaped in self.blob
 
     def missing(self, fragments: Sequence[str]) -> str | None:
         """The first of ``fragments`` the row does not show, else None."""
         return next((f for f in fragments if not self.holds(f)), None)
+
+
+def _dumped(value: Any) -> str:
+    """``value`` as compact JSON text. A reader's answer may hold what orjson will not write
+    (an integer past 64 bits, a lone surrogate, nesting past 254): the standard encoder
+    writes those; nesting past Python's own limit leaves no text to find anything in."""
+    try:
+        return orjson.dumps(value, default=str).decode("utf-8", "replace")
+    except TypeError:  # orjson.JSONEncodeError is one
+        pass
+    try:
+        return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:
+        return ""
 
 
 def role_of(message: Mapping[str, Any]) -> str:
