@@ -12,7 +12,7 @@ per-line Python loop, and keeps every line's number in the original file.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count, islice, repeat
 from operator import sub
@@ -36,8 +36,9 @@ class Source:
     # ``NumberedLines``: lines a read stage chose of the buffer, read in place
     lines: tuple[tuple[int, bytes], ...] | NumberedLines | None
     data: bytes
-    # a list when the lines' split finds more (``SnapshotLines``: the dropped snapshots)
-    diagnostics: tuple[Diagnostic, ...] | list[Diagnostic] = ()
+    # a list when the lines' split finds more (``SnapshotLines``: the dropped snapshots), or
+    # ``model.Diagnostics`` when the read stage works them out only when they are read
+    diagnostics: Sequence[Diagnostic] = ()
     first_line: int = 1
     found: Any = None  # what a read stage worked out beyond the lines, for its profile's views
     # the buffer's attribution snapshots are left to the split (``SnapshotLines``)

@@ -98,7 +98,7 @@ def _drive(data: bytes, profile: Profile, options: Options, session_id: str | No
             message["line"] = line
     # what the stages found so far, as they left it; why each other line was left out is
     # worked out with it when the diagnostics are first read
-    explained = partial(_explained, [*source.diagnostics], parsed, [*graph.diagnostics], graph,
+    explained = partial(_explained, source, parsed, [*graph.diagnostics], graph,
                         chain, shown.lines, profile.hidden_reason, options)
     return Rebuild(
         profile.name,
@@ -110,17 +110,19 @@ def _drive(data: bytes, profile: Profile, options: Options, session_id: str | No
     )
 
 
-def _explained(read: list[Diagnostic], parsed: parse.Parsed, walked: list[Diagnostic],
+def _explained(source: read.Source, parsed: parse.Parsed, walked: list[Diagnostic],
                graph: Graph, chain: list[Json], shown_lines: list[int],
                hidden_reason: Callable[[Json, bool], str | None],
                options: Options) -> Sequence[Diagnostic]:
-    """A run's diagnostics in line order: the read stage's, the parser's, the graph
-    stages' (``walked``) and why each line not shown was left out. The collector is paused
-    meanwhile, as during the load (``drive``): tens of thousands of findings, no cycle."""
+    """A run's diagnostics in line order: the read stage's (a read stage may leave its own
+    to be worked out now: ``Source.diagnostics`` read here, not copied when the load ends),
+    the parser's, the graph stages' (``walked``) and why each line not shown was left out.
+    The collector is paused meanwhile, as during the load (``drive``): tens of thousands of
+    findings, no cycle among them."""
     paused = gc.isenabled()
     gc.disable()
     try:
-        return in_line_order([*read, *parsed.findings(), *walked,
+        return in_line_order([*source.diagnostics, *parsed.findings(), *walked,
                               *left_out(graph, chain, shown_lines, hidden_reason, options)])
     finally:
         if paused:

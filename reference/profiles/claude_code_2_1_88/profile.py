@@ -9,6 +9,7 @@ keep that order and shape the rows. The views read the bytes themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from itertools import compress, repeat
 from typing import Any
 
@@ -16,7 +17,7 @@ from rechain.reference import queued, view
 from rechain.reference.facts import KIND, Facts
 from rechain.reference.graph import Graph
 from rechain.reference.lazyrows import LazyChain, LazyEntries, chain_uuids, stored_rows
-from rechain.reference.model import Json, Options
+from rechain.reference.model import Diagnostics, Json, Options
 from rechain.reference.parse import Parsed, parse_sdk
 from rechain.reference.profiles.claude_code_2_1_88.account import off_chain_reasons
 from rechain.reference.profiles.claude_code_2_1_88.glanced import Glanced
@@ -41,7 +42,9 @@ def read_chain(data: bytes, options: Options, release: SeedRelease = BASE) -> So
     return Source(ChainLines(data, rows, line_of, loaded.utf8, _copied_starts(data, rows,
                                                                               line_of, spans)),
                   data,
-                  tuple(off_chain_reasons(data, outcome)), found=outcome)
+                  # a reason for every line off the chain, worked out when the diagnostics
+                  # are read (most of a large file's findings)
+                  Diagnostics(partial(off_chain_reasons, data, outcome)), found=outcome)
 
 
 def _copied_starts(data: bytes, rows: list[Json], line_of: Callable[[Json], int | None],
