@@ -360,18 +360,6 @@ def _callers(makers: list[Facts], wanted: set[str],
     return callers
 
 
-def _homes(
-    nodes: dict[str, Json],
-    facts: dict[str, Facts],
-    results: list[Facts],
-    callers: dict[str, str | None],
-    rules: Rules,
-    members: Container[str],
-) -> dict[str, list[str]]:
-    """Row uuid -> the results filed under it (``_filings``)."""
-    return _filings(nodes, facts, results, callers, rules, members)[0]
-
-
 def _filings(
     nodes: dict[str, Json],
     facts: dict[str, Facts],

@@ -9,12 +9,10 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from fuzz_runs import run_fuzz
 
 from rechain.commands.fuzz import _print_report
 from rechain.fuzz.runner import Report, _Reader, coverage_note
@@ -52,24 +50,16 @@ def test_the_report_prints_the_note(capsys) -> None:
     assert "--instrument PKG" in out[1]
 
 
-def _fuzz(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    command = [sys.executable, "-m", "rechain", "fuzz", *args, "--time", "420",
-               "--work", "work"]
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=720, check=False)
-
-
 @needs_atheris
 def test_a_reader_whose_code_is_not_instrumented_is_explained(tmp_path: Path) -> None:
     """The target is the standard library's ``len`` under another name: nothing of it is
     instrumented, so libFuzzer reports no coverage and the report says what that means."""
     (tmp_path / "elsewhere.py").write_text("read = len\n")
-    done = _fuzz(tmp_path, "--target", "elsewhere:read", "--runs", "600")
+    done = run_fuzz(tmp_path, "--target", "elsewhere:read", "--runs", "600")
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     assert "cov 0 ft 0" in lines[0]
     assert lines[1].startswith("  cov 0 ft 0: inputs ran but no instrumented code reported")
-    again = _fuzz(tmp_path, "--target", "elsewhere:read", "--runs", "600", "--json")
+    again = run_fuzz(tmp_path, "--target", "elsewhere:read", "--runs", "600", "--json")
     [report] = json.loads(again.stdout)
     assert report["coverage"]["note"] == lines[1].strip()

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import signal
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from fuzz_runs import run_fuzz
 
 from rechain.commands.fuzz import worker_deaths
 from rechain.fuzz.runner import WorkerExit
@@ -49,21 +47,13 @@ def read(data: bytes) -> int:
 '''
 
 
-def _fuzz(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    command = [sys.executable, "-m", "rechain", "fuzz", *args, "--time", "420",
-               "--work", "work"]
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=720, check=False)
-
-
 @needs_atheris
 def test_a_worker_that_dies_fails_the_run_and_says_which(tmp_path: Path) -> None:
     claims = tmp_path / "claims"
     claims.mkdir()
     source = textwrap.dedent(DIES_IN_ONE_WORKER).replace("{claims!r}", repr(str(claims)))
     (tmp_path / "one_dies.py").write_text(source)
-    done = _fuzz(tmp_path, "--target", "one_dies:read", "--jobs", "2", "--runs", "600",
+    done = run_fuzz(tmp_path, "--target", "one_dies:read", "--jobs", "2", "--runs", "600",
                  "--json")
     assert done.returncode == 1, done.stderr[-3000:]
     [report] = json.loads(done.stdout)
@@ -84,7 +74,7 @@ def test_a_worker_killed_on_an_input_is_a_finding_with_two_jobs(tmp_path: Path) 
     seeds.mkdir(parents=True)
     (seeds / "a").write_bytes(b'{"type":"user","uuid":"u1"}\n')
     (seeds / "b").write_bytes(b"kill-on-this-seed-7f3a\n")
-    done = _fuzz(tmp_path, "--target", "killed_toy:read", "--jobs", "2", "--runs", "300",
+    done = run_fuzz(tmp_path, "--target", "killed_toy:read", "--jobs", "2", "--runs", "300",
                  "--json")
     assert done.returncode == 1, done.stderr[-3000:]
     [report] = json.loads(done.stdout)
