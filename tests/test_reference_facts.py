@@ -128,7 +128,7 @@ def _homes_both_ways(data: bytes) -> list[tuple[object, object]]:
     """Each profile's results filed under the rows of the chain's messages: with the
     filings restricted to those rows, and with every result filed everywhere."""
     from rechain.reference import PROFILES
-    from rechain.reference.orphans import _callers, _homes, _messages_on_chain, _scan
+    from rechain.reference.orphans import _callers, _filings, _messages_on_chain, _scan
     from rechain.reference.profiles.claude_code_2_1_332.recover import CLI
     from rechain.reference.recover import SDK
 
@@ -146,10 +146,10 @@ def _homes_both_ways(data: bytes) -> list[tuple[object, object]]:
         answered = {c for f in further for c in f[ANSWERS]}
         # everywhere: every result filed under every row, every call's row looked up;
         # restricted: only the calls the chain's messages made (as ``_index`` does)
-        everywhere = _homes(nodes, facts, results, _callers(makers, answered, ids), rules,
-                            set(nodes))
-        restricted = _homes(nodes, facts, results, _callers(makers, made & answered, ids),
-                            rules, members)
+        everywhere = _filings(nodes, facts, results, _callers(makers, answered, ids), rules,
+                              set(nodes))[0]
+        restricted = _filings(nodes, facts, results, _callers(makers, made & answered, ids),
+                              rules, members)[0]
         pairs.append(({m: everywhere.get(m) for m in members},
                       {m: restricted.get(m) for m in members}))
     return pairs
