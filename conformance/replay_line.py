@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from rechain.conformance.report_resume import option_value
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 SUBCOMMAND = "check"
@@ -44,26 +46,17 @@ class ReplayLine:
 
     def option(self, flag: str) -> str | None:
         """The value of the first ``flag V`` (or ``flag=V``)."""
-        words = self.arguments
-        for at, word in enumerate(words):
-            if word == flag and at + 1 < len(words):
-                return words[at + 1]
-            if word.startswith(f"{flag}="):
-                return word[len(flag) + 1 :]
-        return None
+        return option_value(self.arguments, flag)
 
-    def with_option(self, flag: str, value: str | Callable[[str], str]) -> ReplayLine:
-        """Every ``flag V`` (and ``flag=V``) given ``value`` (or ``value(V)``)."""
-        def new(old: str) -> str:
-            return value(old) if callable(value) else value
-
+    def with_option(self, flag: str, value: str) -> ReplayLine:
+        """Every ``flag V`` (and ``flag=V``) given ``value``."""
         out: list[str] = []
         words = self.arguments
         for at, word in enumerate(words):
             if at > 0 and words[at - 1] == flag:
-                out.append(new(word))
+                out.append(value)
             elif word.startswith(f"{flag}="):
-                out.append(f"{flag}={new(word[len(flag) + 1 :])}")
+                out.append(f"{flag}={value}")
             else:
                 out.append(word)
         return ReplayLine(self.assignments, self.program, tuple(out))

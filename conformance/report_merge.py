@@ -16,6 +16,7 @@ from typing import Any
 
 from rechain.conformance import report
 from rechain.conformance.replay_line import ReplayLine
+from rechain.conformance.report_resume import option_value
 from rechain.errors import UsageError
 
 Json = dict[str, Any]
@@ -222,7 +223,7 @@ def _found_here(finding: Json, head: Json, name: str) -> Json:
     the same place beside the report file given here, when the case is there."""
     from pathlib import Path
 
-    written, path = _argument(head.get("argv", []), "--report"), finding.get("path")
+    written, path = option_value(head.get("argv", []), "--report"), finding.get("path")
     if not written or not path or Path(path).exists():
         return finding
     before = Path(str(head.get("cwd") or "/"), written).parent
@@ -239,16 +240,6 @@ def _found_here(finding: Json, head: Json, name: str) -> Json:
     if line is not None and line.option("--corpus") == old:
         replay = str(line.with_option("--corpus", new))
     return {**finding, "path": str(here), "replay": replay}
-
-
-def _argument(argv: Sequence[str], flag: str) -> str | None:
-    """The value of ``flag`` on a command line (``--flag V`` or ``--flag=V``)."""
-    for i, word in enumerate(argv):
-        if word == flag and i + 1 < len(argv):
-            return str(argv[i + 1])
-        if word.startswith(f"{flag}="):
-            return word.split("=", 1)[1]
-    return None
 
 
 def _rates(feet: Sequence[Mapping[str, Any]]) -> dict[str, report.Rate]:
