@@ -34,7 +34,7 @@ import orjson
 
 from rechain.reference.js.jsonparse import parse_line
 from rechain.reference.js.values import UNDEFINED
-from rechain.reference.model import Json
+from rechain.reference.model import EqualToItems, Json
 
 
 class Block(msgspec.Struct, gc=False):
@@ -340,7 +340,7 @@ def stored_rows(chain: list[Json]) -> Iterable[Json | Pending]:
     return chain.stored() if type(chain) is LazyChain else chain
 
 
-class Messages(Sequence[Json]):
+class Messages(EqualToItems[Json]):
     """A rebuild's messages in order, each with its ``line``.
 
     With ``build``, ``items`` are the rows the messages show (decoded or ``Pending``) and
@@ -382,17 +382,3 @@ class Messages(Sequence[Json]):
 
     def __iter__(self) -> Iterator[Json]:
         return map(self._made, self._items, self._lines)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Messages | tuple | list):
-            return NotImplemented
-        return len(self) == len(other) and all(
-            a == b for a, b in zip(self, other, strict=True))
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
-
-    __hash__ = None  # type: ignore[assignment]

@@ -6,7 +6,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 Json = dict[str, Any]
 
@@ -57,7 +57,32 @@ _SET_LINE, _SET_KIND, _SET_DETAIL, _SET_THROUGH = (
     getattr(Diagnostic, name).__set__ for name in ("line", "kind", "detail", "through"))
 
 
-class Diagnostics(Sequence[Diagnostic]):
+T = TypeVar("T")
+
+
+class EqualToItems(Sequence[T]):
+    """A sequence whose items are made or read as asked, equal to a tuple or list of the
+    same items (and to another of its class), compared one item at a time: a rebuild's
+    ``Messages`` and ``Diagnostics``."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self) | tuple | list):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            a == b for a, b in zip(self, other, strict=True))
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Diagnostics(EqualToItems[Diagnostic]):
     """A rebuild's diagnostics, worked out when first read, then kept.
 
     Why each line was left out is most of a large file's findings (one per line off
@@ -96,21 +121,6 @@ class Diagnostics(Sequence[Diagnostic]):
 
     def __iter__(self) -> Iterator[Diagnostic]:
         return iter(self._all())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Diagnostics):
-            return self._all() == other._all()
-        if isinstance(other, tuple | list):
-            return self._all() == tuple(other)
-        return NotImplemented
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __repr__(self) -> str:
-        return repr(self._all())
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)

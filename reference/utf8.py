@@ -45,7 +45,7 @@ def with_invalid_utf8(lines: NumberedLines, diagnostics: list[Diagnostic]) -> li
     merged: list[Diagnostic] = []
     taken = 0
     for finding in diagnostics:
-        at = place.get(finding.line, -1) if finding.line is not None else -1
+        at = place.get(finding.line, -1)  # type: ignore[arg-type]
         while taken < len(bad) and bad[taken][0] <= at:
             merged.append(bad[taken][1])
             taken += 1
