@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -65,8 +66,13 @@ TITLES = {
     "branch-after-rewind": "branch after a rewind", "walk-stopped": "walk stopped early",
     "off-chain": "row off the chain", "order": "message order", "chain": "different chain",
     "paging": "paging (--limit/--offset)", "lost-row": "row missing", "extra-row": "extra row",
-    "merged-row": "rows shown as one",
+    "merged-row": "rows shown as one", "duplicate-row": "row shown twice",
     "skip-now-passes": "known failure now passes",
+    "invariant:unchanged-by-invalid-line": "answer changed by one torn line",
+    "invariant:unchanged-by-formatting": "answer changed by reformatting",
+    "invariant:parents-first": "child shown before its parent",
+    "invariant:sidechains-apart": "sidechain row shown",
+    "invariant:contained-error": "raised on one bad line",
 }
 
 
@@ -433,7 +439,7 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
 
 #: the behaviours of a row scope's explanation that show each cause of a contract's verdict
 CAUSE_BEHAVIOURS = {"lost-row": ("lost-row",), "extra-row": ("extra-row", "skipped-line"),
-                    "order": ("order",)}
+                    "order": ("order",), "duplicate-row": ("duplicate-row",)}
 #: contract scopes whose answer is every row the profile reads, in an order of their own:
 #: the chain's rules (leaf, walk, orphan recovery, relinks) do not decide what they hold
 ROW_SCOPES = {"file-order": "in file order", "archive": "parents before children"}
@@ -467,6 +473,7 @@ def _scope_clauses(sides: Sides, scope: str) -> list[tuple[str, str]]:
         else:
             found.append(("extra-row", f"yours shows {sides.describe(uuid)}, which {who} "
                           f"leaves out (a kind of row the contract does not show)"))
+    found += _repeated(sides)
     if not found:
         where = _first(got, expected)
         found.append(("order", f"both have the same rows in another order; {who} puts "
@@ -477,6 +484,19 @@ def _scope_clauses(sides: Sides, scope: str) -> list[tuple[str, str]]:
             found.insert(0, ("order", f"yours shows {sides.describe(early[0])} before its "
                              f"parent, {sides.describe(early[1])}; {who} has parents first"))
     return found
+
+
+def _repeated(sides: Sides) -> list[tuple[str, str]]:
+    """The first row yours shows more often than the other side: a uuid written on two
+    lines shown from each, where the rows shown are otherwise the same."""
+    counts = Counter(sides.got)
+    theirs = Counter(sides.expected)
+    uuid = next((u for u in counts if counts[u] > theirs[u] > 0), None)
+    if uuid is None:
+        return []
+    once = "once" if theirs[uuid] == 1 else f"{theirs[uuid]} times"
+    return [("duplicate-row", f"yours shows {sides.describe(uuid)} {counts[uuid]} times; "
+             f"{sides.who} has it {once}")]
 
 
 def _child_first(sides: Sides) -> tuple[str, str] | None:
@@ -494,6 +514,13 @@ def _child_first(sides: Sides) -> tuple[str, str] | None:
 def _first(got: Sequence[str], expected: Sequence[str]) -> int:
     return next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b),
                 min(len(got), len(expected)))
+
+
+def _broken(difference: Mapping[str, Any]) -> bool:
+    """A difference that is an invariant the reader breaks, not a field: the answers agree
+    and the verdict's message says what reading the file again changed."""
+    return difference.get("path") == "/" and str(difference.get("left")).startswith(
+        "invariant:")
 
 
 def _value(value: Any, width: int = 60) -> str:
@@ -878,6 +905,9 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
               _run_heads(expected.messages, sides) if merged else expected.messages)))
           is not None):
         clauses.append(found)
+    elif difference is not None and _broken(difference):
+        clauses.append((str(difference["left"]), message or f"yours breaks "
+                        f"{difference['left']}"))
     elif difference is not None:
         clauses.append(_field_clause(difference, sides,
                                      (_message_count(got), _message_count(expected))))

@@ -214,6 +214,47 @@ def test_the_contract_target_reruns_the_reader_on_reformatted_rows_one_case_in_k
             assert "written spaced" in verdict.message
 
 
+class _StrictParser:
+    """Reads every line as JSON and raises on the first that is not (a torn last line)."""
+
+    from rechain.conformance.protocol import ImplementationInfo
+
+    info = ImplementationInfo("strict", "1", "python")
+
+    def run(self, case: object) -> Answered | Raised:
+        try:
+            rows = [orjson.loads(line) for line in case.data.splitlines()]  # type: ignore[attr-defined]
+        except orjson.JSONDecodeError:
+            return Raised("exit 4", "parse error: Unfinished JSON term")
+        return Answered(tuple({"uuid": r["uuid"], "type": r["type"]} for r in rows))
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+def test_a_reader_changed_by_a_torn_line_is_told_so_in_words_with_its_own_error() -> None:
+    """The answers agree, the torn line appended makes the reader raise: the failure names
+    that invariant and quotes what the reader said, never a field `/` of value "unchanged"."""
+    from rechain.conformance.contracts.target import ContractTarget
+    from rechain.conformance.explain import explain
+    from rechain.conformance.protocol import CaseInput
+    from rechain.conformance.runner import Item
+
+    data = row(1, "user", None, "go") + row(2, "user", 1, "on")
+    reader = _StrictParser()
+    target = ContractTarget(reader, contract(scope="file-order", content="ignored"), every=4)
+    item = Item(CaseInput("c", data, "s"), "generated")
+    expected = target.expect(item)
+    verdict = target.judge(item, reader.run(item.case), 4)
+    assert (verdict.status, verdict.cause) == ("fail", "invariant:unchanged-by-invalid-line")
+    assert verdict.message.endswith("; yours raised exit 4: parse error: Unfinished JSON term")
+    said = explain(data, reader.run(item.case), expected, verdict.difference.to_json(),  # type: ignore[union-attr]
+                   target=target.label, message=verdict.message, causes=verdict.causes)
+    assert (said["behaviour"], said["title"]) == ("invariant:unchanged-by-invalid-line",
+                                                  "answer changed by one torn line")
+    assert said["sentence"].startswith("appending one torn line changed the answer")
+
+
 def test_a_kind_names_the_cause_and_the_row_so_different_losses_shrink_apart() -> None:
     from rechain.conformance.contracts.judge import kind_of
 

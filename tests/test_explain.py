@@ -292,6 +292,20 @@ def test_a_row_scope_is_explained_by_rows_of_the_file_not_by_the_chains_rules():
                                         "line 1 (user, prompt)")
 
 
+def test_a_row_scope_names_a_row_shown_twice_and_never_raises_on_it():
+    """A file-order reader that shows a row twice (a uuid written on two lines) has every
+    row of the answer and no other: the explanation names the repeated row, where the
+    order's sentence indexed past the shorter answer and stopped the run."""
+    data = _rows("a", "b") + _rows("b")
+    for got in (_shown("a", "b", "b"), _shown("b", "a", "b")):
+        twice = explain(data, got, _shown("a", "b"), None,
+                        target="agent-sdk@0.3.332 file-order", causes=("duplicate-row",))
+        assert (twice["behaviour"], twice["title"]) == ("duplicate-row", "row shown twice")
+        assert twice["sentence"] == ("yours shows line 3 (user, prompt) 2 times; the file-order "
+                                     "answer (the rows agent-sdk@0.3.332 reads, in file order) "
+                                     "has it once")
+
+
 def test_the_cause_left_after_the_skip_list_leads_and_a_row_from_a_skipped_line_is_located():
     """A known lost row beside a new extra row: the explanation leads with the extra row,
     and names the line it came from, which the profile's parser skips."""

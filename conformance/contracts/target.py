@@ -98,11 +98,14 @@ class ContractTarget:
     def _metamorphic(self, item: Any, seq: int) -> list[tuple[str, str]]:
         from rechain.conformance.runner import run_one
 
+        said: list[str] = []  # the reader's own words when it did not answer
+
         def read(data: bytes) -> Any:
             outcome = run_one(self.owner, replace(item.case, data=data))
             if isinstance(outcome, Answered):
                 return ({"usage": dict(outcome.usage)} if self.contract.scope == "usage"
                         else list(outcome.messages))
+            said.append(_words(outcome))
             return _raise(outcome)
 
         # one style per sweep case, spaced first; every style when shrinking (seq 0), so the
@@ -114,10 +117,12 @@ class ContractTarget:
                  lambda: inv.unchanged_by_invalid_line(read, item.case.data)),
                 ("invariant:unchanged-by-formatting",
                  lambda: inv.unchanged_by_formatting(read, item.case.data, styles))):
+            said.clear()
             try:
                 check()
             except AssertionError as error:
-                found.append((name, str(error)))
+                words = f"; yours {said[-1]}" if said else ""
+                found.append((name, f"{error}{words}"))
         return found
 
 
@@ -131,6 +136,14 @@ def _holds(check: Any, data: bytes, answer: list[dict[str, Any]]) -> bool:
 
 class ReaderError(Exception):
     """A reader's non-answer (raised, crashed, timed out) as an exception for a property."""
+
+
+def _words(outcome: Any) -> str:
+    """What a reader that did not answer said: the property compares only that it raised,
+    a person reading the failure needs its message (``exit 4: parse error …``)."""
+    kind = getattr(outcome, "type", None) or getattr(outcome, "status", "failed")
+    verb = "raised" if isinstance(outcome, Raised) else "ended with"
+    return f"{verb} {kind}: {getattr(outcome, 'message', '')}".rstrip(": ")
 
 
 def _raise(outcome: Any) -> Any:
