@@ -69,6 +69,7 @@ def every_comparison(first: Connections, shrunk: Disagreement, item: Item,
     """The shrunk comparison, then every other (reader, target) that fails on its input."""
     found: list[Disagreement] = []
     verdicts: list[Verdict] = []
+    done: set[tuple[str, str]] = set()  # one label is one answer: the recorded and the live
     for implementation in first.implementations:
         impl_label = label("", implementation.info)
         got = shrunk.got if impl_label == shrunk.implementation else run_one(
@@ -77,10 +78,13 @@ def every_comparison(first: Connections, shrunk: Disagreement, item: Item,
             owner = getattr(target, "owner", None)
             if owner is not None and owner is not implementation:
                 continue  # another reader's contract
+            if (impl_label, target.label) in done:
+                continue
             mine = (impl_label, target.label) == (shrunk.implementation, shrunk.against)
             expected = target.expect(item) if not mine or owner is not None else shrunk.expected
             if expected is None:
                 continue
+            done.add((impl_label, target.label))
             verdict = _verdict(implementation, target, item, got, expected)
             if verdict.status != "fail" and not mine:
                 continue
