@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rechain.errors import UsageError
+from rechain.fuzz import groups
 
 PROBE = r"""
 import importlib, inspect, json, os, sys
@@ -78,8 +79,9 @@ def probe(
     if not colon or not module or not function:
         raise UsageError(f"--target {spec}: expected MODULE:FUNCTION")
     try:
-        done = subprocess.run([python, "-c", PROBE, module, function, *allow], cwd=cwd, env=env,
-                              capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+        # the import is the target's code: what it starts ends with the probe
+        done = groups.run([python, "-c", PROBE, module, function, *allow], PROBE_TIMEOUT_S,
+                          env=env, cwd=cwd)
     except subprocess.TimeoutExpired:
         raise UsageError(f"--target {spec}: importing {module} did not finish") from None
     except OSError as error:

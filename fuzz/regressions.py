@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rechain.corpus.cases_io import CASE_FILE, INPUT_FILE, CaseError, load_case, write_case
-from rechain.fuzz import case_notes
+from rechain.fuzz import case_notes, groups
 from rechain.fuzz.contract import Contract
 from rechain.fuzz.registry import TARGETS
 
@@ -225,11 +225,11 @@ def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) 
     command += ["--", str(directory / INPUT_FILE)]
     # start outside any source tree: its rechain/ would hide the shim's rechain.fuzz
     cwd = tempfile.gettempdir()
-    try:
-        done = subprocess.run(command, capture_output=True, env=env, timeout=bound + IMPORT_S,
-                              check=False, cwd=cwd)
-    except subprocess.TimeoutExpired:  # stuck past the worker's own watchdog: a hang too
-        done = subprocess.CompletedProcess(command, -9, b"", b"Timeout (killed)")
+    try:  # in a process group of its own: what the target started ends with the replay
+        done = groups.run(command, bound + IMPORT_S, env=env, cwd=cwd)
+    except subprocess.TimeoutExpired as stuck:  # past the worker's own watchdog: a hang too
+        done = subprocess.CompletedProcess(command, -9, stuck.stdout or b"",
+                                           (stuck.stderr or b"") + b"\nTimeout (killed)")
     said = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
     rows = [row for row in said if row.get("outcome") != "started"]
     if not rows and b"Timeout (" in done.stderr:  # the worker's watchdog ended it: a hang

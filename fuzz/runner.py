@@ -36,7 +36,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from rechain import interrupts
 from rechain.conformance.lifetime import dies_with_parent
-from rechain.fuzz import dictionary, seeds
+from rechain.fuzz import dictionary, groups, seeds
 from rechain.fuzz.contract import Contract
 from rechain.fuzz.findings import FindingStore, load_findings
 from rechain.fuzz.groups import halt, sweep
@@ -468,10 +468,7 @@ def hang_confirmed(
     command = [*_worker(target, settings, dirs), "--", f"-timeout={bound}", str(path)]
     env = environment(target, settings)
     try:
-        done = subprocess.run(
-            command, capture_output=True, env=env, cwd=neutral_cwd(settings),
-            timeout=3 * bound + 30, check=False,
-        )
+        done = groups.run(command, 3 * bound + 30, env=env, cwd=neutral_cwd(settings))
     except subprocess.TimeoutExpired:
         return True
     return done.returncode != 0

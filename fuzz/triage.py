@@ -9,17 +9,14 @@ a shrinker may wander to another failure if it is not checked.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rechain.conformance.lifetime import dies_with_parent
+from rechain.fuzz import groups
 from rechain.fuzz.findings import key_of
 from rechain.fuzz.registry import Target
 from rechain.fuzz.regressions import case_id, write_regression
@@ -40,6 +37,8 @@ def _worker(target: Target, settings: Settings, *options: str) -> list[str]:
 
 #: a shrinking step's time for starting its processes (imports) past its own budget
 START_S = 30
+#: how long the replay that names a finding's trigger may take: a safety limit
+CLASSIFY_S = 600
 
 
 def _bounded(
@@ -49,17 +48,10 @@ def _bounded(
     stopped): libFuzzer's minimiser runs a child per step until nothing gets smaller, so
     its own ``-max_total_time`` bounds a step, not the whole; a finding took minutes
     whatever ``--shrink-seconds`` said."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=env, cwd=cwd, start_new_session=True,
-                               preexec_fn=dies_with_parent())
     try:
-        out, err = process.communicate(timeout=seconds)
+        return groups.run(command, seconds, env=env, cwd=cwd)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
         return None
-    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 def _named(finding: dict[str, Any], source: Path, suffix: str) -> Path:
@@ -116,9 +108,9 @@ def classify(target: Target, settings: Settings, finding: dict[str, Any]) -> str
         return guess
     command = _worker(target, settings, "--mode", "replay", "--", str(source))
     env = environment(target, settings)
-    done = subprocess.run(
-        command, capture_output=True, env=env, timeout=600, cwd=neutral_cwd(settings)
-    )
+    done = _bounded(command, env, neutral_cwd(settings), CLASSIFY_S)
+    if done is None:  # the finding's own bound stops a hang; this one, a stuck start
+        return guess
     rows = [json.loads(x) for x in done.stdout.splitlines() if x.startswith(b"{")]
     if not rows or rows[-1].get("signature") != finding["signature"]:
         return guess
