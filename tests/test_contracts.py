@@ -255,6 +255,64 @@ def test_a_reader_changed_by_a_torn_line_is_told_so_in_words_with_its_own_error(
     assert said["sentence"].startswith("appending one torn line changed the answer")
 
 
+class _Hangs:
+    """Never answers: each call is a full timeout, so one call per case is all it may cost."""
+
+    from rechain.conformance.protocol import ImplementationInfo
+
+    info = ImplementationInfo("hangs", "1", "python")
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def run(self, case: object) -> object:
+        from rechain.conformance.protocol import Crashed, TimedOut
+
+        self.calls += 1
+        return TimedOut(30.0) if self.calls % 2 else Crashed("killed by signal 9")
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+def test_a_reader_that_timed_out_or_crashed_is_not_run_again_for_the_invariants() -> None:
+    """Reading the file again checks an answer; a reader that gave none keeps its timeout or
+    crash, and is not run eight more times (eight more timeouts) on each case file."""
+    from rechain.conformance.contracts.target import ContractTarget
+    from rechain.conformance.protocol import CaseInput
+    from rechain.conformance.runner import Item
+
+    reader = _Hangs()
+    target = ContractTarget(reader, contract(scope="file-order"), every=1)
+    item = Item(CaseInput("c", PARALLEL, "s"), "real")  # a case file: every invariant
+    for status in ("timeout", "crash"):
+        target.expect(item)
+        calls = reader.calls
+        verdict = target.judge(item, reader.run(item.case), 0)
+        assert (verdict.status, reader.calls - calls) == (status, 1)
+
+
+def test_the_invariants_reuse_the_answer_already_given() -> None:
+    """The file as it is was read once for the verdict: the invariants read only the
+    changed files (a torn line appended, each style of formatting), not that one again."""
+    from rechain.conformance.contracts.target import ContractTarget
+    from rechain.conformance.protocol import CaseInput
+    from rechain.conformance.runner import Item
+    from rechain.strategies.formatting import STYLES
+
+    reader = _StrictParser()
+    seen: list[bytes] = []
+    run = reader.run
+    reader.run = lambda case: (seen.append(case.data), run(case))[1]  # type: ignore[method-assign]
+    target = ContractTarget(reader, contract(scope="file-order", content="ignored"), every=1)
+    data = row(1, "user", None, "go")
+    item = Item(CaseInput("c", data, "s"), "real")
+    target.expect(item)
+    target.judge(item, run(item.case), 0)
+    changed = [style for style in STYLES if reformat(data, style) != data]
+    assert data not in seen and len(seen) == 1 + len(changed) >= 3
+
+
 def test_a_kind_names_the_cause_and_the_row_so_different_losses_shrink_apart() -> None:
     from rechain.conformance.contracts.judge import kind_of
 

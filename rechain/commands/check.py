@@ -103,8 +103,9 @@ def register(subparsers: Any) -> None:
         help="how strict the comparison is: which rows in which order (uuids), also each "
              "row's type (types), also the messages as declared (messages, the default)")
     add("--invariant-every", type=int, default=4, metavar="K",
-        help="run the reader again on one case in K (an appended invalid line, reformatted "
-             "rows) to check its answer does not change; 0 turns it off (default 4)")
+        help="run a reader with a contract again on one generated case in K and on every "
+             "case file (an appended invalid line, reformatted rows) to check its answer "
+             "does not change; 0 turns it off (default 4)")
     add("--validate", action="store_true",
         help="check every answer against the protocol and result schemas (a break is a crash)")
     add("--progress", action=argparse.BooleanOptionalAction, default=None,
