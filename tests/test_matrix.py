@@ -321,3 +321,50 @@ def test_the_terminal_prints_replays_that_run_from_here_and_the_page_keeps_them_
             f"{tmp_path / 'cases'} --case diff-x`") in printed
     assert ("replay: `rechain check --impl adapter:x --corpus cases --case diff-x`"
             in (tmp_path / "out" / "matrix.md").read_text())
+
+
+def test_the_committed_matrix_names_the_cases_folder_from_the_repository_wherever_it_ran(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The replays kept in ``matrix-data``, the page and the case files name the cases
+    folder from the repository's root, whether ``--cases`` was written absolute or the run
+    started elsewhere: the same files as a run from the root with relative paths. The
+    terminal's copy names it in full."""
+    from rechain import portable
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    cases = repo / "implementations" / "found"
+    (cases / "diff-x").mkdir(parents=True)
+    monkeypatch.setattr(portable, "program", lambda: ("/opt/venv/bin/rechain",))
+    shipped = adapters.shipped(names=["ccusage"])[0]
+    monkeypatch.setattr(adapters, "shipped", lambda names=None: [
+        type(shipped)(**{**{f: getattr(shipped, f) for f in shipped.__dataclass_fields__},
+                         "name": "x"})])
+    written = {}
+    for cwd, out, given in ((tmp_path / "elsewhere", repo / "docs", cases),
+                            (repo, Path("docs"), Path("implementations/found"))):
+        monkeypatch.chdir(cwd)
+        (cases / "x.report.jsonl").write_text("\n".join(json.dumps(line) for line in [
+            {"kind": "header", "seed": 7, "examples": 2},
+            {"kind": "case", "id": "gen-00000", "status": "fail", "cause": "lost-row"},
+            {"kind": "finding", "cause": "lost-row", "seen": 1, "case_id": "diff-x",
+             "lines": 2, "replay": f"/somewhere/rechain check --impl cmd:/abs/read.py "
+                                   f"--corpus {cases} --case diff-x"}]) + "\n")
+        (cases / "diff-x" / "case.json").write_text(json.dumps(
+            {"provenance": {"differential": {"replay": "old"}}}))
+        assert main(["matrix", "--no-run", "--out", str(out), "--cases", str(given)]) == 0
+        assert (f"replay: `/opt/venv/bin/rechain check --impl adapter:x --corpus {cases} "
+                "--case diff-x`") in capsys.readouterr().out
+        written[cwd] = {path.relative_to(repo): path.read_bytes()
+                        for path in sorted(repo.rglob("*")) if path.is_file()
+                        and "report" not in path.name and ".git" not in path.parts}
+    first, second = written.values()
+    assert first == second
+    replay = "rechain check --impl adapter:x --corpus implementations/found --case diff-x"
+    assert f"replay: `{replay}`" in first[Path("docs/matrix.md")].decode()
+    assert replay in first[Path("docs/matrix-data/x.jsonl")].decode()
+    assert replay in first[Path("implementations/found/diff-x/case.json")].decode()
+    assert not any(str(tmp_path).encode() in data for data in first.values())

@@ -201,9 +201,10 @@ def badge(row: Row) -> Json:
             "color": color}
 
 
-def here(row: Row, program: str, cwd: Any) -> Row:
+def here(row: Row, program: str, root: Any) -> Row:
     """``row`` with each replay as the person who ran the matrix runs it now: ``program``
-    for ``rechain`` and the cases folder absolute (the committed page keeps both portable)."""
+    for ``rechain`` and the cases folder absolute (the committed page keeps both portable:
+    the folder named from ``root``, the repository the page is committed to)."""
     from dataclasses import replace
     from pathlib import Path
 
@@ -213,8 +214,8 @@ def here(row: Row, program: str, cwd: Any) -> Row:
             return replay
         line = line.with_program(shlex.split(program))
         folder = line.option("--corpus")
-        if folder is not None and (Path(cwd) / folder).is_dir():
-            line = line.with_option("--corpus", str(Path(cwd) / folder))
+        if folder is not None and (Path(root) / folder).is_dir():
+            line = line.with_option("--corpus", str(Path(root) / folder))
         return str(line)
 
     return replace(row, findings=tuple({**f, "replay": local(str(f["replay"]))}
@@ -224,7 +225,8 @@ def here(row: Row, program: str, cwd: Any) -> Row:
 def portable(replay: str, name: str, cases_dir: Any = None) -> str:
     """A replay command as a reader of the docs runs it: ``rechain`` (whatever words started
     it on this machine: a venv's console script, ``PYTHON -m rechain``), the shipped adapter
-    by name (``--impl adapter:NAME``) and the cases folder as given, not this machine's paths."""
+    by name (``--impl adapter:NAME``) and the cases folder as the caller names it (from
+    the repository), not this machine's paths."""
     line = ReplayLine.parse(replay)
     if line is None:
         return replay

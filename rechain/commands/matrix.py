@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     (args.out / "badges").mkdir(exist_ok=True)
     (args.out / "matrix-data").mkdir(exist_ok=True)
     chosen = {adapter.name for adapter in adapters.shipped(names=args.reader)}
+    root = repository(args.out)
     for adapter in adapters.shipped():
         report = args.cases / f"{adapter.name}.report.jsonl"
         stored = args.out / "matrix-data" / f"{adapter.name}.jsonl"
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_run:
             _check(args, adapter, report)
         if report.is_file():
-            kept = _kept(adapter, report, args.cases)
+            kept = _kept(adapter, report, args.cases, root)
             # a reader's answer may hold lone surrogates (kept escaped): never a crash
             stored.write_bytes(b"".join(dumps(line) + b"\n" for line in kept))
         elif stored.is_file():
@@ -114,24 +115,37 @@ def run(args: argparse.Namespace) -> int:
     command = render.command(headers)
     (args.out / "matrix.md").write_text(render.markdown(rows, command), encoding="utf-8")
     (args.out / "matrix.html").write_text(render.page(rows, command), encoding="utf-8")
-    # what the terminal shows is run now, from here: the words that start this rechain and
-    # the cases folder in full; the committed page keeps the portable forms
+    # what the terminal shows is run now, from any directory: the words that start this
+    # rechain and the cases folder in full; the committed page keeps the portable forms
     program = " ".join(shlex.quote(word) for word in portable.program())
-    local = [render.here(row, program, Path.cwd()) for row in rows]
+    local = [render.here(row, program, root) for row in rows]
     sys.stdout.write(render.markdown(local, command, program))
     return 0
 
 
-def _kept(adapter: Any, report: Path, cases: Path) -> list[dict[str, Any]]:
+def repository(out: Path) -> Path:
+    """What the committed matrix's paths are relative to: the repository ``out`` lies in
+    (the nearest folder up holding ``.git``), from whose root a reader of the docs runs
+    its replays; outside any repository, the directory the run started in."""
+    from rechain.conformance.report_locations import checkout
+
+    root = checkout(out)
+    return root if (root / ".git").exists() else Path.cwd()
+
+
+def _kept(adapter: Any, report: Path, cases: Path, root: Path) -> list[dict[str, Any]]:
     """A reader's report as the matrix keeps it (``render.data``), its cases' replays
-    made portable."""
+    made portable: the cases folder named from ``root`` (as given when it lies outside),
+    whichever directory the run started in and however ``--cases`` was written."""
     from rechain.conformance.contracts.model import from_json
     from rechain.conformance.matrix import render
+    from rechain.conformance.report_locations import inside
 
     lines = [loads(line) for line in report.read_bytes().splitlines()]
     contract = from_json({"name": adapter.name, "version": adapter.version,
                           **adapter.contract}).summary
-    row = render.row_of(adapter.slug, contract, lines, adapter.name, cases)
+    row = render.row_of(adapter.slug, contract, lines, adapter.name,
+                        inside(cases, root) or str(cases))
     _portable_cases(row, cases)
     header = next((line for line in lines if line.get("kind") == "header"), {})
     return render.data(row, header, lines)
@@ -139,7 +153,8 @@ def _kept(adapter: Any, report: Path, cases: Path) -> list[dict[str, Any]]:
 
 def _portable_cases(row: Any, cases: Path) -> None:
     """Each minimal case's replay command as the matrix shows it (``adapter:NAME``, the
-    cases folder as given), so a case folder committed with the docs replays anywhere."""
+    cases folder named from the repository), so a case folder committed with the docs
+    replays anywhere."""
     from rechain.corpus.cases_io import dumps_case
 
     for finding in row.findings:
