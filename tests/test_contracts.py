@@ -232,6 +232,32 @@ class _StrictParser:
         """Nothing to stop."""
 
 
+class _FirstArgument:
+    """A text viewer without uuids that sums up a call by its input's first value, as
+    agent-chat-reader does: reordered keys change the text, not the rows."""
+
+    from rechain.conformance.protocol import ImplementationInfo
+
+    info = ImplementationInfo("first-argument", "1", "python")
+
+    def run(self, case: object) -> Answered:
+        shown = []
+        for line in case.data.splitlines():  # type: ignore[attr-defined]
+            try:
+                entry = orjson.loads(line)
+            except orjson.JSONDecodeError:  # a torn line is skipped, as readers do
+                continue
+            content = entry["message"]["content"]
+            calls = [next(iter(b["input"].values())) for b in content
+                     if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(
+                content, list) else []
+            shown.append({"type": entry["type"], "text": str(calls or content)})
+        return Answered(tuple(shown))
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
 def test_a_reader_changed_by_a_torn_line_is_told_so_in_words_with_its_own_error() -> None:
     """The answers agree, the torn line appended makes the reader raise: the failure names
     that invariant and quotes what the reader said, never a field `/` of value "unchanged"."""
@@ -311,6 +337,31 @@ def test_the_invariants_reuse_the_answer_already_given() -> None:
     target.judge(item, run(item.case), 0)
     changed = [style for style in STYLES if reformat(data, style) != data]
     assert data not in seen and len(seen) == 1 + len(changed) >= 3
+
+
+def test_a_reader_that_ignores_content_is_judged_on_rows_when_its_rows_are_reformatted() -> None:
+    """Reformatting (reversed keys) changes the text a reader renders from a call's first
+    argument: with ``content: ignored`` only its rows are compared, so that is no failure;
+    a reader that declares its content is judged on the text, and fails."""
+    from rechain.conformance.contracts.target import ContractTarget
+    from rechain.conformance.protocol import CaseInput
+    from rechain.conformance.runner import Item
+
+    data = b"".join([row(1, "user", None, "go"), row(2, "assistant", 1, [
+        {"type": "tool_use", "id": "t1", "name": "Task",
+         "input": {"description": "first", "prompt": "second"}}])])
+    reader = _FirstArgument()
+    item = Item(CaseInput("c", data, "s"), "generated")
+    for content, status in (("ignored", "pass"), ("text-equivalent", "fail")):
+        terms = contract(scope="file-order", identity="position+role", content=content,
+                         strictness="types")
+        target = ContractTarget(reader, terms, every=4)
+        target.expect(item)
+        verdict = target.judge(item, reader.run(item.case), 0)  # 0: every style
+        assert verdict.status == status, content
+        if status == "fail":
+            assert verdict.cause == "invariant:unchanged-by-formatting"
+            assert "second" in verdict.message
 
 
 def test_a_kind_names_the_cause_and_the_row_so_different_losses_shrink_apart() -> None:
@@ -395,3 +446,43 @@ def test_results_beside_their_call_is_a_declared_order_not_a_failure() -> None:
                           "results": "beside-call"})
     assert declared.results == "beside-call" and "results beside-call" in declared.summary
     assert from_json(declared.to_json()) == declared
+
+
+# U1 → A2 (thinking only) → A3 (calls t1) → R4 (t1's result) → U5 (result and text) → U6
+# (blank) → A7 (text)
+TEXTS = b"".join([
+    row(1, "user", None, "go"),
+    row(2, "assistant", 1, [{"type": "thinking", "thinking": "hmm"}]),
+    row(3, "assistant", 2, [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]),
+    row(4, "user", 3, [{"type": "tool_result", "tool_use_id": "t1", "content": "out 1"}]),
+    row(5, "user", 4, [{"type": "tool_result", "tool_use_id": "t1", "content": "again"},
+                       {"type": "text", "text": "and stop"}]),
+    row(6, "user", 5, "   "),
+    row(7, "assistant", 6, [{"type": "text", "text": "done"}]),
+])
+
+
+def test_hidden_results_and_blank_rows_are_declared_text_views_not_lost_rows() -> None:
+    """A text viewer renders a row's texts and calls: with ``results: hidden`` a row of tool
+    results only is no row (a row with text besides stays, without its result), with
+    ``blank: hidden`` neither is a reply of thinking only nor a blank prompt. Without
+    them, the same reader loses rows."""
+    hidden = contract(scope="file-order", content="ignored", results="hidden")
+    assert answer(TEXTS, hidden).uuids == [U.format(n) for n in (1, 2, 3, 5, 6, 7)]
+    both = contract(scope="file-order", content="ignored", results="hidden", blank="hidden")
+    want = answer(TEXTS, both)
+    assert want.uuids == [U.format(n) for n in (1, 3, 5, 7)]
+    assert want.rows[2].fragments == ("and stop",)  # its result is not asked for
+    blank = contract(scope="file-order", content="ignored", blank="hidden")
+    assert answer(TEXTS, blank).uuids == [U.format(n) for n in (1, 3, 4, 5, 7)]
+    texts = Answered(tuple({"uuid": U.format(n), "type": "assistant" if n in (3, 7) else "user"}
+                           for n in (1, 3, 5, 7)))
+    assert judge_contract(texts, want, both).status == "pass"
+    every = contract(scope="file-order", content="ignored")
+    assert judge_contract(texts, answer(TEXTS, every), every).cause == "lost-row"
+    declared = from_json({"name": "v", "version": "1", "scope": "file-order",
+                          "results": "hidden", "blank": "hidden"})
+    assert "results hidden, blank hidden" in declared.summary
+    assert from_json(declared.to_json()) == declared
+    with pytest.raises(UsageError, match="blank"):
+        from_json({"name": "v", "version": "1", "blank": "folded"})

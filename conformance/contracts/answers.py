@@ -104,6 +104,25 @@ def fragments(entry: Json) -> tuple[str, ...]:
     return tuple(found)
 
 
+def shown_fragments(entry: Json, contract: Contract) -> tuple[str, ...]:
+    """The fragments of a row its reader renders: tool results left out when it hides them."""
+    found = fragments(entry)
+    if contract.results == "hidden":
+        return tuple(f for f in found if not f.startswith("tool_result:"))
+    return found
+
+
+def visible(entry: Json, contract: Contract) -> bool:
+    """Whether a row in scope is a row of the reader's at all: with ``results: hidden`` a row
+    of tool results only is none, with ``blank: hidden`` a row with nothing to render is none
+    (text viewers render a row's texts and calls, so they skip one that has neither)."""
+    if contract.results != "hidden" and contract.blank == "shown":
+        return True
+    if shown_fragments(entry, contract):
+        return True
+    return contract.blank == "shown" and not fragments(entry)
+
+
 def answer(data: bytes, contract: Contract, profile: str = "sdk",
            options: Options | None = None) -> Answer:
     """The answer ``contract`` asks of ``data`` under ``profile``."""
@@ -118,7 +137,8 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
         return Answer(usage=usage_totals(seen.entries, contract), live=live, sidechain=side,
                       entries=entries)
     line_of = dict(seen.graph.line)
-    in_scope = {u for u, e in entries.items() if contract.rows.shown(row_kind(e))}
+    in_scope = {u for u, e in entries.items()
+                if contract.rows.shown(row_kind(e)) and visible(e, contract)}
     presented: dict[str, Json] = {}
     calls: dict[str, str] = {}  # a tool result's row -> the row of its call (beside-call)
     if contract.scope == "chain":
@@ -136,8 +156,8 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
             order = parents_first(order, {u: calls.get(u) or _parent_in(u, entries, in_scope)
                                           for u in order})
     rows = tuple(Row(u, row_kind(entries[u]), str(entries[u].get("type")), line_of.get(u, 0),
-                     calls.get(u) or _parent_in(u, entries, in_scope), fragments(entries[u]))
-                 for u in order)
+                     calls.get(u) or _parent_in(u, entries, in_scope),
+                     shown_fragments(entries[u], contract)) for u in order)
     return Answer(rows=rows, live=live, sidechain=side, entries=entries, presented=presented)
 
 
@@ -147,7 +167,8 @@ def _chain_order(presented: dict[str, Json], chain: tuple[Json, ...],
     order: list[str] = []
     for entry in chain:
         uuid, kind = entry["uuid"], row_kind(entry)
-        if uuid in order or kind == "other" or not contract.rows.shown(kind):
+        if uuid in order or kind == "other" or not contract.rows.shown(kind) or not visible(
+                entry, contract):
             continue
         if uuid in presented or kind not in ("message", "queued-command"):
             order.append(uuid)

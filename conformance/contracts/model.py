@@ -19,7 +19,8 @@ Identity = Literal["uuid", "position+role"]
 Content = Literal["exact", "text-equivalent", "ignored"]
 Strictness = Literal["uuids", "types", "messages"]
 Prompts = Literal["each", "merged"]
-Results = Literal["as-written", "beside-call"]
+Results = Literal["as-written", "beside-call", "hidden"]
+Blank = Literal["shown", "hidden"]
 SCOPES: tuple[Scope, ...] = ("chain", "archive", "file-order", "usage")
 STRICTNESS: tuple[Strictness, ...] = ("uuids", "types", "messages")
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
@@ -61,6 +62,7 @@ class Contract:
     strictness: Strictness = "messages"
     prompts: Prompts = "each"  # merged: prompts on adjacent lines shown as one (position+role)
     results: Results = "as-written"  # beside-call: each tool result right after its call
+    blank: Blank = "shown"  # hidden: a row with nothing to render (no text, call, result)
 
     @property
     def slug(self) -> str:
@@ -73,7 +75,8 @@ class Contract:
         return (f"{self.scope}, rows {shown}, identity {self.identity}, content {self.content},"
                 f" strictness {self.strictness}"
                 + (f", prompts {self.prompts}" if self.prompts != "each" else "")
-                + (f", results {self.results}" if self.results != "as-written" else ""))
+                + (f", results {self.results}" if self.results != "as-written" else "")
+                + (f", blank {self.blank}" if self.blank != "shown" else ""))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "version": self.version, "scope": self.scope,
@@ -85,6 +88,8 @@ class Contract:
             out["prompts"] = self.prompts
         if self.results != "as-written":
             out["results"] = self.results
+        if self.blank != "shown":
+            out["blank"] = self.blank
         return out
 
 
@@ -116,6 +121,7 @@ def from_json(document: Mapping[str, Any], where: str = "contract") -> Contract:
         strictness=document.get("strictness", "messages"),
         prompts=document.get("prompts", "each"),
         results=document.get("results", "as-written"),
+        blank=document.get("blank", "shown"),
     )
 
 
