@@ -189,6 +189,10 @@ class Verdict:
     #: uuids loses, adds, merges or shows with other content: its rows cannot be named by
     #: uuid, so the judge that paired them says which they are (``contracts.pairing``)
     rows: tuple[tuple[str, str | None, int | None], ...] = ()
+    #: (cause, words, difference) of the first row of each cause but the one ``message`` and
+    #: ``difference`` tell, when a judge knows them: a skip that accepts the cause a
+    #: verdict leads with leads with the next one left, not with a row it accepts
+    leads: tuple[tuple[str, str, Difference | None], ...] = ()
 
     @property
     def cause(self) -> str | None:

@@ -583,50 +583,61 @@ _SOURCES = {"duplicate": "; it shows a copy of a row written twice with one uuid
 
 
 def _position_clause(got: Answered, expected: Answered, sides: Sides, causes: Iterable[str],
-                     steps: Sequence[Step], counts: int) -> tuple[str, str] | None:
+                     steps: Sequence[Step], counts: int) -> tuple[tuple[str, str], int] | None:
     """The first row a reader without uuids lost, added or merged, or the first row paired
     with its row of the file that lacks a text, call or result of it, as the judge pairs
-    them; the cause the verdict leads with decides which. None for another cause."""
+    them; the cause the verdict leads with decides which (a row of a cause the skip list
+    accepted, or a less harmful one, is not what the explanation leads with). With the
+    index of its step. None for another cause."""
     first = next(iter(causes), None)
     op = {"lost-row": "lost", "extra-row": "extra", "merged-row": "merged", "field": "pair",
           "order": "moved"}.get(str(first))
+    for at, step in enumerate(steps):
+        if step.op == op:
+            said = _step_clause(got, expected, sides, steps, step, counts)
+            if said is not None:
+                return said, at
+    return None
+
+
+def _step_clause(got: Answered, expected: Answered, sides: Sides, steps: Sequence[Step],
+                 step: Step, counts: int) -> tuple[str, str] | None:
+    """What one step of the pairing says (None: a pair whose row shows all of its own)."""
+    op = step.op
     mine, theirs = got.messages, expected.messages
     tally = f"(yours shows {counted(len(mine), 'message')}, it has {counted(counts, 'row')})"
-    for step in steps:
-        if step.op != op:
-            continue
-        uuid = str(theirs[step.expected]["uuid"]) if step.expected is not None else ""
-        if op == "lost":
-            rest = sum(s.op == "lost" for s in steps) - 1
-            more = f" and {counted(rest, 'more row')} yours lacks" if rest > 0 else ""
-            return ("lost-row", f"message {step.expected + 1}, {sides.describe(uuid)}: "  # type: ignore[operator]
-                    f"{sides.who} has it{more}, yours shows no row with its content {tally}")
-        if op == "extra" and step.got is not None:
-            role = _role(mine[step.got])
-            text = _short(_message_line(mine[step.got], sides).split(" · ")[-1])
-            text = f" ({text})" if text else ""
-            source = shown_kind(b"\n".join(sides.raw), mine[step.got]).partition("+")[2]
-            whence = _SOURCES.get(source, "")
-            return ("extra-row", f"yours shows {'an' if role[:1] in 'aeio' else 'a'} {role} "
-                    f"row at position {step.got + 1}{text} that {sides.who} does not "
-                    f"have{whence} {tally}")
-        if op == "moved" and step.got is not None:
-            return ("order", f"yours shows {sides.describe(uuid)} at position {step.got + 1}, "
-                    f"out of the file's order: {sides.who} has it as message "
-                    f"{step.expected + 1} {tally}")  # type: ignore[operator]
-        if op == "merged" and step.got is not None:
-            beside = next((str(theirs[s.expected]["uuid"]) for s in steps if s.op == "pair"
-                           and s.got == step.got and s.expected is not None), None)
-            with_ = f", together with {sides.describe(beside)}" if beside else ""
-            return ("merged-row", f"yours shows {sides.describe(uuid)} inside its row at "
-                    f"position {step.got + 1}{with_}: {sides.who} has them as separate rows")
-        if op == "pair" and step.got is not None and step.expected is not None:
-            lacking = Shown(mine[step.got]).missing(
-                content_of(b"\n".join(sides.raw), [uuid]).get(uuid, ()))
-            if lacking is not None:
-                return ("field", f"field `content` of message {step.expected + 1}, "
-                        f"{sides.describe(uuid)}, shown at position {step.got + 1}: "
-                        f"{sides.who} has {_value(lacking)}, yours lacks it")
+    uuid = str(theirs[step.expected]["uuid"]) if step.expected is not None else ""
+    if op == "lost":
+        rest = sum(s.op == "lost" for s in steps) - 1
+        more = f" and {counted(rest, 'more row')} yours lacks" if rest > 0 else ""
+        return ("lost-row", f"message {step.expected + 1}, {sides.describe(uuid)}: "  # type: ignore[operator]
+                f"{sides.who} has it{more}, yours shows no row with its content {tally}")
+    if op == "extra" and step.got is not None:
+        role = _role(mine[step.got])
+        text = _short(_message_line(mine[step.got], sides).split(" · ")[-1])
+        text = f" ({text})" if text else ""
+        source = shown_kind(b"\n".join(sides.raw), mine[step.got]).partition("+")[2]
+        whence = _SOURCES.get(source, "")
+        return ("extra-row", f"yours shows {'an' if role[:1] in 'aeio' else 'a'} {role} "
+                f"row at position {step.got + 1}{text} that {sides.who} does not "
+                f"have{whence} {tally}")
+    if op == "moved" and step.got is not None:
+        return ("order", f"yours shows {sides.describe(uuid)} at position {step.got + 1}, "
+                f"out of the file's order: {sides.who} has it as message "
+                f"{step.expected + 1} {tally}")  # type: ignore[operator]
+    if op == "merged" and step.got is not None:
+        beside = next((str(theirs[s.expected]["uuid"]) for s in steps if s.op == "pair"
+                       and s.got == step.got and s.expected is not None), None)
+        with_ = f", together with {sides.describe(beside)}" if beside else ""
+        return ("merged-row", f"yours shows {sides.describe(uuid)} inside its row at "
+                f"position {step.got + 1}{with_}: {sides.who} has them as separate rows")
+    if op == "pair" and step.got is not None and step.expected is not None:
+        lacking = Shown(mine[step.got]).missing(
+            content_of(b"\n".join(sides.raw), [uuid]).get(uuid, ()))
+        if lacking is not None:
+            return ("field", f"field `content` of message {step.expected + 1}, "
+                    f"{sides.describe(uuid)}, shown at position {step.got + 1}: "
+                    f"{sides.who} has {_value(lacking)}, yours lacks it")
     return None
 
 
@@ -712,7 +723,7 @@ def _message_line(message: Mapping[str, Any], sides: Sides) -> str:
 
 def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, Any]],
             field_at: int | None = None, heads: Sequence[int] | None = None,
-            steps: Sequence[Step] | None = None) -> list[Json]:
+            steps: Sequence[Step] | None = None, lead: int | None = None) -> list[Json]:
     """Both answers row by row: ``=`` same, ``≠`` differ, ``+`` only yours, ``-`` only theirs.
 
     Rows pair by uuid (difflib's alignment) when both sides have uuids, else by position;
@@ -721,12 +732,17 @@ def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, An
     message): only the rows an explanation shows are written out (``_written``). Answers
     whose rows carry no uuid pair with the expected rows as the contract's judge pairs them
     (``steps``, by role and content; a row shown inside another is ``≠`` beside it), else
-    by role over ``heads`` of them (merged prompts: the first row of each run).
+    by role over ``heads`` of them (merged prompts: the first row of each run); ``lead``,
+    the step the explanation's sentence is about, is the one marked ``first`` then.
     """
     if steps is not None:
-        return _first_marked([{"mark": _STEP_MARKS[s.op] if s.op != "pair" or field_at != s.got
-                               else "≠", "got": s.got if s.op != "lost" else None,
-                               "expected": s.expected} for s in steps])
+        rows = [{"mark": _STEP_MARKS[s.op] if s.op != "pair" or field_at != s.got else "≠",
+                 "got": s.got if s.op != "lost" else None, "expected": s.expected}
+                for s in steps]
+        if lead is not None and rows[lead]["mark"] != "=":
+            rows[lead]["first"] = True
+            return rows
+        return _first_marked(rows)
     pick = list(range(len(expected)))
     if got and expected and not any(isinstance(m.get("uuid"), str) for m in got) and all(
             isinstance(m.get("uuid"), str) for m in expected):
@@ -890,6 +906,7 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     sides = Sides(got_uuids or [], expected_uuids or [], lines, diagnostics, frozenset(tags), who,
                   tuple(data.split(b"\n")))
     clauses: list[tuple[str, str]] = []
+    lead: int | None = None  # the step of the pairing the explanation leads with
     steps = (_position_steps(got, expected, sides, merged, loose)
              if isinstance(got, Answered) and isinstance(expected, Answered) else None)
     early = _outcome_clause(got, expected, who, diagnostics)
@@ -904,7 +921,8 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
           and (found := _position_clause(got, expected, sides, causes, steps, len(
               _run_heads(expected.messages, sides) if merged else expected.messages)))
           is not None):
-        clauses.append(found)
+        clauses.append(found[0])
+        lead = found[1]
     elif difference is not None and _broken(difference):
         clauses.append((str(difference["left"]), message or f"yours breaks "
                         f"{difference['left']}"))
@@ -922,7 +940,8 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         field_at = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
     mine = got.messages if isinstance(got, Answered) else ()
     theirs = expected.messages if isinstance(expected, Answered) else ()
-    rows = aligned(mine, theirs, field_at, _run_heads(theirs, sides) if merged else None, steps)
+    rows = aligned(mine, theirs, field_at, _run_heads(theirs, sides) if merged else None, steps,
+                   lead)
     said = [clip(text, SENTENCE_KEPT) for _, text in clauses]  # a reader's values in words
     behaviour, sentence = clip(clauses[0][0], LABEL_WIDTH), said[0]
     seen = {sentence}

@@ -143,8 +143,7 @@ class SkipList:
             if rest == verdict.causes:
                 return verdict
             if rest:  # a skip names one cause and never hides another in the same case
-                return replace(verdict, message=f"{verdict.message} (besides the known "
-                               f"{', '.join(sorted(accepted))})", causes=rest)
+                return _besides(verdict, accepted, rest)
         if verdict.status == "fail":
             return Verdict("skip", f"known divergence: {entry.reason} ({entry.link})",
                            verdict.difference, verdict.causes)
@@ -180,8 +179,21 @@ class SkipList:
         if not rest:
             return Verdict("skip", f"known divergence: {used.reason} ({used.link})",
                            verdict.difference, verdict.causes)
-        return replace(verdict, message=f"{verdict.message} (besides the known "
-                       f"{', '.join(sorted(accepted))})", causes=rest)
+        return _besides(verdict, accepted, rest)
+
+
+def _besides(verdict: Verdict, accepted: set[str], rest: tuple[str, ...]) -> Verdict:
+    """A failure some of whose causes the list accepts: the verdict of the ``rest``, led by
+    the first row of the first of them when its judge said which (``Verdict.leads``), not
+    by a row of an accepted cause."""
+    message, difference = verdict.message, verdict.difference
+    if verdict.cause in accepted:
+        lead = next((lead for lead in verdict.leads if lead[0] == rest[0]), None)
+        if lead is not None:
+            message, difference = lead[1], lead[2]
+    return replace(verdict, message=f"{message} (besides the known "
+                   f"{', '.join(sorted(accepted))})", difference=difference, causes=rest,
+                   leads=tuple(lead for lead in verdict.leads if lead[0] in rest[1:]))
 
 
 def _accepted(cause: str, known: Sequence[Skip], listed: Sequence[Skip], case_id: str,

@@ -207,3 +207,51 @@ def test_a_row_nested_past_any_encoder_is_paired_by_role() -> None:
     for _ in range(100_000):
         deep = [deep]
     assert Shown({"type": "user", "content": deep}).blob == ""
+
+
+def test_a_verdict_and_its_explanation_lead_with_the_row_lost_not_a_row_added_above_it(
+) -> None:
+    """The most harmful cause leads wherever the pairing meets it, and a row of a cause the
+    skip list accepts never leads: the verdict's words, its difference and the row the
+    explanation marks first are the lost row's (or, that one accepted, the added row's)."""
+    from rechain.conformance.explain import explain
+    from rechain.conformance.skips import parse
+
+    data = b"".join(line(n, role, n - 1 or None, text)
+                    for n, (role, text) in enumerate(FILE, start=1))
+    terms = Contract("r", "1", scope="file-order", identity="position+role",
+                     content="text-equivalent")
+    rows = [said(role, text) for role, text in FILE]
+    rows.insert(1, said("assistant", "a note of the reader's own"))  # added, first in order
+    del rows[4]  # "second prompt", line 4: lost further down
+    got = Answered(tuple(rows))
+    verdict = judge_contract(got, answer(data, terms), terms)
+    assert verdict.causes == ("lost-row", "extra-row")
+    assert verdict.message == "a row in scope missing: line 4"
+    assert verdict.difference is not None and verdict.difference.right == "user"
+    odd = odd_rows(data, verdict, got, None)
+
+    def skipping(row: str) -> Any:
+        listed = parse({"version": 1, "skips": [{
+            "implementation": "r@1", "rows": [row], "cases": ["its-own-case"],
+            "reason": "known", "link": "docs"}]})
+        return listed.apply(verdict, "r@1", "agent-sdk@0.3.332 file-order", "a-case", (), odd)
+
+    extra_known = skipping("extra-row:assistant:text")
+    assert extra_known.causes == ("lost-row",)
+    assert extra_known.message == "a row in scope missing: line 4 (besides the known extra-row)"
+    lost_known = skipping("lost-row:user:text")
+    assert lost_known.causes == ("extra-row",)
+    assert lost_known.message == ("a row not in scope shown at position 1 (besides the known "
+                                  "lost-row)")
+    assert lost_known.difference is not None and lost_known.difference.left == "assistant"
+    expected = Answered(tuple({"uuid": U.format(n), "type": role, "line": n}
+                              for n, (role, _) in enumerate(FILE, start=1)))
+    for judged, mark in ((extra_known, "-"), (lost_known, "+")):
+        assert judged.difference is not None
+        why = explain(data, got, expected, judged.difference.to_json(),
+                      target="agent-sdk@0.3.332 file-order", message=judged.message,
+                      causes=judged.causes)
+        assert why["behaviour"] == judged.causes[0]
+        [first] = [row for row in why["rows"] if row.get("first")]
+        assert first["mark"] == mark, why["rows"]

@@ -289,30 +289,34 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
     steps = align(messages, [row.role for row in rows], [row.fragments for row in rows],
                   loose=contract.content == "ignored" or contract.strictness != "messages",
                   hints=[hints(want.entries.get(row.uuid, {})) for row in rows])
-    causes: list[str] = []
     odd: list[tuple[str, str | None, int | None]] = []
-    first: tuple[str, Difference] | None = None
+    #: per cause, the words and difference of its first row (the script's order)
+    firsts: dict[str, tuple[str, Difference]] = {}
     for step in steps:
         if step.op == "pair":
             continue
-        causes.append(STEP_CAUSES[step.op])
-        odd.append((STEP_CAUSES[step.op], None if step.expected is None else
-                    rows[step.expected].uuid, step.got))
-        first = first or _step_difference(step, messages, rows)
+        cause = STEP_CAUSES[step.op]
+        odd.append((cause, None if step.expected is None else rows[step.expected].uuid,
+                    step.got))
+        if cause not in firsts:
+            firsts[cause] = _step_difference(step, messages, rows)
     if contract.strictness == "messages" and contract.content == "text-equivalent":
         for step in steps:
             if step.op != "pair" or step.got is None or step.expected is None:
                 continue
             lacking = Shown(messages[step.got]).missing(rows[step.expected].fragments)
             if lacking is not None:
-                causes.append("field")
                 odd.append(("field", rows[step.expected].uuid, step.got))
-                first = first or ("a shown row lacks a fragment", Difference(
-                    f"/messages/{step.got}/content", MISSING, lacking[:200]))
-    if not causes:
+                firsts.setdefault("field", ("a shown row lacks a fragment", Difference(
+                    f"/messages/{step.got}/content", MISSING, lacking[:200])))
+    if not firsts:
         return Verdict("pass")
-    assert first is not None
-    return Verdict("fail", first[0], first[1], ordered(causes), tuple(odd))
+    # the verdict leads with the most harmful cause's first row, wherever the script has
+    # it: a row lost further down comes before a row added above it
+    causes = ordered(list(firsts))
+    words, difference = firsts[causes[0]]
+    return Verdict("fail", words, difference, causes, tuple(odd),
+                   tuple((c, *firsts[c]) for c in causes[1:]))
 
 
 #: what each step of the pairing that is no pair makes of a case
