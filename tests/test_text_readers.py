@@ -1,0 +1,85 @@
+"""claude-conversation-extractor and agent-chat-reader, two text readers without uuids, on
+small files: their contracts (`results: hidden`, `blank: hidden`, sidechains shown or not)
+are what the installed programs show, and the line handling each was probed for holds (a
+torn last line, a BOM, a line that is not an object, invalid UTF-8)."""
+
+from __future__ import annotations
+
+import pytest
+from test_contracts import row
+
+from rechain.conformance.contracts import answer, judge_contract
+from rechain.conformance.contracts.model import from_json
+from rechain.conformance.impls import connect
+from rechain.conformance.matrix import adapters
+from rechain.conformance.protocol import Answered, CaseInput
+
+READERS = ("claude-conversation-extractor", "agent-chat-reader")
+
+# a prompt, a reply of thinking only, a call, its result, a meta row, a sidechain prompt,
+# a reply, a blank prompt
+FILE = b"".join([
+    row(1, "user", None, "Prompt 1"),
+    row(2, "assistant", 1, [{"type": "thinking", "thinking": "hmm"}]),
+    row(3, "assistant", 2, [{"type": "tool_use", "id": "t1", "name": "Bash",
+                             "input": {"command": "ls"}}]),
+    row(4, "user", 3, [{"type": "tool_result", "tool_use_id": "t1", "content": "out 1"}]),
+    row(5, "user", 4, "Hook feedback 5", isMeta=True),
+    row(6, "user", None, "Side prompt 6", isSidechain=True),
+    row(7, "assistant", 5, [{"type": "text", "text": "Answer 7"}]),
+    row(8, "user", 7, " "),
+])
+
+
+def _reader(name: str) -> adapters.Adapter:
+    reader = next(a for a in adapters.shipped() if a.name == name)
+    if not reader.installed():
+        pytest.skip(f"{name} is not installed (rechain matrix --install --reader {name})")
+    return reader
+
+
+def _shown(name: str, data: bytes) -> list[tuple[str, str]]:
+    got = connect(f"adapter:{name}").run(CaseInput("x", data, "s"))
+    assert isinstance(got, Answered), got
+    return [(m["type"], " ".join(str(m.get("text", "")).split())) for m in got.messages]
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_a_text_reader_shows_what_its_contract_asks_and_passes_its_judge(name: str) -> None:
+    reader = _reader(name)
+    declared = from_json({"name": reader.name, "version": reader.version, **reader.contract})
+    want = answer(FILE, declared)
+    shown = _shown(name, FILE)
+    assert [role for role, _ in shown] == [r.role for r in want.rows]
+    texts = [text for _, text in shown]
+    assert texts[0] == "Prompt 1" and "Answer 7" in texts[-1] and "out 1" not in " ".join(texts)
+    assert ("Side prompt 6" in texts) is declared.rows.sidechain
+    got = connect(f"adapter:{name}").run(CaseInput("x", FILE, "s"))
+    assert judge_contract(got, want, declared).status == "pass"
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_a_torn_last_line_and_a_line_that_is_not_an_object_are_skipped(name: str) -> None:
+    _reader(name)
+    before = _shown(name, FILE)
+    assert _shown(name, b"null\n[1]\n" + FILE + b'{"type":"user","mess') == before
+
+
+def test_only_agent_chat_reader_keeps_a_first_line_behind_a_bom() -> None:
+    """Claude Code reads a first line that starts with a UTF-8 BOM; agent-chat-reader reads
+    bytes and keeps it, claude-conversation-extractor decodes text and loses it."""
+    for name, kept in (("agent-chat-reader", True), ("claude-conversation-extractor", False)):
+        _reader(name)
+        shown = _shown(name, b"\xef\xbb\xbf" + FILE)
+        assert (shown[:1] == [("user", "Prompt 1")]) is kept, name
+
+
+def test_invalid_utf8_loses_one_row_in_agent_chat_reader_and_every_row_in_the_extractor(
+        ) -> None:
+    """Their listed bugs, on a file whose third row holds a byte that is not UTF-8."""
+    bad = FILE.replace(b"Hook feedback 5", b"Hook \xff feedback 5")
+    _reader("agent-chat-reader")
+    assert _shown("agent-chat-reader", bad) == [
+        r for r in _shown("agent-chat-reader", FILE) if "Hook" not in r[1]]
+    _reader("claude-conversation-extractor")
+    assert _shown("claude-conversation-extractor", bad) == []
