@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rechain.conformance import outcome_text
+from rechain.conformance.bounded_output import collect
 from rechain.conformance.jsonl_process import drain, pump
 from rechain.conformance.lifetime import dies_with_parent
 from rechain.conformance.owned_dirs import make_owned, owned, release
@@ -169,15 +170,18 @@ class OneShot:
         except OSError as error:
             return Crashed(f"cannot start {argv[0]}: {error.strerror or error}")
         watched = _Watched(proc, self.limits.memory_mb)
+        cap = None if self.limits.memory_mb is None else self.limits.memory_mb << 20
         try:
-            out, err = proc.communicate(stdin or b"", timeout=self.limits.timeout)
-        except subprocess.TimeoutExpired:
-            _kill_tree(proc)
-            proc.communicate()
-            return TimedOut(self.limits.timeout)
+            got = collect(proc, stdin or b"", self.limits.timeout, cap,
+                          lambda: _kill_tree(proc))
         finally:
             watched.stop()
-        stderr = err.decode("utf-8", "replace")
+        out, stderr = got.out, got.err.decode("utf-8", "replace")
+        if got.over_cap:  # kept in rechain's memory: the reader's own limit bounds it
+            return Crashed(f"stdout past the memory limit of {self.limits.memory_mb} MiB",
+                           stderr)
+        if got.timed_out:
+            return TimedOut(self.limits.timeout)
         if watched.over_memory:
             return Crashed(f"memory limit of {self.limits.memory_mb} MiB exceeded", stderr)
         if proc.returncode < 0:

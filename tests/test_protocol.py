@@ -286,6 +286,19 @@ def test_oneshot_exit_codes_timeouts_and_garbage(tmp_path):
     assert isinstance(outcome, Crashed) and "signal 9" in outcome.message
 
 
+def test_oneshot_output_without_end_is_bounded_in_memory_and_in_time(tmp_path):
+    """A reader that prints without end (``yes``) is a crash once its stdout passes the
+    memory limit, and one that floods stderr while it hangs times out on time: rechain
+    keeps neither whole (before, ``cmd:yes`` grew rechain by gigabytes, past the limit)."""
+    endless = "import sys\nwhile True: sys.stdout.buffer.write(b'y' * 65536)\n"
+    outcome = oneshot(tmp_path, endless, timeout=60.0, memory_mb=64).run(CASE)
+    assert isinstance(outcome, Crashed)
+    assert outcome.message == "stdout past the memory limit of 64 MiB"
+    noisy = "import sys\nwhile True: sys.stderr.buffer.write(b'e' * 65536 + b'\\n')\n"
+    outcome = oneshot(tmp_path, noisy, timeout=1.0, memory_mb=64).run(CASE)
+    assert outcome == TimedOut(1.0)
+
+
 SIGNATURES = textwrap.dedent("""
     def _answer(data, session_id, options):
         return [{"type": "user", "uuid": session_id, "limit": options.get("limit")}]
