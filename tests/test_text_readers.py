@@ -5,6 +5,9 @@ torn last line, a BOM, a line that is not an object, invalid UTF-8)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from test_contracts import row
 
@@ -83,3 +86,38 @@ def test_invalid_utf8_loses_one_row_in_agent_chat_reader_and_every_row_in_the_ex
         r for r in _shown("agent-chat-reader", FILE) if "Hook" not in r[1]]
     _reader("claude-conversation-extractor")
     assert _shown("claude-conversation-extractor", bad) == []
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_a_row_written_twice_then_more_turns_is_one_extra_row_and_the_rest_pair(
+        tmp_path: Path, name: str) -> None:
+    """Their listed copy (a parallel call's row written again), grown by two turns: the copy
+    is the one extra row, named as the reader shows it, and every other row pairs with its
+    own row, so the known bug does not spill over the turns after it."""
+    from test_pairing_real import _turns
+
+    from rechain.cli import main
+
+    _reader(name)
+    found = "diff-agent-chat-reader-vs-agent-sdk-cause-extra-row-row-assistant-96aaa8b6"
+    origin = adapters.ROOT / "found" / found
+    text = (origin / "transcript.jsonl").read_text()
+    last = json.loads(text.splitlines()[-1])["uuid"]
+    text += "".join(json.dumps(line) + "\n" for line in _turns(10, last))
+    case = tmp_path / "cases" / "copy-then-turns"
+    case.mkdir(parents=True)
+    (case / "transcript.jsonl").write_text(text)
+    document = json.loads((origin / "case.json").read_text())
+    document.update(id="copy-then-turns", expectations=[],
+                    provenance={"source": "hand-written", "notes": f"{found}, grown"})
+    (case / "case.json").write_text(json.dumps(document))
+    report = tmp_path / "r.jsonl"
+    main(["check", "--no-progress", "--impl", f"adapter:{name}", "--corpus",
+          str(case.parent), "--no-shrink", "--examples", "0", "--report", str(report)])
+    line = next(line for line in map(json.loads, report.read_text().splitlines())
+                if line["kind"] == "case")
+    assert (line["status"], line["causes"]) == ("fail", ["extra-row"]), line
+    why = line["explanation"]
+    assert why["sentence"].startswith("yours shows an assistant row at position 4 (")
+    assert "field" not in why["sentence"]
+    assert [row["mark"] for row in why["rows"]] == ["=", "=", "=", "+", "=", "=", "="]
