@@ -61,18 +61,30 @@ def _integer(text: str) -> int | float:
     return value if -(2**63) <= value < 2**64 else float(text)
 
 
-def pump(stream: IO[bytes], sink: queue.Queue[bytes | None]) -> None:
-    """Move stdout lines to a queue so a read can time out; None marks EOF."""
+#: what ``pump`` queues for a line longer than its limit (a read line is never empty)
+TOO_LONG = b""
+#: the longest piece of a stderr line kept as one line of the tail
+STDERR_PIECE = 1 << 16
+
+
+def pump(stream: IO[bytes], sink: queue.Queue[bytes | None], limit: int | None = None) -> None:
+    """Move stdout lines to a queue so a read can time out; None marks EOF. A line of
+    ``limit`` bytes or more without its end is ``TOO_LONG``, and reading stops there: a
+    process that writes without a newline cannot grow its reader's memory without end."""
     with contextlib.suppress(OSError, ValueError):
-        for line in iter(stream.readline, b""):
+        for line in iter(lambda: stream.readline(-1 if limit is None else limit), b""):
+            if limit is not None and len(line) >= limit and not line.endswith(b"\n"):
+                sink.put(TOO_LONG)
+                return
             sink.put(line)
     sink.put(None)
 
 
 def drain(stream: IO[bytes], tail: deque[str]) -> None:
-    """Keep the last stderr lines for error messages without letting the pipe fill."""
+    """Keep the last stderr lines for error messages without letting the pipe fill; a line
+    without end is kept in pieces, never whole."""
     with contextlib.suppress(OSError, ValueError):
-        for line in iter(stream.readline, b""):
+        for line in iter(lambda: stream.readline(STDERR_PIECE), b""):
             tail.append(line.decode("utf-8", "replace").rstrip())
 
 

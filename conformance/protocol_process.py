@@ -27,7 +27,7 @@ from typing import Any
 
 from rechain.conformance import outcome_text
 from rechain.conformance.bounded_output import collect
-from rechain.conformance.jsonl_process import drain, pump
+from rechain.conformance.jsonl_process import TOO_LONG, drain, pump
 from rechain.conformance.lifetime import dies_with_parent
 from rechain.conformance.owned_dirs import make_owned, owned, release
 from rechain.conformance.protocol import (
@@ -229,9 +229,10 @@ class _Process:
         self.limits = limits
         self.replies: queue.Queue[bytes | None] = queue.Queue()
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        for target, stream, sink in ((pump, self.proc.stdout, self.replies),
-                                     (drain, self.proc.stderr, self.stderr)):
-            threading.Thread(target=target, args=(stream, sink), daemon=True).start()
+        cap = None if limits.memory_mb is None else limits.memory_mb << 20
+        threading.Thread(target=pump, args=(self.proc.stdout, self.replies, cap),
+                         daemon=True).start()
+        threading.Thread(target=drain, args=(self.proc.stderr, self.stderr), daemon=True).start()
         self.watched = _Watched(self.proc, limits.memory_mb)
 
     def tail(self) -> str:
@@ -259,6 +260,11 @@ class _Process:
                 continue
             if line is None:
                 raise HarnessDiedError(self._death("the reader's process exited"))
+            if line == TOO_LONG:  # held by rechain while it is read: the reader's limit
+                self.kill()
+                raise HarnessDiedError(Crashed(
+                    f"reply line past the memory limit of {self.limits.memory_mb} MiB",
+                    self.tail()))
             try:
                 return json.loads(line)
             except (ValueError, RecursionError) as error:  # deep: valid, but unreadable

@@ -51,7 +51,8 @@ CASE = CaseInput("c1", EXCHANGE, SID)
 
 # One tier-2 harness whose misbehaviour is chosen by argv[1]; each case id picks a
 # behaviour of that case: "ok", "hang", "die", "garbage", "wrong-seq", "skip",
-# "errored", "hog" (allocates memory until stopped), "no-uuid".
+# "errored", "hog" (allocates memory until stopped), "flood" (writes a reply line without
+# end, then stderr likewise), "no-uuid".
 HARNESS = textwrap.dedent('''
     import base64, json, os, sys, time
     mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
@@ -92,6 +93,12 @@ HARNESS = textwrap.dedent('''
             while True:
                 hog.append(bytearray(50 * 1024 * 1024))
                 time.sleep(0.01)
+        elif what == "flood":
+            sys.stderr.write("flooding stdout\\n")
+            sys.stderr.flush()
+            while True:
+                sys.stdout.write("y" * 65536)
+                sys.stdout.flush()
         elif what == "no-uuid":
             out({"seq": req["seq"], "result": {"messages": [{"type": "user"}]}})
         else:
@@ -220,6 +227,20 @@ def test_harness_over_the_memory_limit_is_killed(harness_script):
     try:
         outcome = reader.run(CaseInput("hog", EXCHANGE, SID))
         assert isinstance(outcome, Crashed) and "memory limit" in outcome.message
+        assert isinstance(reader.run(CASE), Answered)
+    finally:
+        reader.close()
+
+
+def test_a_harness_reply_line_without_end_is_a_crash_at_the_memory_limit(harness_script):
+    """A reply line is held by rechain while it is read: past the reader's memory limit it
+    is a crash of that case, not a timeout after gigabytes (and the next case runs)."""
+    reader = Harness([sys.executable, str(harness_script)], Limits(timeout=60.0, memory_mb=64))
+    try:
+        outcome = reader.run(CaseInput("flood", EXCHANGE, SID))
+        assert isinstance(outcome, Crashed), outcome
+        assert outcome.message == "reply line past the memory limit of 64 MiB"
+        assert "flooding stdout" in outcome.stderr
         assert isinstance(reader.run(CASE), Answered)
     finally:
         reader.close()
