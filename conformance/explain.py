@@ -29,9 +29,11 @@ from typing import Any
 import orjson
 
 from rechain.conformance.contracts.pairing import (
+    Script,
     Shown,
     Step,
     align,
+    approximately,
     content_of,
     rows_content,
     shown_kind,
@@ -554,7 +556,7 @@ def _field_clause(difference: Mapping[str, Any], sides: Sides,
 
 
 def _position_steps(got: Answered, expected: Answered, sides: Sides, merged: bool,
-                    loose: bool) -> list[Step] | None:
+                    loose: bool) -> Script | None:
     """The judge's pairing of a reader without uuids with the expected rows, by role and
     the content the file's rows hold (prompts on adjacent lines as one when the reader
     merges them, ``merged``; role pairs where content cannot decide, ``loose``), each
@@ -572,8 +574,10 @@ def _position_steps(got: Answered, expected: Answered, sides: Sides, merged: boo
                          for head, end in runs] for part in (0, 1))
     steps = align(got.messages, [_role(theirs[h]) for h in heads], fragments, loose=loose,
                   hints=hints)
-    return [Step(s.op, s.got, heads[s.expected] if s.expected is not None else None)
-            for s in steps]
+    out = Script(Step(s.op, s.got, heads[s.expected] if s.expected is not None else None)
+                 for s in steps)
+    out.approximate = steps.approximate
+    return out
 
 
 #: where in the file a row only the reader shows comes from (``pairing.shown_kind``)
@@ -921,7 +925,10 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
           and (found := _position_clause(got, expected, sides, causes, steps, len(
               _run_heads(expected.messages, sides) if merged else expected.messages)))
           is not None):
-        clauses.append(found[0])
+        behaviour, sentence = found[0]
+        if steps.approximate:
+            sentence = f"{sentence}; {approximately(len(got.messages), len(expected.messages))}"
+        clauses.append((behaviour, sentence))
         lead = found[1]
     elif difference is not None and _broken(difference):
         clauses.append((str(difference["left"]), message or f"yours breaks "

@@ -105,20 +105,82 @@ def test_identical_rows_in_a_row_pair_in_order() -> None:
                                  ("extra", 0, None), ("extra", 1, None)]
 
 
-def test_a_large_answer_is_paired_greedily_in_linear_time() -> None:
+def test_a_large_answer_is_paired_in_a_band_then_greedily_and_says_it_is_approximate(
+        monkeypatch: Any) -> None:
     from rechain.conformance.contracts import pairing
 
-    file = [("user" if k % 2 else "assistant", f"row {k}") for k in range(1200)]
+    file = [("user" if k % 2 else "assistant", f"row {k}") for k in range(600)]
     got = [said(role, text) for role, text in file]
-    del got[600]
-    cells = pairing.TABLE_CELLS
-    try:
-        pairing.TABLE_CELLS = 10  # the greedy path on a gap the table would take
-        steps = align(got, [r for r, _ in file], [(t,) for _, t in file])
-    finally:
-        pairing.TABLE_CELLS = cells
-    assert Step("lost", None, 600) in steps
-    assert sum(s.op == "pair" for s in steps) >= 1190
+    got[1] = said(file[1][0], "a row of its own")  # the ends differ: the whole middle is
+    got[-2] = said(file[-2][0], "another of its own")  # left to the table
+    del got[300]
+    roles, fragments = [r for r, _ in file], [(t,) for _, t in file]
+    whole = align(got, roles, fragments)
+    assert not whole.approximate
+    monkeypatch.setattr(pairing, "TABLE_CELLS", 10)  # a band of the table the gap needs
+    banded = align(got, roles, fragments)
+    assert banded == whole and banded.approximate
+    monkeypatch.setattr(pairing, "BAND_CELLS", 10)  # and no band: the greedy pairing
+    steps = align(got, roles, fragments)
+    assert Step("lost", None, 300) in whole
+    assert Step("lost", None, 300) in steps and steps.approximate
+    assert sum(s.op == "pair" for s in steps) >= 590
+
+
+ROWS = 3000  # each side: 9 million cells, past the whole alignment table
+
+
+def _large(roles: list[str], texts: list[str]) -> bytes:
+    return b"".join(line(n, roles[n - 1], n - 1 or None, texts[n - 1])
+                    for n in range(1, len(roles) + 1))
+
+
+def test_a_correct_reader_passes_on_rows_too_many_for_the_whole_table() -> None:
+    """A reader whose contract ignores content shows every row in its own words, in order:
+    it passes however large the file. Greedily, its first answer ('ok, go on') showed all
+    of a later row ('ok') and took it, and every row between was lost."""
+    roles = ["user" if k % 2 == 0 else "assistant" for k in range(ROWS)]
+    texts = ["ok" if k == 11 else f"row {k}" for k in range(ROWS)]
+    data = _large(roles, texts)
+    terms = Contract("r", "1", scope="file-order", identity="position+role",
+                     content="ignored")
+    words = {"user": "you asked", "assistant": "ok, go on"}
+    got = Answered(tuple(said(role, words[role]) for role in roles))
+    assert judge_contract(got, answer(data, terms), terms).status == "pass"
+    del roles[1]  # one answer left out: a failure, found on an approximate pairing
+    got = Answered(tuple(said(role, words[role]) for role in roles))
+    assert judge_contract(got, answer(data, terms), terms).status == "fail"
+
+
+def test_a_failure_found_on_an_approximate_pairing_says_so() -> None:
+    from rechain.conformance.explain import explain
+
+    roles = ["user" if k % 2 == 0 else "assistant" for k in range(ROWS)]
+    texts = [f"row {k}" for k in range(ROWS)]
+    data = _large(roles, texts)
+    terms = Contract("r", "1", scope="file-order", identity="position+role",
+                     content="text-equivalent")
+    rows = [said(role, text) for role, text in zip(roles, texts, strict=True)]
+    rows[1] = said("assistant", "a row of its own")  # the ends differ: no common head
+    rows[-2] = said("assistant", "another of its own")  # or tail to trim the table by
+    del rows[1500]
+    got = Answered(tuple(rows))
+    verdict = judge_contract(got, answer(data, terms), terms)
+    assert verdict.causes[0] == "lost-row"
+    said_of = f"rows paired approximately: {ROWS - 1} of the reader's by {ROWS} of the file"
+    assert said_of in verdict.message
+    expected = Answered(tuple({"uuid": U.format(n), "type": role, "line": n}
+                              for n, role in enumerate(roles, start=1)))
+    assert verdict.difference is not None
+    why = explain(data, got, expected, verdict.difference.to_json(),
+                  target="agent-sdk@0.3.332 file-order", message=verdict.message,
+                  causes=verdict.causes)
+    assert why["behaviour"] == "lost-row" and said_of in why["sentence"]
+    small = [said(role, text) for role, text in zip(roles[:40], texts[:40], strict=True)]
+    del small[20]  # the whole table: nothing to say of the pairing
+    verdict = judge_contract(Answered(tuple(small)), answer(_large(roles[:40], texts[:40]),
+                                                            terms), terms)
+    assert verdict.causes == ("lost-row",) and "approximately" not in verdict.message
 
 
 def line(n: int, role: str, parent: int | None, text: str) -> bytes:

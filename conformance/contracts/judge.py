@@ -18,7 +18,14 @@ from typing import Any
 from rechain.conformance.compare import MISSING, Difference, Verdict, first_difference, normalise
 from rechain.conformance.contracts.answers import Answer, Row
 from rechain.conformance.contracts.model import Contract
-from rechain.conformance.contracts.pairing import Shown, Step, align, hints, role_of
+from rechain.conformance.contracts.pairing import (
+    Shown,
+    Step,
+    align,
+    approximately,
+    hints,
+    role_of,
+)
 from rechain.conformance.protocol import Answered, Crashed, Raised, Skipped, TimedOut
 
 Json = dict[str, Any]
@@ -314,6 +321,9 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
     # the verdict leads with the most harmful cause's first row, wherever the script has
     # it: a row lost further down comes before a row added above it
     causes = ordered(list(firsts))
+    if steps.approximate:  # a correct reader pairs in place; a failure says it may be off
+        note = f" ({approximately(len(messages), len(want.rows))})"
+        firsts = {c: (f"{said}{note}", where) for c, (said, where) in firsts.items()}
     words, difference = firsts[causes[0]]
     return Verdict("fail", words, difference, causes, tuple(odd),
                    tuple((c, *firsts[c]) for c in causes[1:]))

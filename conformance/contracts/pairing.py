@@ -12,6 +12,11 @@ otherwise they are lost or extra. A row the reader left out whose every fragment
 inside the reader's row beside it was merged into that row; one shown whole by a row the
 reader adds elsewhere was moved there (the order differs, nothing is lost).
 
+Past a million cells of the alignment table the rows are aligned within a band around
+its diagonal (past four million, greedily): a reader that shows the file's rows in order
+still pairs in place, and a failure found on such a pairing says it is approximate
+(``Script.approximate``).
+
 Content is compared as the ``text-equivalent`` contract compares it (``Shown.holds``):
 a fragment is shown when its words appear in the row's text or its JSON, so the judge's
 field check and the pairing agree on what a row shows.
@@ -27,8 +32,13 @@ from typing import Any, Literal
 import orjson
 
 #: cells of the alignment table (reader rows by file rows, left between the common ends);
-#: beyond it the middle is paired greedily, each reader row with the next row it shows
+#: beyond it the table is a band around the diagonal (``BAND`` rows either side at least)
 TABLE_CELLS = 1_000_000
+#: the least half-width of the band: how far from the diagonal a pair may lie
+BAND = 64
+#: cells of the band past which the middle is paired greedily, each reader row with the
+#: next row it shows (linear time for answers of tens of thousands of rows)
+BAND_CELLS = 4 * TABLE_CELLS
 #: how far ahead of the last pair the greedy pairing looks for a reader row's file row
 LOOKAHEAD = 64
 #: the weight of a row of the file with nothing to show (no text, call or result):
@@ -39,6 +49,21 @@ EMPTY = 0.5
 LOOSE = 0.25
 
 Op = Literal["pair", "lost", "extra", "merged", "moved"]
+
+
+class Script(list["Step"]):
+    """An edit script; ``approximate`` when the rows were too many for the whole alignment
+    table (a band of it, or the greedy pairing): a failure found on it is stated as such,
+    since the best alignment may pair rows this one does not."""
+
+    approximate: bool = False
+
+
+def approximately(got: int, expected: int) -> str:
+    """What a failure found on an approximate pairing says of it."""
+    return (f"rows paired approximately: {got} of the reader's by {expected} of the file "
+            "are past the whole alignment table, so a row told lost or added may be paired "
+            "by a better alignment")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +122,7 @@ def role_of(message: Mapping[str, Any]) -> str:
 
 def align(got: Sequence[Mapping[str, Any]], roles: Sequence[str],
           fragments: Sequence[Sequence[str]], *, loose: bool = False,
-          hints: Sequence[Sequence[str]] = ()) -> list[Step]:
+          hints: Sequence[Sequence[str]] = ()) -> Script:
     """The edit script from the file's rows (``roles`` and ``fragments``, one per row) to
     the reader's rows ``got``, in order of both; ``loose`` when the reader's contract
     ignores content, so a row of the same role pairs (last) without content in common;
@@ -111,10 +136,12 @@ def align(got: Sequence[Mapping[str, Any]], roles: Sequence[str],
     tail = 0
     while tail < min(n, m) - head and table.full(n - 1 - tail, m - 1 - tail):
         tail += 1
-    middle = _middle(table, head, n - tail, head, m - tail)
+    middle, approximate = _middle(table, head, n - tail, head, m - tail)
     pairs = ([(k, k) for k in range(head)] + middle
              + [(n - tail + k, m - tail + k) for k in range(tail)])
-    return _moved(table, _merged(table, _steps(pairs, roles, table.roles, n, m)))
+    script = Script(_moved(table, _merged(table, _steps(pairs, roles, table.roles, n, m))))
+    script.approximate = approximate
+    return script
 
 
 class _Scores:
@@ -157,36 +184,69 @@ class _Scores:
         return bool(self.fragments[j] or self.hints[j]) and self.score(i, j) == 1.0
 
 
-def _middle(table: _Scores, a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
-    """The pairs of the rows between the common ends: the best alignment when the table is
-    small enough, else greedy."""
+def _middle(table: _Scores, a0: int, a1: int, b0: int, b1: int) -> tuple[
+        list[tuple[int, int]], bool]:
+    """The pairs of the rows between the common ends, and whether they are approximate: the
+    best alignment when the table is small enough, else the best within a band around the
+    diagonal (a reader that shows the file's rows in order, as many, pairs in place as the
+    whole table pairs it), else greedy."""
     n, m = a1 - a0, b1 - b0
     if n == 0 or m == 0:
-        return []
-    if n * m > TABLE_CELLS:
-        return _greedy(table, a0, a1, b0, b1)
-    # best[i][j]: the most weight pairing got[a0+i:] with expected[b0+j:]; a pair weighs
-    # one plus its score, so more pairs first, then more content in common
-    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+        return [], False
+    if n * m <= TABLE_CELLS:
+        return _best(table, a0, b0, m, [(0, m)] * n), False
+    width = max(TABLE_CELLS // (2 * n), BAND)
+    if n * (2 * width + 1) > BAND_CELLS:
+        return _greedy(table, a0, a1, b0, b1), True
+    spans = [(max(0, i * m // n - width), min(m, i * m // n + width + 1)) for i in range(n)]
+    return _best(table, a0, b0, m, spans), True
+
+
+def _best(table: _Scores, a0: int, b0: int, m: int, spans: Sequence[tuple[int, int]]) -> list[
+        tuple[int, int]]:
+    """The alignment of most weight of reader rows ``a0 + i`` with file rows ``b0 + j``
+    (``j < m``), each reader row paired only within its span (the whole table, or a band)."""
+    n = len(spans)
+    # best[i][j - lo]: the most weight pairing got[a0+i:] with expected[b0+j:] (j in
+    # lo..hi of row i; past the band, none); a pair weighs one plus its score, so more
+    # pairs first, then more content in common
+    bounds = [*spans, (0, m)]
+    best: list[list[float]] = [[] for _ in range(n)] + [[0.0] * (m + 1)]
     for i in range(n - 1, -1, -1):
-        row, below = best[i], best[i + 1]
-        for j in range(m - 1, -1, -1):
-            value = max(below[j], row[j + 1])
+        lo, hi = bounds[i]
+        blo, bhi = bounds[i + 1]
+        below = best[i + 1]
+        row = [NONE] * (hi - lo + 1)
+        row[hi - lo] = 0.0 if hi == m else NONE
+        for j in range(hi - 1, lo - 1, -1):
+            value = row[j + 1 - lo]
+            if blo <= j <= bhi and below[j - blo] > value:
+                value = below[j - blo]
             score = table.score(a0 + i, b0 + j)
-            if score > 0 and below[j + 1] + 1 + score > value:
-                value = below[j + 1] + 1 + score
-            row[j] = value
+            if score > 0 and blo <= j + 1 <= bhi and below[j + 1 - blo] + 1 + score > value:
+                value = below[j + 1 - blo] + 1 + score
+            row[j - lo] = value
+        best[i] = row
+
+    def at(i: int, j: int) -> float:
+        lo, hi = bounds[i]
+        return best[i][j - lo] if lo <= j <= hi else NONE
+
     pairs, i, j = [], 0, 0
     while i < n and j < m:  # on a tie, a file row is left out before a reader row (as
         score = table.score(a0 + i, b0 + j)  # difflib does: the reader's row meets a later one)
-        if score > 0 and best[i][j] == best[i + 1][j + 1] + 1 + score:
+        if score > 0 and at(i, j) == at(i + 1, j + 1) + 1 + score:
             pairs.append((a0 + i, b0 + j))
             i, j = i + 1, j + 1
-        elif best[i][j] == best[i][j + 1]:
+        elif at(i, j) == at(i, j + 1):
             j += 1
         else:
             i += 1
     return pairs
+
+
+#: a cell past the band: no alignment goes through it
+NONE = float("-inf")
 
 
 def _greedy(table: _Scores, a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
