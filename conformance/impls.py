@@ -454,9 +454,15 @@ def _cmd_info(argv: list[str], bracket: str | None) -> ImplementationInfo:
     name = str(declared.pop("name", "")) or re.sub(r"[^A-Za-z0-9._-]", "-", program) or "cmd"
     version = str(declared.pop("version", "unknown"))
     language = str(declared.pop("language", "unknown"))
+    honoured = {key: [w for w in str(declared.pop(key)).split("+") if w]
+                for key in ("options", "env") if key in declared}  # the reader's, no contract
+    unknown = sorted(set(honoured.get("options", ())) - set(OPTION_NAMES))
+    if unknown:
+        raise UsageError(f"options={'+'.join(honoured['options'])}: unknown options "
+                         f"{unknown}; known: {'+'.join(OPTION_NAMES)}")
     return ImplementationInfo.from_json({
         "name": name, "version": version, "language": language,
-        "views": list(_views(",".join(views) if views else None)),
+        "views": list(_views(",".join(views) if views else None)), **honoured,
         **({"contract": declared} if declared else {}),
     })
 

@@ -134,6 +134,19 @@ def test_a_cmd_spec_declares_name_version_and_contract(tmp_path: Path) -> None:
         from_json({"name": "x", "version": "1", "scope": "everything"})
 
 
+def test_a_cmd_spec_declares_the_options_and_env_it_honours() -> None:
+    """A one-shot reader without paging says so in its spec, as a harness does in its start
+    reply: paging cases are skipped for it rather than failed, and no contract is implied."""
+    reader = connect("cmd[name=viewer,version=1,options=include_system_messages,"
+                     "env=CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP]:python3 -c pass")
+    assert reader.info.options == frozenset({"include_system_messages"})
+    assert reader.info.env == frozenset({"CLAUDE_CODE_DISABLE_PRECOMPACT_SKIP"})
+    assert reader.info.contract is None
+    assert connect("cmd[name=v,version=1,options=]:python3 -c pass").info.options == frozenset()
+    with pytest.raises(UsageError, match="options=offst: unknown options"):
+        connect("cmd[name=v,version=1,options=offst]:python3 -c pass")
+
+
 def test_a_skip_names_one_cause_and_hides_no_other() -> None:
     skips = parse({"version": 1, "skips": [{"implementation": "r@*", "cases": ["c1"],
                                             "cause": "extra-row", "reason": "shows meta",
