@@ -27,6 +27,25 @@ def sweep(group: int) -> None:
         os.killpg(group, signal.SIGKILL)
 
 
+def guard(group: int) -> subprocess.Popen[bytes]:
+    """A shell that SIGKILLs process group ``group`` once rechain has ended, however it
+    ended: ``PR_SET_PDEATHSIG`` (``conformance/lifetime.py``) ends only the process rechain
+    started, not what the target started beside it. The shell (in a session of its own)
+    reads a pipe only rechain holds (Python's pipes close on exec), which the kernel
+    closes when rechain ends, even killed outright. ``release`` it once the group is swept."""
+    return subprocess.Popen(["/bin/sh", "-c", 'read -r _; kill -s KILL -- -"$0"', str(group)],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def release(watcher: subprocess.Popen[bytes]) -> None:
+    """End a ``guard`` whose group was swept (its id may be handed out again)."""
+    watcher.kill()
+    watcher.wait()
+    if watcher.stdin is not None:
+        watcher.stdin.close()
+
+
 def halt(processes: Sequence[subprocess.Popen[bytes]], grace_s: float) -> None:
     """SIGTERM each worker's group, then SIGKILL every group past ``grace_s``: a group
     whose worker ended on SIGTERM may still hold a child of the target's."""
@@ -50,14 +69,20 @@ def run(
     """``subprocess.run(command, capture_output=True, timeout=seconds)`` for a run of a target.
 
     Its group is swept once it ends or ``seconds`` pass (then ``TimeoutExpired`` is raised
-    with what it wrote, as ``subprocess.run`` does): a child the target left running ends
-    with it. What it writes goes to files, not pipes, so such a child holding them open
-    cannot keep the caller waiting past the run's own end.
+    with what it wrote, as ``subprocess.run`` does), or once rechain ends (``guard``): a
+    child the target left running ends with it. What it writes goes to files, not pipes,
+    so such a child holding them open cannot keep the caller waiting past the run's end.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=cwd,
                                    start_new_session=True, preexec_fn=dies_with_parent())
         stopped = False
+        try:
+            watcher = guard(process.pid)
+        except BaseException:
+            sweep(process.pid)
+            process.wait()
+            raise
         try:
             process.wait(timeout=seconds)
         except subprocess.TimeoutExpired:
@@ -65,6 +90,7 @@ def run(
         finally:  # an interrupted wait too: the group is in a session the Ctrl-C misses
             sweep(process.pid)
             process.wait()
+            release(watcher)
         out.seek(0)
         err.seek(0)
         said, complained = out.read(), err.read()

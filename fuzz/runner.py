@@ -566,6 +566,7 @@ class _Campaign:
         process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.PIPE,
                                    env=self.env, cwd=neutral_cwd(self.settings),
                                    start_new_session=True, preexec_fn=dies_with_parent())
+        watcher = groups.guard(process.pid)  # what the target started, if rechain is killed
         prefix = f"[worker {worker}] ".encode() if self.settings.jobs > 1 else b""
         reader = _Reader(process.stderr, self.log, self.start, self.report, prefix)  # type: ignore[arg-type]
 
@@ -573,6 +574,7 @@ class _Campaign:
             reader.start()
             process.wait()
             sweep(process.pid)  # what the target left running (it may hold the pipe open)
+            groups.release(watcher)
             reader.join()
             self.ended.put((worker, process, reader))
 

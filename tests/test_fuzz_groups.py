@@ -127,3 +127,52 @@ def test_a_child_left_holding_the_output_ends_with_its_run(tmp_path: Path) -> No
     done = groups.run(["/bin/sh", "-c", f"sleep 3600 & echo $! > {pids}; echo bye"], 3600)
     assert (done.returncode, done.stdout) == (0, b"bye\n")
     assert _gone(pids), "the child outlived the run"
+
+
+def test_what_a_target_started_ends_with_a_rechain_killed_outright(tmp_path: Path) -> None:
+    """A CI step's timeout SIGKILLs rechain mid-replay: the worker dies with it (its parent
+    death signal), and so must the child the target started beside it."""
+    pids = tmp_path / "pid"
+    target = ("import subprocess, time\n"
+              "child = subprocess.Popen(['sleep', '3600'])\n"
+              f"open({str(pids)!r}, 'w').write(str(child.pid))\n"
+              "time.sleep(3600)\n")
+    rechain = subprocess.Popen([sys.executable, "-c", "import sys\n"
+                                "from rechain.fuzz import groups\n"
+                                "groups.run([sys.executable, '-c', sys.argv[1]], 3600)\n",
+                                target])
+    try:
+        for _ in range(1200):
+            if pids.is_file() and pids.read_text():
+                break
+            assert rechain.poll() is None, "the run ended before the target started its child"
+            time.sleep(0.1)
+    finally:
+        rechain.kill()
+        rechain.wait()
+    assert _gone(pids), "the target's child outlived a rechain killed outright"
+
+
+@needs_atheris
+def test_what_a_fuzzed_target_started_ends_with_a_runner_killed_outright(
+    tmp_path: Path,
+) -> None:
+    mine, pids = tmp_path / "mine", tmp_path / "pid"
+    mine.mkdir()
+    (mine / "spawner.py").write_text(SPAWNS.replace('data.startswith(b"spawn")', "data")
+                                     .format(pids=str(pids)))
+    env = {**os.environ, "PYTHONPATH": str(mine)}
+    runner = subprocess.Popen([sys.executable, "-m", "rechain", "fuzz", "--target",
+                               "spawner:read", "--time", "600", "--timeout", "3600",
+                               "--work", str(tmp_path / "work")], env=env, cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(1200):
+            if pids.is_file() and pids.read_text():
+                break
+            assert runner.poll() is None, "the campaign ended before the target's child"
+            time.sleep(0.1)
+    finally:
+        runner.kill()
+        runner.wait()
+    assert _gone(pids), "the target's child outlived a runner killed outright"
