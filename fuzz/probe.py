@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from rechain import portable
 from rechain.errors import UsageError
 from rechain.fuzz import groups
 
@@ -34,14 +35,24 @@ if not callable(value):
     print(json.dumps({"error": "%s has no function %s" % (module_name, function_name)}))
     raise SystemExit(0)
 try:
-    inspect.signature(value).bind(b"")
-except TypeError as error:
-    print(json.dumps({"error": "%s cannot take one input (%s): it must accept one argument, "
-                      "the input's bytes (or its path, with --input path)"
-                      % (function_name, error)}))
-    raise SystemExit(0)
+    signature = inspect.signature(value)
 except ValueError:  # no signature to read (a builtin): the workers will tell
-    pass
+    signature = None
+if signature is not None:
+    problem = None
+    for arguments in ((b"",), (b"", ""), (b"", "", {})):  # as rechain check's tier 0 calls
+        try:
+            signature.bind(*arguments)
+            problem = None
+            break
+        except TypeError as error:
+            problem = problem or error
+    if problem is not None:
+        print(json.dumps({"error": "%s cannot take one input (%s): it must accept the input's "
+                          "bytes (or its path, with --input path), alone or followed by "
+                          "session_id and options as rechain check's python: readers do"
+                          % (function_name, problem)}))
+        raise SystemExit(0)
 for name in allowed:
     holder, _, attr = name.rpartition(".")
     try:
@@ -78,6 +89,11 @@ def probe(
     module, colon, function = spec.partition(":")
     if not colon or not module or not function:
         raise UsageError(f"--target {spec}: expected MODULE:FUNCTION")
+    if module.endswith(".py") or "/" in module:  # rechain check takes a path: say the words
+        where = Path(module)
+        raise UsageError(f"--target {spec}: a module name, not a file: from "
+                         f"{portable.path(str(where.parent), cwd)} run it as --target "
+                         f"{where.stem}:{function}")
     try:
         # the import is the target's code: what it starts ends with the probe
         done = groups.run([python, "-c", PROBE, module, function, *allow], PROBE_TIMEOUT_S,

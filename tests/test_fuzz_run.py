@@ -338,20 +338,40 @@ def test_a_campaign_with_findings_says_where_they_are_and_what_makes_them_cases(
     ("toy_reader:nope", "toy_reader has no function nope", []),
     # every input would fail in the harness' call, never reaching the reader
     ("toy_reader:no_input", "no_input cannot take one input", []),
-    ("toy_reader:two_inputs", "two_inputs cannot take one input", []),
+    ("toy_reader:four_inputs", "four_inputs cannot take one input", []),
+    # rechain check takes a path; fuzz imports a module: it says how, from where
+    ("toy_reader.py:read", "a module name, not a file: from ", []),
     # every worker would die importing it: a campaign that runs nothing
     ("toy_reader:read", "--allow ValueErr is not an exception type", ["--allow", "ValueErr"]),
     ("toy_reader:read", "--allow no.Error is not an exception type", ["--allow", "no.Error"]),
     ("toy_reader:read", "--allow json.loads is not an exception type", ["--allow", "json.loads"]),
 ])
 def test_a_target_that_cannot_run_is_one_line_before_any_worker(tmp_path, target, why, more):
-    signatures = "\ndef no_input():\n    return 0\n\ndef two_inputs(data, options):\n    return 0\n"
+    signatures = ("\ndef no_input():\n    return 0\n\n"
+                  "def four_inputs(data, session_id, options, more):\n    return 0\n")
     (tmp_path / "toy_reader.py").write_text(textwrap.dedent(TOY) + signatures)
     done = _fuzz_in(tmp_path, ["--target", target, "--runs", "10", "--work", "work", *more])
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"rechain: error: --target {target}: {why}")
     assert not (tmp_path / "work").exists()  # no worker started, nothing prepared
+
+
+def test_a_reader_written_for_check_is_fuzzed_as_it_is(tmp_path):
+    """``read(data, session_id, options)``, the function ``rechain check --impl python:``
+    calls, is fuzzed without a wrapper (which would leave its module uninstrumented): it
+    gets a session id and empty options with each input, and its own crash is found."""
+    reader = textwrap.dedent(TOY).replace("def read(data: bytes) -> int:",
+                                           "def read(data, session_id, options):\n"
+                                           "    assert session_id and options == {}")
+    (tmp_path / "toy_reader.py").write_text(reader)
+    done = _fuzz_in(tmp_path, ["--target", "toy_reader:read", "--runs", "500", *SAFETY,
+                               "--work", "work", "--json"])
+    assert done.returncode == 1, done.stderr[-3000:]
+    [report] = json.loads(done.stdout)
+    assert report["executions"] > 0 and report["findings"]
+    found = {f["exception"] for f in report["findings"]}
+    assert "AttributeError" in found and "AssertionError" not in found, found
 
 
 def test_a_target_with_a_documented_exception_is_fuzzed(tmp_path):
