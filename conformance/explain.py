@@ -805,26 +805,47 @@ def _row_lines(rows: Sequence[Json], got: Sequence[Mapping[str, Any]],
 
 def _shown_rows(rows: list[Json], keep: int = 3) -> list[Json]:
     """Long runs of equal rows folded to ``… N equal …`` (a large case stays readable), and
-    at most ``ROWS_SHOWN`` rows: the first difference among them, the rest counted."""
+    at most ``ROWS_SHOWN`` rows: the row marked ``first`` (the one the sentence is about)
+    among them, with the differences before it as many as leave it room (the others folded
+    and counted), then the rest counted."""
     if len(rows) <= SHOWN_WHOLE:
         return rows
-    near = {i for i, row in enumerate(rows) if row["mark"] != "="}
-    wanted = {i for n in near for i in range(n - keep, n + keep + 1)}
+    lead = next((i for i, row in enumerate(rows) if row.get("first")), None)
+    wanted = set() if lead is None else set(range(max(lead - keep, 0), lead + keep + 1))
+    for n in (i for i, row in enumerate(rows) if row["mark"] != "="):
+        around = set(range(max(n - keep, 0), n + keep + 1))
+        if lead is None or n > lead or _cost(wanted | around) < ROWS_SHOWN - 1:
+            wanted |= around
     out: list[Json] = []
-    folded = 0
+    folded: list[Json] = []
     for i, row in enumerate(rows):
         if i in wanted:
             if len(out) + bool(folded) >= ROWS_SHOWN - 1:
-                return [*out, _rest(rows[i - folded:])]
+                return [*out, _rest(rows[i - len(folded):])]
             if folded:
-                out.append({"mark": "…", "got": f"… {folded} equal rows …", "expected": ""})
-                folded = 0
+                out.append(_fold(folded))
+                folded = []
             out.append(row)
         else:
-            folded += 1
+            folded.append(row)
     if folded:
-        out.append({"mark": "…", "got": f"… {folded} equal rows …", "expected": ""})
+        out.append(_fold(folded))
     return out
+
+
+def _cost(shown: set[int]) -> int:
+    """The rows an explanation writes for ``shown``: each, and a ``…`` row before each run
+    of them and after the last."""
+    return len(shown) + sum(i - 1 not in shown for i in shown) + 1
+
+
+def _fold(rows: Sequence[Json]) -> Json:
+    """The ``…`` row that stands for rows left out between shown ones."""
+    differing = sum(row["mark"] != "=" for row in rows)
+    if not differing:
+        return {"mark": "…", "got": f"… {len(rows)} equal rows …", "expected": ""}
+    return {"mark": "…", "got": f"… {counted(len(rows), 'row')} ({differing} differing) …",
+            "expected": ""}
 
 
 def _rest(rows: Sequence[Json]) -> Json:

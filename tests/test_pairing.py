@@ -317,3 +317,30 @@ def test_a_verdict_and_its_explanation_lead_with_the_row_lost_not_a_row_added_ab
         assert why["behaviour"] == judged.causes[0]
         [first] = [row for row in why["rows"] if row.get("first")]
         assert first["mark"] == mark, why["rows"]
+
+
+def test_an_explanation_shows_the_row_it_is_about_past_many_rows_it_is_not() -> None:
+    """Sixty rows of its own before the row a reader lost (accepted by its skip list, the
+    verdict's causes say only lost-row): the explanation's rows, at most 40, show the lost
+    row marked first and count the added rows they leave out, not as equal rows."""
+    from rechain.conformance.explain import ROWS_SHOWN, explain
+
+    roles = ["user" if k % 2 == 0 else "assistant" for k in range(100)]
+    texts = [f"row {k}" for k in range(100)]
+    data = b"".join(line(n, roles[n - 1], n - 1 or None, texts[n - 1])
+                    for n in range(1, 101))
+    rows = []
+    for k in range(100):
+        if k != 90:
+            rows.append(said(roles[k], texts[k]))
+        if k < 60:
+            rows.append(said("assistant", f"a note of its own on {k}"))
+    expected = Answered(tuple({"uuid": U.format(n), "type": roles[n - 1], "line": n}
+                              for n in range(1, 101)))
+    why = explain(data, Answered(tuple(rows)), expected, None,
+                  target="agent-sdk@0.3.332 file-order", causes=("lost-row",))
+    assert why["sentence"].startswith("message 91, line 91 (")
+    assert len(why["rows"]) <= ROWS_SHOWN
+    [first] = [row for row in why["rows"] if row.get("first")]
+    assert first["mark"] == "-" and first["expected"].startswith("91 ·")
+    assert any("differing) …" in row["got"] for row in why["rows"] if row["mark"] == "…")
