@@ -25,6 +25,7 @@ from rechain.conformance.check.shrinking import shrink_all
 from rechain.conformance.compare import Verdict
 from rechain.conformance.impls import label
 from rechain.conformance.protocol import ImplementationInfo, Outcome
+from rechain.conformance.report_locations import checkout, inside
 from rechain.conformance.report_resume import Previous
 from rechain.conformance.runner import Against, Connections, Item, Record, recorded_by, run_items
 from rechain.errors import UsageError
@@ -172,8 +173,12 @@ def _warn_stale(skip_list: skips.SkipList, path: Path, first: Any,
               f"its known failures count as new (write {written.split('@', 1)[0]}@* to keep "
               "it across versions)"
               for index, written, reader in skips.other_versions(skip_list, readers)]
+    # GitHub links a file named from the repository's root, and nothing else: a list
+    # outside the checkout (or given absolute, as rechain matrix does) is named from there
+    relative = inside(path, checkout(Path.cwd()))
+    where = ("" if relative is None else "file=" + relative.replace("%", "%25").replace(
+        ":", "%3A").replace(",", "%2C") + ",")
     for text in texts:
         say(text)
         if os.environ.get("GITHUB_ACTIONS") == "true":
-            where = str(path).replace("%", "%25").replace(":", "%3A").replace(",", "%2C")
-            print(f"::warning file={where},title=rechain%3A stale skip::{text}", flush=True)
+            print(f"::warning {where}title=rechain%3A stale skip::{text}", flush=True)
