@@ -203,15 +203,20 @@ def test_a_fuzz_bound_that_cannot_run_anything_is_refused(
     assert err.startswith(f"rechain: error: {message}") and len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("options", [["--memory-mb", "0"], ["--memory-mb", "-5"],
-                                     ["--invariant-every", "-1"]])
-def test_a_check_bound_that_means_nothing_is_refused(
-    capsys: pytest.CaptureFixture[str], options: list[str]
+@pytest.mark.parametrize(("options", "said"), [
+    (["--memory-mb", "0"], "--memory-mb 0 must be positive"),
+    (["--memory-mb", "-5"], "--memory-mb -5 must be positive"),
+    (["--invariant-every", "-1"], "--invariant-every -1 must be 0 or more (0 turns it off)"),
+    (["--examples", "-5"], "--examples -5 must be 0 or more"),
+    (["--jobs", "0", "--timeout", "-1"],
+     "--jobs 0 must be positive; --timeout -1 must be positive"),
+])
+def test_a_check_bound_that_means_nothing_is_refused_naming_it(
+    capsys: pytest.CaptureFixture[str], options: list[str], said: str
 ) -> None:
     code, out, err = run(capsys, "check", "--examples", "0", "--case", "cycle-full", *options)
     assert code == 2 and out == ""
-    assert err.strip() == ("rechain: error: --memory-mb must be positive, --invariant-every "
-                           "not negative (0 turns it off)")
+    assert err.strip() == f"rechain: error: {said}"
 
 
 def test_a_resumed_run_keeps_its_readers_and_profile(

@@ -69,12 +69,14 @@ def _infos(connected: Connections) -> list[tuple[str, ImplementationInfo]]:
 def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
           previous: Previous | None = None) -> Finished:
     """Run the check ``settings`` describe (continuing ``previous``'s report when given)."""
-    if settings.jobs < 1 or settings.timeout <= 0 or (settings.examples is not None
-                                                      and settings.examples < 0):
-        raise UsageError("--jobs and --timeout must be positive, --examples not negative")
-    if settings.memory_mb < 1 or settings.invariant_every < 0:
-        raise UsageError("--memory-mb must be positive, --invariant-every not negative "
-                         "(0 turns it off)")
+    bounds = [("--jobs", settings.jobs, "positive"), ("--timeout", settings.timeout, "positive"),
+              ("--memory-mb", settings.memory_mb, "positive"),
+              ("--examples", settings.examples, "0 or more"),
+              ("--invariant-every", settings.invariant_every, "0 or more (0 turns it off)")]
+    wrong = [f"{name} {value:g} must be {rule}" for name, value, rule in bounds
+             if value is not None and (value < 0 if rule.startswith("0") else value <= 0)]
+    if wrong:
+        raise UsageError("; ".join(wrong))
     clock = time.monotonic()
     plan = Plan(settings)
     skip_list = None if settings.no_skips else skips.for_run(settings.skips, settings.impl)
