@@ -98,6 +98,18 @@ def test_raising_is_its_own_cause() -> None:
     assert judge_contract(Raised("AttributeError", "x"), want, contract()).cause == "raised"
 
 
+def test_a_reader_that_answers_where_the_real_reader_raised_shows_rows_it_lacks() -> None:
+    """The real reader throws on the file, yours returns rows: that is rows the real reader
+    does not show (``extra-row``), never a row lost; an empty answer differs only there."""
+    from rechain.conformance.compare import judge
+    from rechain.conformance.contracts.causes import plain_causes
+
+    threw = Raised("TypeError", "Cannot read properties of undefined (reading '0')")
+    for got, cause in ((shown(1, 2), "extra-row"), (Answered(()), "field")):
+        assert plain_causes(judge(got, threw), got, threw) == (cause,)
+    assert plain_causes(judge(threw, shown(1)), threw, shown(1)) == ("raised",)
+
+
 def test_text_equivalent_finds_a_missing_fragment() -> None:
     want = answer(PARALLEL, contract(scope="file-order"))
     terms = contract(scope="file-order", content="text-equivalent")

@@ -23,8 +23,10 @@ def _identity(uuid: Any) -> Hashable:
 def plain_causes(verdict: Verdict, got: Any, wanted: Any) -> tuple[str, ...]:
     """``raised``, ``duplicate-row``, ``lost-row``, ``extra-row``, ``order``, ``wrong-branch``
     (continues from another entry) or ``field``, most harmful first."""
-    if isinstance(got, Raised) or isinstance(wanted, Raised):
-        return ("raised",) if isinstance(got, Raised) else ("lost-row",)
+    if isinstance(got, Raised):
+        return ("raised",)
+    if isinstance(wanted, Raised):  # the real reader threw: what yours shows, it does not
+        return ("extra-row",) if isinstance(got, Answered) and got.messages else ("field",)
     difference = verdict.difference
     if difference is not None and difference.path == "/leaf":
         return ("wrong-branch",)
