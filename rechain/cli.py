@@ -17,6 +17,7 @@ from typing import Any
 
 from rechain import __version__, commands, interrupts
 from rechain.cache import cache_dir
+from rechain.closed_pipe import guarded_stdout
 from rechain.errors import UsageError
 from rechain.helptext import plain
 
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return 2
         args.argv = list(argv) if argv is not None else sys.argv[1:]
-        with interrupts.terminate_as_interrupt():
+        with interrupts.terminate_as_interrupt(), guarded_stdout():
             return int(args.handler(args))
     except UsageError as error:
         print(f"rechain: error: {error}", file=sys.stderr)

@@ -297,3 +297,22 @@ def test_one_case_per_minimal_input_holds_every_comparison_that_failed(faux, tmp
     out = capsys.readouterr().out
     rows = [row.split() for row in out.splitlines() if row.startswith(("faux@1", "naive"))]
     assert len(rows) >= 2 and all(int(row[3]) >= 1 for row in rows[:2])  # both fail again
+
+
+def test_a_reader_of_stdout_that_leaves_early_changes_no_verdict_and_no_file(faux, tmp_path):
+    """``rechain check … | head``: once the pipe's reader is gone, what is printed is
+    dropped and the run still writes its files and exits with its verdict (a closed pipe
+    ended it with exit 0 and no --html, so a failing reader passed a pipefail CI step)."""
+    import subprocess
+
+    html = tmp_path / "report.html"
+    argv = [sys.executable, "-m", "rechain", "check", "--no-progress", "--impl",
+            f"{faux}:empty", "--examples", "0", "--case", "cycle-*", "--html", str(html),
+            "--markdown", "-"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=tmp_path)
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader of the pipe left before the first line
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 1, err.decode()[-2000:]
+    assert html.is_file() and b"Traceback" not in err
