@@ -3,8 +3,8 @@
 The reader is deliberately naive: it takes the last user/assistant line as the
 leaf and walks ``parentUuid`` up. Try it:
 
-    rechain smoke --impl "harness:python examples/naive_reader.py"
-    rechain check --impl "harness:python examples/naive_reader.py" --against agent-sdk-ts
+    rechain smoke --impl "harness:python3 examples/naive_reader.py"
+    rechain check --impl "harness:python3 examples/naive_reader.py" --against agent-sdk-ts
 """
 
 import base64

@@ -1,7 +1,7 @@
 """The smallest reader rechain can check (protocol v1, tier 1): transcript on stdin, JSON out.
 
-    rechain smoke --impl "cmd:python examples/oneshot_reader.py"
-    rechain check --impl "cmd:python examples/oneshot_reader.py" --against agent-sdk-ts
+    rechain smoke --impl "cmd:python3 examples/oneshot_reader.py"
+    rechain check --impl "cmd:python3 examples/oneshot_reader.py" --against agent-sdk-ts
 
 The case's options arrive as JSON in $RECHAIN_CASE; a non-zero exit means the reader
 rejected the file.
