@@ -427,6 +427,7 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
         if sides.diagnosed(uuid, ("off-chain",)):
             found.append(("off-chain", f"{sides.describe(uuid)} is not on the chain {who} "
                           f"walks from its leaf; yours includes it"))
+    found += _repeated(sides)
     if not found and sorted(got) == sorted(expected):
         found.append(("order", f"both have the same rows in another order; {who} puts "
                       f"{sides.describe(expected[_first(got, expected)])} first where yours "

@@ -304,6 +304,10 @@ def test_a_row_scope_names_a_row_shown_twice_and_never_raises_on_it():
         assert twice["sentence"] == ("yours shows line 3 (user, prompt) 2 times; the file-order "
                                      "answer (the rows agent-sdk@0.3.332 reads, in file order) "
                                      "has it once")
+    for got in (_shown("a", "b", "b"), _shown("a", "b", "a")):  # a chain, no contract
+        chain = explain(data, got, _shown("a", "b"), None, target="agent-sdk@0.3.332",
+                        causes=("duplicate-row",))
+        assert chain["behaviour"] == "duplicate-row", chain["sentence"]
 
 
 def test_the_cause_left_after_the_skip_list_leads_and_a_row_from_a_skipped_line_is_located():
