@@ -19,7 +19,7 @@ from rechain.conformance.differential import Disagreement, signature
 from rechain.conformance.explain import explain, profile_for
 from rechain.conformance.impls import label
 from rechain.conformance.report_bounds import clip
-from rechain.conformance.runner import Connections, Item, judge_pair, run_one
+from rechain.conformance.runner import Connections, Item, judge_pair, run_one, with_causes
 
 Json = dict[str, Any]
 
@@ -60,7 +60,7 @@ def _verdict(implementation: Any, target: Any, item: Item, got: Any, expected: A
     """A comparison's verdict: a reader's own contract judges its answer, else the views."""
     if getattr(target, "owner", None) is implementation:
         return target.judge(item, got, 0)  # type: ignore[no-any-return]
-    return judge_pair(implementation.info, target, got, expected)
+    return with_causes(judge_pair(implementation.info, target, got, expected), got, expected)
 
 
 def every_comparison(first: Connections, shrunk: Disagreement, item: Item,

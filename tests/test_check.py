@@ -220,6 +220,7 @@ def test_disagreements_are_shrunk_into_cases_that_replay(faux, tmp_path, capsys)
     case_dir = Path(first["path"])
     assert first["signature"] and case_dir.name == first["case_id"]
     assert first["case_id"].startswith("diff-faux-vs-ref-")
+    assert first["cause"] == "lost-row"  # a cause, as a corpus case's, not a signature token
     assert lint_cases(saved) == []
     shrunk = (case_dir / "transcript.jsonl").read_bytes()
     generated = [line for line in lines if line["kind"] == "case" and line["status"] == "fail"]
