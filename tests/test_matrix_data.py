@@ -7,12 +7,29 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from rechain.cli import main
 from rechain.conformance.contracts.answers import Row
 from rechain.conformance.contracts.judge import merged_prompts
 from rechain.conformance.matrix import adapters, render
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_a_matrix_with_nothing_to_render_leaves_nothing_and_says_what_to_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside the repository, --no-run finds no results: no empty docs/badges and
+    docs/matrix-data folders are left behind, and each reader's line says the command
+    that makes its results, as printed from anywhere."""
+    out = tmp_path / "docs"
+    assert main(["matrix", "--no-run", "--reader", "ccusage", "--out", str(out), "--cases",
+                 str(tmp_path / "cases")]) == 1
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert "run it first: " in err, err
+    assert f"matrix --reader ccusage --out {out} --cases {tmp_path / 'cases'}" in err, err
 
 
 def test_the_committed_matrix_re_renders_from_its_committed_data(tmp_path: Path) -> None:

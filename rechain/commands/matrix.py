@@ -78,9 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.install:
         return _install(adapters.shipped(names=args.reader))
     rows, headers = [], []
-    args.out = output_dir("--out", args.out)
-    (args.out / "badges").mkdir(exist_ok=True)
-    (args.out / "matrix-data").mkdir(exist_ok=True)
+    args.out = output_dir("--out", args.out, make=False)  # made once there is a row to keep
     chosen = {adapter.name for adapter in adapters.shipped(names=args.reader)}
     root = repository(args.out)
     for adapter in adapters.shipped():
@@ -97,22 +95,27 @@ def run(args: argparse.Namespace) -> int:
         if report.is_file():
             kept = _kept(adapter, report, args.cases, root)
             # a reader's answer may hold lone surrogates (kept escaped): never a crash
+            stored.parent.mkdir(parents=True, exist_ok=True)
             stored.write_bytes(b"".join(dumps(line) + b"\n" for line in kept))
         elif stored.is_file():
             kept = [loads(line) for line in stored.read_bytes().splitlines()]
         else:
+            again = portable.rechain(["matrix", "--reader", adapter.name, "--out",
+                                      str(args.out), "--cases", str(args.cases.absolute())])
             print(f"matrix: no results for {adapter.slug} in {args.cases} or {stored.parent};"
-                  " run it first", file=sys.stderr)
+                  f" run it first: {again}", file=sys.stderr)
             continue
         row = render.row_of_data(kept)
         rows.append(row)
         headers.append(kept[0])
+        (args.out / "badges").mkdir(parents=True, exist_ok=True)
         (args.out / "badges" / f"{adapter.name}.json").write_text(
             json.dumps(render.badge(row)) + "\n", encoding="utf-8")
     if not rows:
         print("matrix: nothing to render", file=sys.stderr)
         return 1
     command = render.command(headers)
+    args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "matrix.md").write_text(render.markdown(rows, command), encoding="utf-8")
     (args.out / "matrix.html").write_text(render.page(rows, command), encoding="utf-8")
     # what the terminal shows is run now, from any directory: the words that start this
