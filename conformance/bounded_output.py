@@ -4,7 +4,8 @@
 (``yes``) grew rechain's own memory by gigabytes and overran the case's time limit while
 it was read. Here stdout is kept up to a cap (past it the process tree is killed and the
 case is a crash), stderr only as its last bytes, and the deadline holds however much the
-process writes.
+process writes; a process that exits leaving a child holding its pipes is judged on what
+it wrote, not timed out.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from dataclasses import dataclass
 from typing import IO
 
 CHUNK = 1 << 16
+POLL_S = 0.05
+#: how long the pipes may stay open after the process exited (a child it left running
+#: holds them): then the child is killed and the process's answer is what it wrote
+GRACE_S = 1.0
 STDERR_KEPT = 1 << 16  # the tail a failure quotes
 
 
@@ -65,10 +70,15 @@ def collect(proc: subprocess.Popen[bytes], stdin: bytes, timeout: float, cap: in
     for thread in threads:
         thread.start()
     deadline = time.monotonic() + timeout
-    timed_out = False
-    for thread in threads[1:]:
-        thread.join(max(0.0, deadline - time.monotonic()))
-        timed_out = timed_out or thread.is_alive()
+    ended: float | None = None  # when the process itself exited
+    while any(t.is_alive() for t in threads[1:]) and time.monotonic() < deadline:
+        if ended is None and proc.poll() is not None:
+            ended = time.monotonic()
+        if ended is not None and time.monotonic() - ended > GRACE_S:
+            kill()  # what it started holds the pipes open: its answer is what it wrote
+            break
+        next(t for t in threads[1:] if t.is_alive()).join(POLL_S)
+    timed_out = ended is None and any(t.is_alive() for t in threads[1:])
     if timed_out:
         kill()
     with contextlib.suppress(subprocess.TimeoutExpired):

@@ -320,6 +320,18 @@ def test_oneshot_output_without_end_is_bounded_in_memory_and_in_time(tmp_path):
     assert outcome == TimedOut(1.0)
 
 
+def test_oneshot_answer_is_kept_when_a_child_it_left_holds_the_pipes(tmp_path):
+    """A reader that answers and exits, leaving a child running with its stdout and stderr
+    (a daemon it started), is judged on what it wrote: it did answer in time."""
+    body = """
+        import json, subprocess, sys
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        print(json.dumps([{"type": "user", "uuid": "u1"}]), flush=True)
+    """
+    outcome = oneshot(tmp_path, body, timeout=20.0).run(CASE)
+    assert outcome == Answered(({"type": "user", "uuid": "u1"},)), outcome
+
+
 SIGNATURES = textwrap.dedent("""
     def _answer(data, session_id, options):
         return [{"type": "user", "uuid": session_id, "limit": options.get("limit")}]
