@@ -519,6 +519,17 @@ def _first(got: Sequence[str], expected: Sequence[str]) -> int:
                 min(len(got), len(expected)))
 
 
+def _leaf_clause(difference: Mapping[str, Any], sides: Sides) -> tuple[str, str]:
+    """The entry each side continues from, when only that was compared (readers of
+    different views, or the ``chain`` view): never a field named ``leaf``."""
+    def said(value: Any) -> str:
+        return (f"continued from {sides.describe(value)}" if isinstance(value, str)
+                else "found no conversation")
+
+    return ("leaf-choice", f"{sides.who} {said(difference.get('right'))}; yours "
+            f"{said(difference.get('left'))}")
+
+
 def _broken(difference: Mapping[str, Any]) -> bool:
     """A difference that is an invariant the reader breaks, not a field: the answers agree
     and the verdict's message says what reading the file again changed."""
@@ -938,6 +949,8 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     early = _outcome_clause(got, expected, who, diagnostics)
     if early is not None:
         clauses.append(early)
+    elif difference is not None and difference.get("path") == "/leaf":
+        clauses.append(_leaf_clause(difference, sides))
     elif got_uuids is not None and expected_uuids is not None and got_uuids != expected_uuids:
         scope = scope_of(target)
         clauses = _clauses(sides) if scope is None else _scope_clauses(sides, scope)

@@ -310,6 +310,22 @@ def test_a_row_scope_names_a_row_shown_twice_and_never_raises_on_it():
         assert chain["behaviour"] == "duplicate-row", chain["sentence"]
 
 
+def test_readers_compared_by_their_leaf_are_told_which_entry_each_continues_from():
+    """A session reader checked against the CLI profile is compared by the entry each
+    continues from: the sentence names both, not a field `leaf` of value 'nothing'."""
+    data = _rows("a", "b")
+    cli = Answered(({"role": "user", "content": "say a"},), leaf="b")
+    for mine, words in ((Answered(()), "yours found no conversation"),
+                        (_shown("a"), "yours continued from line 1 (user, prompt)")):
+        difference = {"path": "/leaf", "left": mine.messages[-1]["uuid"] if mine.messages
+                      else {"$missing": True}, "right": "b"}
+        said = explain(data, mine, cli, difference, target="claude-code@2.1.332",
+                       causes=("wrong-branch",))
+        assert said["behaviour"] == "leaf-choice"
+        assert said["sentence"] == ("the real reader (claude-code@2.1.332) continued from "
+                                    f"line 2 (user, prompt); {words}")
+
+
 def test_the_cause_left_after_the_skip_list_leads_and_a_row_from_a_skipped_line_is_located():
     """A known lost row beside a new extra row: the explanation leads with the extra row,
     and names the line it came from, which the profile's parser skips."""
