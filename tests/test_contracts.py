@@ -298,7 +298,8 @@ def test_a_reader_changed_by_a_torn_line_is_told_so_in_words_with_its_own_error(
     expected = target.expect(item)
     verdict = target.judge(item, reader.run(item.case), 4)
     assert (verdict.status, verdict.cause) == ("fail", "invariant:unchanged-by-invalid-line")
-    assert verdict.message.endswith("; yours raised exit 4: parse error: Unfinished JSON term")
+    assert verdict.message == ("appending one torn line changed the answer: 2 rows became no "
+                               "answer, yours raised exit 4: parse error: Unfinished JSON term")
     said = explain(data, reader.run(item.case), expected, verdict.difference.to_json(),  # type: ignore[union-attr]
                    target=target.label, message=verdict.message, causes=verdict.causes)
     assert (said["behaviour"], said["title"]) == ("invariant:unchanged-by-invalid-line",

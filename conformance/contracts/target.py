@@ -22,6 +22,7 @@ from rechain.conformance.contracts.pairing import role_of
 from rechain.conformance.protocol import Answered, CaseInput, Outcome, Raised
 from rechain.reference.model import Options
 from rechain.strategies.formatting import STYLES
+from rechain.wording import counted
 
 METAMORPHIC = ("unchanged-by-invalid-line", "unchanged-by-formatting")
 
@@ -100,16 +101,17 @@ class ContractTarget:
     def _metamorphic(self, item: Any, seq: int, got: Answered) -> list[tuple[str, str]]:
         from rechain.conformance.runner import run_one
 
-        said: list[str] = []  # the reader's own words when it did not answer
+        changed: list[Any] = []  # the reader's outcomes on the changed files
 
         def read(data: bytes) -> Any:
             # the file as it is was read for the verdict: its answer is reused, not asked again
             outcome = got if data == item.case.data else run_one(
                 self.owner, replace(item.case, data=data))
+            if outcome is not got:
+                changed.append(outcome)
             if isinstance(outcome, Answered):
                 return ({"usage": dict(outcome.usage)} if self.contract.scope == "usage"
                         else [self._judged(m) for m in outcome.messages])
-            said.append(_words(outcome))
             return _raise(outcome)
 
         # one style per sweep case, spaced first; every style when shrinking (seq 0), so the
@@ -121,12 +123,12 @@ class ContractTarget:
                  lambda: inv.unchanged_by_invalid_line(read, item.case.data)),
                 ("invariant:unchanged-by-formatting",
                  lambda: inv.unchanged_by_formatting(read, item.case.data, styles))):
-            said.clear()
+            changed.clear()
             try:
                 check()
             except AssertionError as error:
-                words = f"; yours {said[-1]}" if said else ""
-                found.append((name, f"{error}{words}"))
+                found.append((name, _told(str(error), got, changed[-1] if changed else None,
+                                          self.contract.scope)))
         return found
 
 
@@ -150,6 +152,16 @@ def _holds(check: Any, data: bytes, answer: list[dict[str, Any]]) -> bool:
 
 class ReaderError(Exception):
     """A reader's non-answer (raised, crashed, timed out) as an exception for a property."""
+
+
+def _told(said: str, before: Answered, after: Any, scope: str) -> str:
+    """An invariant's failure for a person: when the reader gave no answer on the changed
+    file, what it said (the property's own words name rechain's wrapper exception, not the
+    reader's error); else the property's words, which show what changed."""
+    if scope == "usage" or after is None or isinstance(after, Answered):
+        return said
+    what = said.split(": ", 1)[0]
+    return f"{what}: {counted(len(before.messages), 'row')} became no answer, yours {_words(after)}"
 
 
 def _words(outcome: Any) -> str:
