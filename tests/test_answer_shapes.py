@@ -354,7 +354,7 @@ def test_the_matrix_keeps_whatever_a_reader_answered(tmp_path: Path) -> None:
     run_check({"messages": [{"uuid": "uuid\udfff", "type": "user"}]}, Mode(), tmp_path)
     adapter = argparse.Namespace(name="answers", version="1", slug="answers@1",
                                  contract={"scope": "chain"})
-    kept = _kept(adapter, tmp_path / "run.jsonl", tmp_path / "cases")
+    kept = _kept(adapter, tmp_path / "run.jsonl", tmp_path / "cases", tmp_path)
     again = [loads(line) for line in b"".join(dumps(line) + b"\n" for line in kept).splitlines()]
     row = render.row_of_data(again)
     assert row == render.row_of_data(kept) and row.findings
