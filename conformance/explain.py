@@ -402,6 +402,9 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
             reason = read["detail"] if read else "a line that not every JSON parser accepts"
             found.append(("skipped-line", f"yours skipped {sides.describe(uuid)}, which {who} "
                           f"reads ({reason})"))
+    lost = [] if found else _lost_rows(sides, only_expected)
+    if lost:  # the same chain less some rows no diagnostic explains: no leaf or walk to blame
+        return [_lost_clause(sides, lost), *_repeated(sides)]
     leaf_got, leaf_expected = (got[-1] if got else None), (expected[-1] if expected else None)
     if leaf_got != leaf_expected and leaf_got is not None and leaf_expected is not None:
         apart = (leaf_got not in _ancestors(sides, leaf_expected)
@@ -438,6 +441,69 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
         theirs = sides.describe(expected[where]) if where < len(expected) else "nothing"
         found.append(("chain", f"message {where + 1}: {who} has {theirs}, yours {mine}"))
     return found
+
+
+def _lost_rows(sides: Sides, missing: Sequence[str]) -> list[str]:
+    """The rows of the expected chain yours loses while showing the rest of it, in order
+    and adding none: any row between its first and last, and a tool result at either end
+    (a chain that merely ends or starts elsewhere is a leaf choice or a walk stopped early).
+    Empty when the answers differ otherwise."""
+    got, expected = sides.got, sides.expected
+    if not got or not missing or set(got) - set(expected):
+        return []
+    kept = [u for u in expected if u not in set(missing)]
+    if kept != got:
+        return []
+    inner = set(expected[expected.index(got[0]):expected.index(got[-1]) + 1])
+    lost = [u for u in missing if u in inner or _results_of(sides, u)]
+    return lost if len(lost) == len(missing) else []
+
+
+def _results_of(sides: Sides, uuid: str) -> list[str]:
+    """The tool_use ids the tool_result blocks of ``uuid``'s line answer."""
+    number = sides.number(uuid)
+    if number is None or number > len(sides.raw):
+        return []
+    value, _ = _parse(sides.raw[number - 1])
+    message = value.get("message") if isinstance(value, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return [str(b.get("tool_use_id")) for b in content or () if isinstance(b, dict)
+            and b.get("type") == "tool_result"] if isinstance(content, list) else []
+
+
+def _call_of(sides: Sides, tool_id: str) -> str:
+    """``tool_use Bash, line 6``: the call a tool result answers, as the file writes it."""
+    needle = json.dumps(tool_id).encode()
+    for number, raw in enumerate(sides.raw, start=1):
+        if needle not in raw or b'"tool_use"' not in raw:
+            continue
+        value, _ = _parse(raw)
+        message = value.get("message") if isinstance(value, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_use" and (
+                    block.get("id") == tool_id):
+                return f"tool_use {block.get('name')}, line {number}"
+    return "a call not in the file"
+
+
+def _lost_clause(sides: Sides, lost: Sequence[str]) -> tuple[str, str]:
+    """The first row yours loses from a chain it otherwise shows as it is: its line, role
+    and, for a tool result, the block and the call it answers; where the leaf stands."""
+    first, rest = lost[0], lost[1:]
+    blocks = _results_of(sides, first)
+    what = ""
+    if blocks:
+        calls = "; ".join(f"{_short(b, 40)} ({_call_of(sides, b)})" for b in blocks)
+        what = f", the tool_result block{'s' if len(blocks) > 1 else ''} answering {calls}"
+    numbers = [sides.number(u) for u in rest]
+    more = f"; and {counted(len(rest), 'more row')} ({_lines_list(numbers)})" if rest else ""
+    leaf = sides.expected[-1]
+    where = (f"; both continue from the same leaf, {sides.describe(leaf)}"
+             if sides.got[-1] == leaf else "; yours shows every row before it")
+    tail = " as the last row of its chain" if leaf == first else ""
+    return ("lost-row", f"yours leaves out {sides.describe(first)}{what}, which {sides.who} "
+            f"shows{tail}{more}{where}")
 
 
 #: the behaviours of a row scope's explanation that show each cause of a contract's verdict

@@ -392,3 +392,47 @@ def test_a_leaf_with_no_trait_of_its_own_is_named_by_its_line():
     assert explanation["sentence"].startswith(
         "the real reader (agent-sdk@0.3.332) continued from a meta row (line 3), which it "
         "does not show (isMeta)")
+
+
+def _tool_turn(last: str = "") -> bytes:
+    """A prompt, a Bash call, its result, an answer (and ``last``, a prompt after it)."""
+    rows: list[dict[str, Any]] = [
+        {"type": "user", "uuid": "p", "message": {"role": "user", "content": "list"}},
+        {"type": "assistant", "uuid": "c", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]}},
+        {"type": "user", "uuid": "r", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt"}]}},
+        {"type": "assistant", "uuid": "t", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "one file"}]}}]
+    if last:
+        rows.append({"type": "user", "uuid": last, "message": {"role": "user",
+                                                              "content": "thanks"}})
+    parent = None
+    for row in rows:
+        row["parentUuid"], parent = parent, row["uuid"]
+    return b"".join(json.dumps(row).encode() + b"\n" for row in rows)
+
+
+def test_a_lost_tool_result_is_named_by_its_line_role_and_block_not_as_a_leaf_choice():
+    """A chain reader that drops one tool result, otherwise exact, is told which row it lost
+    (its line, role, the call its block answers) and that the leaf is the same; never
+    'leaf choice' or 'walk stopped early', which blame rules it got right."""
+    data = _tool_turn()
+    middle = explain(data, _shown("p", "c", "t"), _shown("p", "c", "r", "t"), None,
+                     target=TARGET, causes=("lost-row",))
+    assert (middle["behaviour"], middle["title"]) == ("lost-row", "row missing")
+    assert middle["sentence"] == (
+        "yours leaves out line 3 (user, tool_result), the tool_result block answering toolu_1 "
+        "(tool_use Bash, line 2), which the real reader (agent-sdk@0.3.332) shows; both "
+        "continue from the same leaf, line 4 (assistant, text)")
+    tip = _tool_turn()[: _tool_turn().rindex(b'{"type": "assistant", "uuid": "t"')]
+    last = explain(tip, _shown("p", "c"), _shown("p", "c", "r"), None, target=TARGET,
+                   causes=("lost-row",))
+    assert last["behaviour"] == "lost-row", last["sentence"]
+    assert last["sentence"].endswith("which the real reader (agent-sdk@0.3.332) shows as the "
+                                     "last row of its chain; yours shows every row before it")
+    assert not any("continued from" in also for also in last["also"])
+    # a chain that merely ends earlier on a row that is no tool result is still a leaf choice
+    shorter = explain(_tool_turn("q"), _shown("p", "c", "r", "t"),
+                      _shown("p", "c", "r", "t", "q"), None, target=TARGET)
+    assert shorter["behaviour"] == "leaf-choice"
