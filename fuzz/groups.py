@@ -10,14 +10,63 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 from rechain.conformance.lifetime import dies_with_parent
+
+#: the most a run of a target may write to its stdout or stderr (or any file): past it the
+#: kernel stops it with SIGXFSZ. A target that prints on every input, run for a minute,
+#: wrote 1.5 GB a second to the run's files, each then read whole into rechain's memory
+OUTPUT_LIMIT = 256 << 20
+#: what is read back of each stream: its head and its tail (the worker's first row is at
+#: the head, its outcome and the watchdog's words at the tail)
+KEPT_BYTES = 1 << 20
+#: the words that stand for what was left out between the head and the tail
+LEFT_OUT = b"\n[rechain: %d bytes left out]\n"
+
+
+def _started(limit: int) -> Callable[[], None]:
+    """A ``preexec_fn``: the child dies with rechain, and writes no file past ``limit``."""
+    tie = dies_with_parent()
+
+    def start() -> None:
+        if tie is not None:
+            tie()
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return start
+
+
+def ended(code: int) -> str:
+    """How a run ended, in words: ``exit code 3``, ``killed by SIGSEGV``, and for the
+    output limit what it means."""
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        return f"killed by signal {-code}"
+    if name == "SIGXFSZ":
+        return f"stopped: it wrote more than {OUTPUT_LIMIT >> 20} MiB of output (SIGXFSZ)"
+    return f"killed by {name}"
+
+
+def kept(stream: IO[bytes], keep: int = KEPT_BYTES) -> bytes:
+    """A run's output file, its head and tail ``keep`` bytes each when it is longer."""
+    size = stream.seek(0, os.SEEK_END)
+    stream.seek(0)
+    if size <= 2 * keep:
+        return stream.read()
+    head = stream.read(keep)
+    stream.seek(size - keep)
+    return head + LEFT_OUT % (size - 2 * keep) + stream.read()
 
 
 def sweep(group: int) -> None:
@@ -71,11 +120,13 @@ def run(
     Its group is swept once it ends or ``seconds`` pass (then ``TimeoutExpired`` is raised
     with what it wrote, as ``subprocess.run`` does), or once rechain ends (``guard``): a
     child the target left running ends with it. What it writes goes to files, not pipes,
-    so such a child holding them open cannot keep the caller waiting past the run's end.
+    so such a child holding them open cannot keep the caller waiting past the run's end;
+    none grows past ``OUTPUT_LIMIT`` (SIGXFSZ ends the writer) and only their ends are
+    read back (``kept``).
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=cwd,
-                                   start_new_session=True, preexec_fn=dies_with_parent())
+                                   start_new_session=True, preexec_fn=_started(OUTPUT_LIMIT))
         stopped = False
         try:
             watcher = guard(process.pid)
@@ -91,9 +142,7 @@ def run(
             sweep(process.pid)
             process.wait()
             release(watcher)
-        out.seek(0)
-        err.seek(0)
-        said, complained = out.read(), err.read()
+        said, complained = kept(out), kept(err)
     if stopped:
         raise subprocess.TimeoutExpired(list(command), seconds, said, complained)
     return subprocess.CompletedProcess(list(command), process.returncode, said, complained)

@@ -236,12 +236,12 @@ def replay_one(directory: Path, python: str, env: dict[str, str] | None = None) 
         rows = [_hang(spec, bound, done.stderr)]
     elif not rows and said:  # it began the input and the process ended: the target ended it
         rows = [{"outcome": "failure", "exception": "exit", "signature": f"exit@{spec}",
-                 "message": f"the process ended (exit code {done.returncode}) running it"}]
+                 "message": f"the process ended ({groups.ended(done.returncode)}) running it"}]
     if not rows:
         said = [line for line in done.stderr.decode("utf-8", "replace").splitlines()
                 if line.strip()]
-        raise ReplayError(f"{directory.name}: the replay ran nothing: "
-                          f"{said[-1][:300] if said else f'exit {done.returncode}, no output'}")
+        last = said[-1][:300] if said else f"{groups.ended(done.returncode)}, no output"
+        raise ReplayError(f"{directory.name}: the replay ran nothing: {last}")
     row = rows[-1]
     failed = row["outcome"] == "failure"
     signature = row.get("signature")

@@ -176,3 +176,26 @@ def test_what_a_fuzzed_target_started_ends_with_a_runner_killed_outright(
         runner.kill()
         runner.wait()
     assert _gone(pids), "the target's child outlived a runner killed outright"
+
+
+def test_a_run_that_prints_without_end_is_stopped_at_the_output_limit() -> None:
+    """A target printing on every input, run for its whole bound, wrote gigabytes to the
+    run's files and had them read whole into rechain's memory (1.5 GB in one second)."""
+    # 300 MiB, past the limit (an endless writer, without the limit, would fill the disk)
+    done = groups.run(["/bin/sh", "-c", "echo first; head -c 314572800 /dev/zero; echo end"],
+                      3600)
+    assert done.returncode == -signal.SIGXFSZ
+    assert "more than 256 MiB of output" in groups.ended(done.returncode)
+    assert done.stdout.startswith(b"first\n\0") and done.stdout.endswith(b"\0\0")
+    left_out = groups.OUTPUT_LIMIT - 2 * groups.KEPT_BYTES
+    assert groups.LEFT_OUT % left_out in done.stdout
+    assert len(done.stdout) == 2 * groups.KEPT_BYTES + len(groups.LEFT_OUT % left_out)
+
+
+def test_a_short_output_is_read_back_whole(tmp_path: Path) -> None:
+    said = bytes(range(256)) * 9
+    with (tmp_path / "out").open("w+b") as stream:
+        stream.write(said)
+        assert groups.kept(stream, keep=len(said) // 2) == said
+        assert groups.kept(stream, keep=100) == said[:100] + groups.LEFT_OUT % (
+            len(said) - 200) + said[-100:]
