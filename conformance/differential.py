@@ -429,12 +429,13 @@ def tags_for(tokens: Iterable[str]) -> list[str]:
     return found or ["basic"]
 
 
-def replay_command(impl_spec: str | Sequence[str], against_spec: str | None, corpus: str,
+def replay_command(impl_spec: str | Sequence[str], against_spec: str | None, corpus: str | None,
                    case: str, cwd: Path, venv: Path | None = None,
                    judged_as: Sequence[str] = (), program: Sequence[str] | None = None) -> str:
     """The one line that re-runs a frozen case, from any directory (specs given in ``cwd``;
     several readers under test are all named; ``venv``, the interpreter of ``python:``
-    readers; ``judged_as``, the run's options that decide the verdict: profile, contract...).
+    readers; ``judged_as``, the run's options that decide the verdict: profile, contract...;
+    ``corpus`` None: the packaged corpus, named by no option).
     ``program`` starts it: by default ``portable.program()``, the words that run this
     rechain now; ``portable.PORTABLE`` for a line stored in a case file that travels."""
     from rechain import portable
@@ -449,7 +450,8 @@ def replay_command(impl_spec: str | Sequence[str], against_spec: str | None, cor
         against = portable.spec(against_spec, cwd)
         parts += ["--against", against.text]
         env.update(against.env)
-    parts += [*judged_as, "--corpus", portable.path(corpus, cwd), "--case", case]
+    parts += [*judged_as, *(["--corpus", portable.path(corpus, cwd)] if corpus is not None else []),
+              "--case", case]
     if venv is not None:
         parts += ["--venv", portable.path(venv, cwd)]
     return portable.command(parts, env)

@@ -30,14 +30,16 @@ _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def failure_text(line: Mapping[str, Any]) -> str:
-    """A failing case line as plain text: the explanation, else the verdict's message."""
+    """A failing case line as plain text: the explanation, else the verdict's message; then
+    the command that re-runs that case alone, when the line has one (a corpus case)."""
     explanation = line.get("explanation")
+    replay = f"\nreplay: {line['replay']}" if line.get("replay") else ""
     if explanation:
         return "\n".join(as_text(explanation, got=str(line.get("implementation", "yours")),
-                                 expected=str(line.get("against", "expected"))))
+                                 expected=str(line.get("against", "expected")))) + replay
     difference = line.get("difference") or {}
     where = f" at {difference.get('path')}" if difference else ""
-    return f"{line.get('message') or line.get('status')}{where}"
+    return f"{line.get('message') or line.get('status')}{where}{replay}"
 
 
 def _xml(text: str) -> str:

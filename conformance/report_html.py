@@ -74,11 +74,16 @@ def _failing_case(line: Mapping[str, Any], explain_it: bool) -> str:
             f'</span> <code>{esc(str(line["id"]))}</code> {esc(str(line["implementation"]))} '
             f'vs {esc(str(line["against"]))}{cause}: '
             f'{esc(str(explanation.get("sentence") or line.get("message") or ""))}')
+    replay = (f'<p class="replay">replay: <code>{esc(str(line["replay"]))}</code></p>'
+              if line.get("replay") else "")
     if not explain_it or not explanation:
+        if replay:
+            return (f'<li class="case" {_case_attributes(line)}><details><summary>{head}'
+                    f'</summary>{replay}</details></li>')
         return f'<li class="case" {_case_attributes(line)}>{head}</li>'
     body = explanation_html(explanation, str(line["implementation"]), str(line["against"]))
     return (f'<li class="case" {_case_attributes(line)}><details><summary>{head}</summary>'
-            f'{body}</details></li>')
+            f'{body}{replay}</details></li>')
 
 
 def _kind_section(kind: summary.Kind) -> str:

@@ -188,3 +188,59 @@ def test_fuzz_names_a_replay_for_each_filed_case_that_runs_elsewhere(
     done = from_elsewhere(printed, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith(f"ok         {case.name} (parse-line")
+
+
+def test_a_failing_corpus_case_prints_a_replay_of_that_case_alone_that_runs_elsewhere(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from rechain.corpus.cases_io import default_root
+
+    for name in ("cli-calls-after-other-blocks", "assistant-without-message-id",
+                 "cli-bridge-within-5s"):
+        shutil.copytree(Path(str(default_root() / name)), project / "cases" / name)
+    code, out, _ = run(capsys, "check", "--impl", "python:readers.py:drops_last", "--corpus",
+                       "cases", "--examples", "0", "--report", "run.jsonl", "--no-progress",
+                       "--fields", "uuids", "--no-skips", "--junit", "run.xml", "--markdown",
+                       "run.md", "--html", "run.html")
+    assert code == 1
+    lines = report.read(project / "run.jsonl")
+    failing = [line for line in lines if line["kind"] == "case" and line["status"] == "fail"]
+    assert failing and all(line["group"] not in ("generated", "corrupted") for line in failing)
+    # the terminal and Markdown show each kind's example in full, its replay with it; the
+    # JUnit and HTML reports every failing case's
+    shown = [line["replay"] for line in failing if f"replay: {line['replay']}" in out]
+    assert len(shown) == 1 and shown[0] in (project / "run.md").read_text()
+    for line in failing:
+        replay = line["replay"]
+        assert replay.replace("'", "&apos;") in (project / "run.xml").read_text()
+        assert replay.replace("'", "&#x27;") in (project / "run.html").read_text()
+        assert " --fields uuids --no-skips " in replay  # judged as the run judged
+        assert str(project / "cases") in replay and str(project / "readers.py") in replay
+        done = from_elsewhere(f"{replay} --no-progress --report again.jsonl", tmp_path)
+        assert done.returncode == 1, done.stdout + done.stderr
+        again = [c for c in report.read(tmp_path / "elsewhere" / "again.jsonl")
+                 if c["kind"] == "case"]
+        assert [(c["id"], c["implementation"], c["status"], c["cause"]) for c in again] == [
+            (line["id"], line["implementation"], line["status"], line["cause"])]
+    passing = [line for line in lines if line["kind"] == "case" and line["status"] == "pass"]
+    assert passing and not any("replay" in line for line in passing)
+
+
+def test_a_corpus_replay_names_its_case_literally_and_the_limits_that_decide_it() -> None:
+    import datetime as dt
+    from fnmatch import fnmatchcase
+
+    from rechain.conformance.check.replays import decisive, pattern
+    from rechain.conformance.check.settings import Settings
+
+    for case_id in ("plain-case", "odd[continue]", "star*and?mark"):
+        assert fnmatchcase(case_id, pattern(case_id))
+        assert not fnmatchcase(case_id + "x", pattern(case_id))
+    assert not fnmatchcase("oddc", pattern("odd[continue]"))
+    started = dt.datetime.now(dt.UTC)
+    assert decisive(Settings(seed=1, save_cases=Path(), started=started)) == []
+    assert decisive(Settings(seed=1, save_cases=Path(), started=started, timeout=5,
+                             memory_mb=512, invariant_every=0, no_skips=True)) == [
+        "--no-skips", "--timeout", "5", "--memory-mb", "512", "--invariant-every", "0"]

@@ -20,6 +20,7 @@ from rechain.conformance import report, report_resume, skips
 from rechain.conformance.annotate import annotations, loose_readers, merged_readers
 from rechain.conformance.check import inputs
 from rechain.conformance.check.plan import Plan
+from rechain.conformance.check.replays import corpus_replay
 from rechain.conformance.check.settings import Settings
 from rechain.conformance.check.shrinking import shrink_all
 from rechain.conformance.compare import Verdict
@@ -138,7 +139,9 @@ def check(settings: Settings, say: Say, progress: Callable[[int], Bar],
                 for local, extra in zip(found, notes, strict=True):
                     record = replace(local, seq=positions[local.seq - 1] + 1)  # as unsplit
                     records.append(record)
-                    lines.append(report.case_line(record, **extra))
+                    line = report.case_line(record, **extra)
+                    replay = corpus_replay(settings, plan, first, item, record)
+                    lines.append({**line, "replay": replay} if replay else line)
                 writer.write_all(lines)  # one case's lines together: all on file, or none
             bar.end()
             if not settings.no_shrink:
