@@ -65,6 +65,7 @@ TITLES = {
     "hidden-row": "row the real reader hides", "skipped-line": "skipped line",
     "orphaned-parallel-result": "orphaned parallel result",
     "compaction-relink": "compaction relink", "leaf-choice": "leaf choice",
+    "cycle": "parents in a cycle",
     "branch-after-rewind": "branch after a rewind", "walk-stopped": "walk stopped early",
     "off-chain": "row off the chain", "order": "message order", "chain": "different chain",
     "paging": "paging (--limit/--offset)", "lost-row": "row missing", "extra-row": "extra row",
@@ -405,6 +406,9 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
     lost = [] if found else _lost_rows(sides, only_expected)
     if lost:  # the same chain less some rows no diagnostic explains: no leaf or walk to blame
         return [_lost_clause(sides, lost), *_repeated(sides)]
+    cycle = _cycle_clause(sides)
+    if cycle is not None:  # the leaf and the walk follow from how each side breaks it
+        return [*found, cycle, *_repeated(sides)]
     leaf_got, leaf_expected = (got[-1] if got else None), (expected[-1] if expected else None)
     if leaf_got != leaf_expected and leaf_got is not None and leaf_expected is not None:
         apart = (leaf_got not in _ancestors(sides, leaf_expected)
@@ -441,6 +445,77 @@ def _clauses(sides: Sides) -> list[tuple[str, str]]:
         theirs = sides.describe(expected[where]) if where < len(expected) else "nothing"
         found.append(("chain", f"message {where + 1}: {who} has {theirs}, yours {mine}"))
     return found
+
+
+def _cycles(sides: Sides) -> list[list[Line]]:
+    """Each cycle the file's parentUuids form, as its lines from the last-written one,
+    each followed by its parent (a row that is its own parent is a cycle of one)."""
+    found: list[list[Line]] = []
+    done: set[str] = set()
+    for start in sorted(sides.by_uuid.values(), key=lambda x: x.number, reverse=True):
+        path: list[Line] = []
+        at: dict[str, int] = {}
+        current: Line | None = start
+        while current is not None and current.uuid not in done and current.uuid not in at:
+            at[str(current.uuid)] = len(path)
+            path.append(current)
+            current = sides.line_of(current.parent) if current.parent else None
+        if current is not None and current.uuid in at:
+            ring = path[at[str(current.uuid)]:]
+            top = max(range(len(ring)), key=lambda i: ring[i].number)
+            found.append(ring[top:] + ring[:top])
+        done.update(at)
+    return found
+
+
+def _walked(sides: Sides, chain: Sequence[str], side: str, other: Sequence[str],
+            ring: Sequence[Line], whole: bool = True) -> str:
+    """What one side did with the rows: no conversation, or the leaf it continued from
+    (and the trait that sets it apart from ``other``'s) and, for a ``whole`` chain, the row
+    its walk ended on: where the cycle closed on it, or that it left the cycle out."""
+    if not chain:
+        return f"{side} found no conversation"
+    leaf = chain[-1]
+    said = f"{side} continued from {_which(sides, leaf, other[-1] if other else leaf)}"
+    root = sides.line_of(chain[0])
+    if not whole or root is None:
+        return said
+    parent = sides.line_of(root.parent) if root.parent else None
+    if parent is not None and parent.uuid in set(chain):
+        why = f", whose parent, line {parent.number}, it had already shown"
+    elif not {x.uuid for x in ring} & set(chain):
+        why = ", showing no row of the cycle"
+    else:
+        why = ""
+    if root.uuid == leaf and not why:
+        return said
+    return f"{said} and walked up to line {root.number}{why}"
+
+
+def _cycle_clause(sides: Sides, leaf_only: bool = False) -> tuple[str, str] | None:
+    """The parents form a cycle that a row either answer shows (or the answer that found
+    none) is on: the cycle, how the real reader broke it and how yours did (``leaf_only``:
+    the answers are the entries each continued from)."""
+    cycles = _cycles(sides)
+    if not cycles:
+        return None
+    shown = {sides.number(u) for u in [*sides.got, *sides.expected]}
+    on = {line.number for ring in cycles for line in ring}
+    entries = [x for x in sides.lines if x.entry]
+    whole = len(on) == len(entries)
+    if not shown & on and not whole:
+        return None
+    ring = next((r for r in cycles if shown & {x.number for x in r}), cycles[0])
+    if len(ring) == 1:
+        what = f"line {ring[0].number} is its own parent"
+    else:
+        path = " → ".join(str(x.number) for x in [*ring, ring[0]])
+        what = f"the parents form a cycle, lines {path} (each line's parent the next)"
+    if whole:
+        what += ": every row is on one, so no row is a leaf that nothing continues"
+    theirs = _walked(sides, sides.expected, sides.who, sides.got, ring, not leaf_only)
+    mine = _walked(sides, sides.got, "yours", sides.expected, ring, not leaf_only)
+    return ("cycle", f"{what}; {theirs}; {mine}")
 
 
 def _lost_rows(sides: Sides, missing: Sequence[str]) -> list[str]:
@@ -1016,7 +1091,10 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     if early is not None:
         clauses.append(early)
     elif difference is not None and difference.get("path") == "/leaf":
-        clauses.append(_leaf_clause(difference, sides))
+        leaves = Sides(*([str(difference[k])] if isinstance(difference.get(k), str) else []
+                         for k in ("left", "right")), lines, diagnostics, frozenset(tags), who,
+                       tuple(data.split(b"\n")))
+        clauses.append(_cycle_clause(leaves, leaf_only=True) or _leaf_clause(difference, sides))
     elif got_uuids is not None and expected_uuids is not None and got_uuids != expected_uuids:
         scope = scope_of(target)
         clauses = _clauses(sides) if scope is None else _scope_clauses(sides, scope)

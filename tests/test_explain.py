@@ -61,9 +61,9 @@ def explained(item: Any) -> dict[str, Any]:
     ("compaction-preserved-messages", "compaction-relink",
      ["re-parents line 3", "parent line 2 replaced by line 6", "compact boundary line 5"]),
     ("cli-meta-and-summary-sent", "hidden-row", ["line 2 (user, meta)", "isMeta"]),
-    ("cli-cycle-bridged", "leaf-choice",
-     ["continued from the last-written row that nothing continues (line 2)",
-      "yours from the last-written message (line 4)"]),
+    ("cli-cycle-bridged", "cycle",
+     ["lines 4 → 3 → 4", "continued from the last-written row that nothing continues (line 2)",
+      "showing no row of the cycle", "yours continued from the last-written message (line 4)"]),
     ("cli-parse-nbsp-prefix", "skipped-line", ["skips line 3", "invalid-json", "not JSON"]),
     ("cli-hook-context-sent", "walk-stopped",
      ["yours stops at line 6", "line 5 (attachment, hook_additional_context)"]),
@@ -436,3 +436,28 @@ def test_a_lost_tool_result_is_named_by_its_line_role_and_block_not_as_a_leaf_ch
     shorter = explain(_tool_turn("q"), _shown("p", "c", "r", "t"),
                       _shown("p", "c", "r", "t", "q"), None, target=TARGET)
     assert shorter["behaviour"] == "leaf-choice"
+
+
+def test_parents_in_a_full_cycle_are_named_with_how_each_reader_breaks_it(corpus):
+    """Every row on one parent cycle: the explanation names the cycle, what the real reader
+    did (its recorded answer: no conversation; the CLI's recorded chain view: the entry it
+    continued from) and where yours stopped, never 'leaf choice'."""
+    item = corpus["cycle-full"]
+    said = explained(item)
+    assert (said["behaviour"], said["title"]) == ("cycle", "parents in a cycle")
+    assert said["sentence"] == (
+        "the parents form a cycle, lines 4 → 3 → 2 → 1 → 4 (each line's parent the next): "
+        "every row is on one, so no row is a leaf that nothing continues; the real reader "
+        "(agent-sdk@0.3.332) found no conversation; yours continued from the last-written "
+        "message (line 4) and walked up to line 1, whose parent, line 4, it had already shown")
+    case = next(c for c in load_cases(None) if c.id == "cycle-full")
+    cli = next(e for e in case.expectations
+               if e.profile == "claude-code@2.1.332" and e.view == "chain")
+    leaf = cli.messages[-1]["uuid"]  # type: ignore[index]
+    by_leaf = explain(item.case.data, Answered(()), Answered(({"uuid": leaf},), leaf=leaf),
+                      {"path": "/leaf", "left": {"$missing": True}, "right": leaf},
+                      target="claude-code@2.1.332", causes=("wrong-branch",))
+    assert by_leaf["behaviour"] == "cycle"
+    assert by_leaf["sentence"].endswith(
+        "the real reader (claude-code@2.1.332) continued from the last-written message "
+        "(line 4); yours found no conversation")
