@@ -581,6 +581,72 @@ def _lost_clause(sides: Sides, lost: Sequence[str]) -> tuple[str, str]:
             f"shows{tail}{more}{where}")
 
 
+#: what a chain reader's own rules decide, which a page cut from the chain decides instead
+#: (a page starts and ends mid-chain: its ends are no leaf choice or walk stopped early)
+_PAGE_DECIDES = frozenset({"leaf-choice", "branch-after-rewind", "walk-stopped", "paging",
+                           "chain", "lost-row", "order"})
+
+
+def _spans(numbers: Sequence[int | None]) -> str:
+    """``lines 4, 6..11``: line numbers with runs written as ranges."""
+    shown = sorted({n for n in numbers if n is not None})
+    if not shown:
+        return "rows not in the file"
+    runs: list[list[int]] = []
+    for n in shown:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    words = [f"{r[0]}" if len(r) == 1 else f"{r[0]}..{r[-1]}" for r in runs]
+    return ("line " if len(shown) == 1 else "lines ") + ", ".join(words)
+
+
+def _messages_span(first: int, last: int) -> str:
+    return f"message {first}" if first == last else f"messages {first}..{last}"
+
+
+def _page_clause(sides: Sides, full: Sequence[str], limit: int | None,
+                 offset: int) -> tuple[str, str] | None:
+    """The page each side shows of the chain the profile reads (``full``, unpaged): which
+    messages of it, on which lines, and where yours' page starts when its rows are on that
+    chain. None when the real reader's page is not that chain's slice."""
+    stop = offset + limit if limit else None
+    if offset < 0 or list(full[offset:stop]) != sides.expected:
+        return None
+    asked = " ".join(f"--{name} {value}" for name, value in (("limit", limit),
+                                                              ("offset", offset)) if value)
+    total = counted(len(full), "message")
+    if sides.expected:
+        theirs = (f"{sides.who} shows {_messages_span(offset + 1, offset + len(sides.expected))}"
+                  f" of its chain of {total} "
+                  f"({_spans([sides.number(u) for u in sides.expected])})")
+    else:
+        theirs = f"{sides.who} shows no message: its chain has {total}"
+    at = {uuid: i for i, uuid in enumerate(full)}
+    got = sides.got
+    if not got:
+        mine = "yours shows none"
+    elif any(u not in at for u in got):
+        off = [u for u in got if u not in at]
+        mine = (f"yours shows {_spans([sides.number(u) for u in off])}, not on that chain")
+    else:
+        places = [at[u] for u in got]
+        lines = _spans([sides.number(u) for u in got])
+        if places == list(range(places[0], places[0] + len(places))):
+            mine = f"yours shows {_messages_span(places[0] + 1, places[-1] + 1)} of it ({lines})"
+            start = places[0] - offset
+            if start > 0 and sides.expected and places[0] != offset:
+                mine += (f": what {asked} gives on a chain that starts at message {start + 1}, "
+                         f"{sides.describe(full[start])}")
+            elif places[0] == offset:
+                mine += (f": the same start, {counted(len(got), 'message')} where --limit "
+                         f"{limit} shows {len(sides.expected)}" if limit else ": the same start")
+        else:
+            mine = f"yours shows {lines}, messages {', '.join(str(p + 1) for p in places)} of it"
+    return ("paging", f"the page {asked}: {theirs}; {mine}")
+
+
 #: the behaviours of a row scope's explanation that show each cause of a contract's verdict
 CAUSE_BEHAVIOURS = {"lost-row": ("lost-row",), "extra-row": ("extra-row", "skipped-line"),
                     "order": ("order",), "duplicate-row": ("duplicate-row",)}
@@ -1098,6 +1164,12 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     elif got_uuids is not None and expected_uuids is not None and got_uuids != expected_uuids:
         scope = scope_of(target)
         clauses = _clauses(sides) if scope is None else _scope_clauses(sides, scope)
+        limit, offset = chosen.get("limit"), int(chosen.get("offset") or 0)
+        paged = (_page_clause(sides, _full_chain(data, profile, bool(
+            chosen.get("include_system_messages"))), limit, offset)
+            if scope is None and (limit or offset) else None)
+        if paged is not None:
+            clauses = [paged, *(c for c in clauses if c[0] not in _PAGE_DECIDES)]
         wanted = {b for c in causes for b in CAUSE_BEHAVIOURS.get(c, ())}
         clauses.sort(key=lambda clause: clause[0] not in wanted)
     elif (isinstance(got, Answered) and isinstance(expected, Answered) and steps is not None
@@ -1169,6 +1241,18 @@ def profile_for(target: str, default: str) -> str:
         except UsageError:
             continue
     return "sdk"
+
+
+@lru_cache(maxsize=8)
+def _full_chain(data: bytes, profile: str, system: bool) -> list[str]:
+    """The uuids of the chain the profile reads, unpaged: what a page is cut from."""
+    from rechain.reference import Options, rebuild
+
+    try:
+        found = rebuild(data, profile, Options(include_system_messages=system)).messages
+        return [str(m.get("uuid")) for m in found]
+    except Exception:  # the reference never raises on bytes; an explanation must not either
+        return []
 
 
 @lru_cache(maxsize=8)

@@ -461,3 +461,35 @@ def test_parents_in_a_full_cycle_are_named_with_how_each_reader_breaks_it(corpus
     assert by_leaf["sentence"].endswith(
         "the real reader (claude-code@2.1.332) continued from the last-written message "
         "(line 4); yours found no conversation")
+
+
+def test_a_page_is_explained_as_messages_of_the_full_chain_not_as_a_walk_stopped_early(corpus):
+    """With --limit/--offset the real reader's answer is a page of its chain: the sentence
+    says which messages of that chain each side shows, on which lines, and where yours'
+    page would start; never 'yours stops at line 9' or a leaf choice, which a page's ends
+    are not."""
+    for name, first in (("options-paging[offset=3]", "the page --offset 3:"),
+                        ("options-paging[limit=2,offset=3]", "the page --limit 2 --offset 3:")):
+        item = corpus[name]
+        options = item.case.options
+        whole = naive(item.case.data).messages  # its walk stops at the system row, line 5
+        start = int(options.get("offset") or 0)
+        got = Answered(whole[start:start + options["limit"]] if options.get("limit")
+                       else whole[start:])
+        verdict = judge(got, item.recorded, frozenset({"uuid"}))
+        difference = verdict.difference.to_json() if verdict.difference else None
+        said = explain(item.case.data, got, item.recorded, difference, target=TARGET,
+                       options=options, causes=verdict.causes)
+        assert (said["behaviour"], said["title"]) == ("paging", "paging (--limit/--offset)")
+        assert said["sentence"].startswith(first)
+        assert "of its chain of 10 messages (lines 4, 6" in said["sentence"]
+        assert said["sentence"].endswith("gives on a chain that starts at message 5, line 6 "
+                                         "(user, prompt)")
+        assert not any(word in text for text in [said["sentence"], *said["also"]]
+                       for word in ("stops at", "continued from"))
+    offset = explain(corpus["options-paging[offset=3]"].case.data,
+                     Answered(naive(corpus["options-paging"].case.data).messages[3:]),
+                     corpus["options-paging[offset=3]"].recorded, None, target=TARGET,
+                     options={"offset": 3, "limit": None})
+    assert "shows messages 4..10 of its chain of 10 messages (lines 4, 6..11); yours shows " \
+           "messages 8..10 of it (lines 9..11)" in offset["sentence"]
