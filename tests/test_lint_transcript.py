@@ -25,11 +25,42 @@ THROWS = "compaction-preserved-messages-not-a-list"  # the TS SDK throws on it (
 CLEAN = "assistant-without-message-id"
 
 
+# corpus cases whose every line the readers read as no row: the empty file, and one line
+# that a lone CR makes two JSON values (invalid JSON to the readers)
+ROWLESS = {"empty-file", "diff-py-vs-ts-lone-cr-8015818f"}
+
+
 def test_every_corpus_transcript_passes_but_the_one_the_reader_throws_on() -> None:
     failing = {case_id for case_id, case in CASES.items() if lint(case.input_bytes())}
-    assert failing == {THROWS}
+    assert failing == {THROWS} | ROWLESS
     [problem] = lint(CASES[THROWS].input_bytes())
     assert (problem.line, problem.kind) == (None, "reader-error")
+    for case_id in ROWLESS:
+        assert [(p.line, p.kind) for p in lint(CASES[case_id].input_bytes())] == [
+            (None, "no-rows")]
+
+
+@pytest.mark.parametrize("data", [
+    b"hello\nworld\n", b"", b"\n\n", b'{"a": 1}\n[1]\n"type"\n', b'{"type": 1}\n',
+    b'{"type": "user", "x": NaN}\n', bytes(range(256)) * 40,
+], ids=["prose", "empty", "blank", "objects-without-type", "type-not-a-string", "nan",
+        "binary"])
+def test_a_file_with_no_transcript_row_fails_even_without_strict(
+    data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert [(p.line, p.kind) for p in lint(data)] == [(None, "no-rows")]
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(data)
+    assert main(["lint-transcript", str(path)]) == 1
+    out = capsys.readouterr()
+    assert out.out.splitlines() == [f"{path}: no-rows: {lint_module.NO_ROWS}"]
+    assert "0 of 1 transcripts pass" in out.err
+
+
+def test_one_row_among_damage_keeps_the_rule_for_files_with_rows() -> None:
+    row = CASES[CLEAN].input_bytes().split(b"\n")[0]
+    assert lint(b"hello\n" + row + b"\n\xff\n") == []  # damage diagnosed, so accounted
+    assert lint(b'{"type":"summary","summary":"s","leafUuid":"x"}\n') == []
 
 
 def test_strict_refuses_torn_lines_and_damage_kinds_are_real_kinds() -> None:

@@ -1,7 +1,9 @@
 """``rechain lint-transcript FILE...``: transcripts a repository commits must read cleanly.
 
-Each file is rebuilt with a profile's rules (default sdk): the reader must not
-throw and every line must be a message or diagnosed. ``--strict`` also refuses
+Each file is rebuilt with a profile's rules (default sdk): at least one line must be
+a transcript row (a JSON object with a string "type"; a file with none tests
+nothing), the reader must not throw and every line must be a message or
+diagnosed. ``--strict`` also refuses
 torn lines, non-UTF-8 bytes and broken chains. The pre-commit hook runs this on
 staged ``.jsonl`` files. Exit 0 when every file passes, 1 when one does not, 2 on
 usage errors (an unreadable file, an unknown profile).
