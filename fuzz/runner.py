@@ -380,14 +380,49 @@ def last_input(dirs: dict[str, Path], worker: int) -> Path:
     return dirs["last"] if worker == 1 else dirs["last"].with_name(f"last-input-{worker}")
 
 
+#: the longest piece of a worker's stderr read as one line (a line without end is read
+#: in pieces: rechain never holds more of it)
+LINE_BYTES = 1 << 16
+
+
+class CappedLog:
+    """A worker's share of the campaign log: what one of its streams writes, up to
+    ``groups.OUTPUT_LIMIT`` bytes, then one line saying the rest is left out. A target
+    that prints on every input, or without end in a hang, would fill the disk."""
+
+    def __init__(self, log: IO[bytes], prefix: bytes = b"", limit: int = groups.OUTPUT_LIMIT,
+                 ) -> None:
+        self.log, self.prefix, self.left = log, prefix, limit
+
+    def write(self, data: bytes) -> None:
+        if self.left <= 0:
+            return
+        piece = self.prefix + data
+        self.left -= len(piece)
+        if self.left > 0:
+            self.log.write(piece)
+        else:
+            self.log.write(piece[: len(piece) + self.left] + b"\n" + self.prefix +
+                           b"[rechain: the rest of this stream is left out of the log: "
+                           b"over %d MiB]\n" % (groups.OUTPUT_LIMIT >> 20))
+
+
+def copy_capped(stream: IO[bytes], log: CappedLog) -> None:
+    """A worker's stdout (what the target prints) into its share of the log, read to its
+    end whatever is kept, so the worker never blocks on a full pipe."""
+    for piece in iter(lambda: stream.read1(LINE_BYTES), b""):  # type: ignore[attr-defined]
+        log.write(piece)
+
+
 class _Reader(threading.Thread):
-    """Reads a worker's stderr: status lines to statistics, everything to the log."""
+    """Reads a worker's stderr: status lines to statistics, everything to the log (up to
+    its cap: ``CappedLog``)."""
 
     def __init__(self, stream: IO[bytes], log: IO[bytes], start: float, report: Report,
                  prefix: bytes = b"") -> None:
         super().__init__(daemon=True)
-        self.stream, self.log, self.began, self.report = stream, log, start, report
-        self.prefix = prefix
+        self.stream, self.began, self.report = stream, start, report
+        self.log = CappedLog(log, prefix)
         self.last_execs = 0
         #: the artefacts libFuzzer said it wrote, and the last line (why a worker died)
         self.wrote: list[str] = []
@@ -403,8 +438,8 @@ class _Reader(threading.Thread):
         self._in_dump = False
 
     def run(self) -> None:
-        for line in self.stream:
-            self.log.write(self.prefix + line)
+        for line in iter(lambda: self.stream.readline(LINE_BYTES), b""):
+            self.log.write(line)
             if line.strip():
                 self.last_line = line.decode("utf-8", "replace").strip()[:300]
             wrote = _WROTE.search(line)
@@ -563,19 +598,23 @@ class _Campaign:
         command = worker_command(self.target, self.settings, self.contract, self.dirs, left,
                                  runs, last)
         # a process group of its own: stopping it stops whatever the target started too
-        process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.PIPE,
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env=self.env, cwd=neutral_cwd(self.settings),
                                    start_new_session=True, preexec_fn=dies_with_parent())
         watcher = groups.guard(process.pid)  # what the target started, if rechain is killed
         prefix = f"[worker {worker}] ".encode() if self.settings.jobs > 1 else b""
         reader = _Reader(process.stderr, self.log, self.start, self.report, prefix)  # type: ignore[arg-type]
+        printed = threading.Thread(target=copy_capped, daemon=True,
+                                   args=(process.stdout, CappedLog(self.log)))
 
         def watch() -> None:
             reader.start()
+            printed.start()
             process.wait()
             sweep(process.pid)  # what the target left running (it may hold the pipe open)
             groups.release(watcher)
             reader.join()
+            printed.join()
             self.ended.put((worker, process, reader))
 
         self.running[worker] = process
