@@ -57,7 +57,8 @@ def explanation_of(item: Item, record: Record, profile: str, tags: Sequence[str]
     return explain(item.case.data, record.outcome, record.expected, difference,
                    target=record.against, profile=profile_for(record.against, profile),
                    tags=tags, message=record.verdict.message, causes=record.verdict.causes,
-                   options=item.case.options, merged=record.implementation in merged,
+                   options=item.case.options, leads=record.verdict.leads,
+                   merged=record.implementation in merged,
                    loose=record.implementation in loose)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -262,8 +263,8 @@ class Sides:
         """A diagnostic's words with every uuid of the file replaced by its line number."""
         for line in self.lines:
             if line.uuid and line.entry and line.uuid in text:
-                text = text.replace(f"'{line.uuid}'", line.uuid).replace(
-                    line.uuid, f"line {line.number}")
+                whole = re.compile(rf"'?(?<![\w-]){re.escape(line.uuid)}(?![\w-])'?")
+                text = whole.sub(f"line {line.number}", text)  # never inside another word
                 text = text.replace(f"line {line.number} at line {line.number}",
                                     f"line {line.number}").replace(
                     f"line {line.number} (line {line.number})", f"line {line.number}")
@@ -1127,7 +1128,8 @@ def who_for(target: str) -> str:
 def explain(data: bytes, got: Outcome, expected: Outcome | None,
             difference: Mapping[str, Any] | None, *, target: str, profile: str = "sdk",
             tags: Iterable[str] = (), message: str = "", causes: Iterable[str] = (),
-            options: Mapping[str, Any] | None = None, merged: bool = False,
+            options: Mapping[str, Any] | None = None,
+            leads: Sequence[tuple[str, str, Any]] = (), merged: bool = False,
             loose: bool = False) -> Json:
     """The explanation of one failing comparison (JSON, stored in the report's case line).
 
@@ -1136,11 +1138,14 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
     list, whose behaviour leads (a known lost row beside a new extra row names the extra);
     ``options`` the case's reader options (``include_system_messages``, ``limit``,
     ``offset``), so the diagnostics are those of the page the readers were asked for;
+    ``leads`` the verdict's words for each cause its message does not tell (an invariant
+    that outranks the rows its message names leads the explanation as it leads the verdict);
     ``merged`` when the reader declares prompts on adjacent lines shown as one, ``loose``
     when its contract compares no content (a reader without uuids is paired as the judge
     pairs it, ``contracts.pairing``).
     """
     chosen = options or {}
+    causes = tuple(causes)
     diagnostics = _diagnostics(data, profile, (
         bool(chosen.get("include_system_messages")), chosen.get("limit"),
         int(chosen.get("offset") or 0)))
@@ -1182,8 +1187,8 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         clauses.append((behaviour, sentence))
         lead = found[1]
     elif difference is not None and _broken(difference):
-        clauses.append((str(difference["left"]), message or f"yours breaks "
-                        f"{difference['left']}"))
+        clauses.append((str(difference["left"]), sides.lined(message) if message else
+                        f"yours breaks {difference['left']}"))
     elif difference is not None:
         clauses.append(_field_clause(difference, sides,
                                      (_message_count(got), _message_count(expected))))
@@ -1192,6 +1197,11 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
         token = ("skip-now-passes" if words.startswith(NOW_PASSES)
                  else "-".join(words.lower().split()[:6]))
         clauses.append((token, words))
+    first = next(iter(causes), None)
+    words = next((w for cause, w, _ in leads if cause == first), None)
+    if first is not None and first.startswith("invariant:") and words is not None and (
+            clauses[0][0] != first):
+        clauses.insert(0, (first, sides.lined(words)))  # the header's cause leads
     field_at = None
     if clauses[0][0] == "field" and difference is not None:
         parts = str(difference.get("path", "")).strip("/").split("/")

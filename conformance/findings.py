@@ -110,7 +110,7 @@ def finding_line(comparisons: Sequence[Disagreement], verdicts: Sequence[Verdict
     differences = [v.difference.to_json() if v.difference else None for v in verdicts]
     explanations = [explain(c.data, c.got, c.expected, d, target=c.against,
                             profile=profile_for(c.against, profile), tags=tags,
-                            message=v.message, causes=v.causes,
+                            message=v.message, causes=v.causes, leads=v.leads,
                             merged=c.implementation in merged,
                             loose=c.implementation in loose)
                     for c, v, d in zip(comparisons, verdicts, differences, strict=True)]

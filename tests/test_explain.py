@@ -493,3 +493,55 @@ def test_a_page_is_explained_as_messages_of_the_full_chain_not_as_a_walk_stopped
                      options={"offset": 3, "limit": None})
     assert "shows messages 4..10 of its chain of 10 messages (lines 4, 6..11); yours shows " \
            "messages 8..10 of it (lines 9..11)" in offset["sentence"]
+
+
+class _TornDropsLast:
+    """Shows every row with a uuid (a meta row its contract does not show too) and loses
+    the last row when the file ends in a line it cannot parse."""
+
+    from rechain.conformance.protocol import ImplementationInfo
+
+    info = ImplementationInfo("torn", "1", "python")
+
+    def run(self, case: Any) -> Answered:
+        rows, torn = [], False
+        for line in case.data.splitlines():
+            try:
+                rows.append(json.loads(line))
+                torn = False
+            except ValueError:
+                torn = True
+        shown = tuple({"uuid": r["uuid"], "type": r["type"]} for r in rows)
+        return Answered(shown[:-1] if torn else shown)
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+def test_the_cause_a_contract_verdict_leads_with_leads_its_explanation_in_its_own_words():
+    """A shrunk case whose reader shows an extra row and changes its answer when a torn
+    line is appended heads 'cause: invariant:unchanged-by-invalid-line' (the more harmful):
+    the explanation leads with that invariant in its words (uuids as lines), the extra row
+    after it, never 'extra row' under an invariant's header."""
+    from rechain.conformance.contracts import Contract
+    from rechain.conformance.contracts.target import ContractTarget
+    from rechain.conformance.protocol import CaseInput
+    from rechain.conformance.runner import Item
+
+    data = (_rows("a") + b'{"type":"user","uuid":"meta-row","parentUuid":"a","isMeta":true,'
+            b'"message":{"role":"user","content":"hook"}}\n')
+    reader = _TornDropsLast()
+    target = ContractTarget(reader, Contract("torn", "1", scope="file-order"), every=1)
+    item = Item(CaseInput("c", data, "s"), "real")  # a case file: every invariant runs
+    expected = target.expect(item)
+    got = reader.run(item.case)
+    verdict = target.judge(item, got, 0)
+    assert verdict.causes == ("invariant:unchanged-by-invalid-line", "extra-row")
+    said = explain(data, got, expected, verdict.difference.to_json() if verdict.difference
+                   else None, target=target.label, message=verdict.message,
+                   causes=verdict.causes, leads=verdict.leads)
+    assert (said["behaviour"], said["title"]) == (verdict.cause,
+                                                  "answer changed by one torn line")
+    assert said["sentence"].startswith("appending one torn line changed the answer: (line 1, "
+                                       "line 2) became (line 1,)")
+    assert said["also"][0].startswith("yours shows line 2 (user, meta)")

@@ -63,8 +63,9 @@ class ContractTarget:
         causes = ordered([*verdict.causes, *(name for name, _ in found)])
         if "invariant:contained-error" in causes:  # it names why it raised: one cause, not two
             causes = tuple(c for c in causes if c != "raised")
-        if verdict.status == "fail":
-            return replace(verdict, causes=causes)
+        if verdict.status == "fail":  # each invariant's words kept, for when it leads
+            return replace(verdict, causes=causes, leads=(*verdict.leads, *(
+                (name, text, Difference("/", name, "unchanged")) for name, text in found)))
         if verdict.status != "pass":
             return verdict
         name, text = found[0]
