@@ -129,3 +129,54 @@ def test_cli_rebuild_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert [m["uuid"] for m in json.loads(capsys.readouterr().out)["messages"]] == ["u1", "a1"]
     assert main([*base, "--agent", "nope"]) == 2
     assert "has no agent nope (agents: a1)" in capsys.readouterr().err
+
+
+def test_rebuilding_a_subagent_file_as_a_session_says_how_to_see_its_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """By path, a subagent's file shows 0 messages (every row a hidden sidechain row): the
+    text format says on stderr, and the JSON in a ``subagent-rows`` note, the command that
+    shows them; that command, run by a shell from ``/``, shows them."""
+    import os
+    import subprocess
+
+    project = tmp_path / "cfg" / "projects" / "-somewhere"
+    (project / SID / "subagents").mkdir(parents=True)
+    (project / f"{SID}.jsonl").write_bytes(msg("user", "m1", None))
+    agent = project / SID / "subagents" / "agent-a1.jsonl"
+    agent.write_bytes(HAND_MADE["linear"])
+    assert main(["rebuild", str(agent), "--format", "text"]) == 0
+    out = capsys.readouterr()
+    assert "0 messages" in out.out
+    [note] = out.err.splitlines()
+    assert note.startswith("note: ") and f"--session {SID} --agent a1 " in note
+    command = note.split("to see them: ", 1)[1]
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
+    env["HOME"] = str(tmp_path / "home")  # never a real ~/.claude
+    done = subprocess.run(command, shell=True, cwd="/", env=env, capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "2 messages" in done.stdout and done.stderr == ""
+    assert main(["rebuild", str(agent)]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    notes = [d for d in answer["diagnostics"] if d["kind"] == "subagent-rows"]
+    assert answer["messages"] == [] and [d["line"] for d in notes] == [None]
+    assert "--format" not in notes[0]["detail"] and f"--agent a1 --config-dir {tmp_path}" in \
+        notes[0]["detail"]
+    # the same rows under another name: told by the rows, session and agent ids from them
+    elsewhere = tmp_path / "copy.jsonl"
+    elsewhere.write_bytes(HAND_MADE["linear"])
+    assert main(["rebuild", str(elsewhere), "--format", "text"]) == 0
+    assert f"--session {SID} --agent a1 --format text" in capsys.readouterr().err
+
+
+def test_a_session_transcript_gets_no_subagent_note(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    session = tmp_path / f"{SID}.jsonl"
+    session.write_bytes(msg("user", "u1", None, isSidechain=False)
+                        + msg("assistant", "a1", "u1", isSidechain=True))
+    assert main(["rebuild", str(session), "--format", "text"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["rebuild", str(session)]) == 0
+    assert not [d for d in json.loads(capsys.readouterr().out)["diagnostics"]
+                if d["kind"] == "subagent-rows"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from rechain import jsonio, textview, viewtext
+from rechain.commands import _subagent_hint as subagent_hint
 from rechain.commands._session_options import (
     add_config_dir,
     add_paging,
@@ -125,11 +127,15 @@ def run(args: argparse.Namespace) -> int:
     if args.view != "messages":
         return _print_view(profile, args.view, data, options, stem, args.format)
     result = rebuild(data, profile, options, session_id=stem if is_session_id(stem) else None)
+    note = subagent_hint.hint(path, data, result, text=args.format == "text")
     if args.format == "json":
-        _write_json(result)
+        _write_json(result if note is None else
+                    dataclasses.replace(result, diagnostics=(*result.diagnostics, note)))
     else:
         _write_bytes(textview.render_bytes(result))
     sys.stdout.flush()
+    if note is not None and args.format == "text":
+        print(f"note: {note.detail}", file=sys.stderr)
     return 0
 
 
