@@ -615,6 +615,9 @@ def _page_clause(sides: Sides, full: Sequence[str], limit: int | None,
     stop = offset + limit if limit else None
     if offset < 0 or list(full[offset:stop]) != sides.expected:
         return None
+    if sides.got and sides.expected and (sides.got[0], sides.got[-1]) == (
+            sides.expected[0], sides.expected[-1]):
+        return None  # the page's ends agree: what differs lies inside it, no paging
     asked = " ".join(f"--{name} {value}" for name, value in (("limit", limit),
                                                               ("offset", offset)) if value)
     total = counted(len(full), "message")
@@ -648,9 +651,24 @@ def _page_clause(sides: Sides, full: Sequence[str], limit: int | None,
     return ("paging", f"the page {asked}: {theirs}; {mine}")
 
 
-#: the behaviours of a row scope's explanation that show each cause of a contract's verdict
-CAUSE_BEHAVIOURS = {"lost-row": ("lost-row",), "extra-row": ("extra-row", "skipped-line"),
-                    "order": ("order",), "duplicate-row": ("duplicate-row",)}
+#: the causes of a verdict each behaviour shows: a row yours lacks, a row it adds, both
+_EITHER = ("lost-row", "extra-row", "wrong-branch")
+SHOWS = {"lost-row": ("lost-row",), "walk-stopped": ("lost-row",),
+         "orphaned-parallel-result": ("lost-row",), "extra-row": ("extra-row",),
+         "hidden-row": ("extra-row",), "off-chain": ("extra-row",),
+         "skipped-line": ("extra-row",), "order": ("order",),
+         "duplicate-row": ("duplicate-row",), "paging": _EITHER, "leaf-choice": _EITHER,
+         "branch-after-rewind": _EITHER, "cycle": _EITHER, "compaction-relink": _EITHER,
+         "chain": _EITHER}
+
+
+def _rank(clause: tuple[str, str], causes: Sequence[str]) -> int:
+    """Where the most harmful cause a clause shows stands among the verdict's ``causes``
+    (most harmful first), so the explanation leads with what the verdict leads with."""
+    behaviour, sentence = clause
+    shows = ("lost-row",) if behaviour == "skipped-line" and sentence.startswith(
+        "yours skipped") else SHOWS.get(behaviour, ())
+    return min((causes.index(c) for c in shows if c in causes), default=len(causes))
 #: contract scopes whose answer is every row the profile reads, in an order of their own:
 #: the chain's rules (leaf, walk, orphan recovery, relinks) do not decide what they hold
 ROW_SCOPES = {"file-order": "in file order", "archive": "parents before children"}
@@ -698,16 +716,17 @@ def _scope_clauses(sides: Sides, scope: str) -> list[tuple[str, str]]:
 
 
 def _repeated(sides: Sides) -> list[tuple[str, str]]:
-    """The first row yours shows more often than the other side: a uuid written on two
-    lines shown from each, where the rows shown are otherwise the same."""
+    """The first row yours shows twice or more, more often than the other side (which may
+    not show it at all): a uuid written on two lines shown from each."""
     counts = Counter(sides.got)
     theirs = Counter(sides.expected)
-    uuid = next((u for u in counts if counts[u] > theirs[u] > 0), None)
+    uuid = next((u for u in counts if counts[u] > max(theirs[u], 1)), None)
     if uuid is None:
         return []
-    once = "once" if theirs[uuid] == 1 else f"{theirs[uuid]} times"
+    once = ("has it once" if theirs[uuid] == 1 else f"has it {theirs[uuid]} times"
+            if theirs[uuid] else "does not show it")
     return [("duplicate-row", f"yours shows {sides.describe(uuid)} {counts[uuid]} times; "
-             f"{sides.who} has it {once}")]
+             f"{sides.who} {once}")]
 
 
 def _child_first(sides: Sides) -> tuple[str, str] | None:
@@ -1175,8 +1194,7 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
             if scope is None and (limit or offset) else None)
         if paged is not None:
             clauses = [paged, *(c for c in clauses if c[0] not in _PAGE_DECIDES)]
-        wanted = {b for c in causes for b in CAUSE_BEHAVIOURS.get(c, ())}
-        clauses.sort(key=lambda clause: clause[0] not in wanted)
+        clauses.sort(key=lambda clause: _rank(clause, causes))
     elif (isinstance(got, Answered) and isinstance(expected, Answered) and steps is not None
           and (found := _position_clause(got, expected, sides, causes, steps, len(
               _run_heads(expected.messages, sides) if merged else expected.messages)))

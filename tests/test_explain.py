@@ -545,3 +545,51 @@ def test_the_cause_a_contract_verdict_leads_with_leads_its_explanation_in_its_ow
     assert said["sentence"].startswith("appending one torn line changed the answer: (line 1, "
                                        "line 2) became (line 1,)")
     assert said["also"][0].startswith("yours shows line 2 (user, meta)")
+
+
+def test_a_row_lost_inside_a_page_whose_ends_agree_is_a_lost_row_not_paging():
+    """The page's first and last rows agree: the reader paged right and lost a row inside
+    the page, which is named (line, role, block), not told as 'messages 2, 4 of it'."""
+    data = _tool_turn("q")
+    said = explain(data, _shown("c", "t"), _shown("c", "r", "t"), None, target=TARGET,
+                   options={"limit": 3, "offset": 1}, causes=("lost-row",))
+    assert said["behaviour"] == "lost-row"
+    assert said["sentence"].startswith("yours leaves out line 3 (user, tool_result), the "
+                                       "tool_result block answering toolu_1")
+
+
+def test_the_explanation_leads_with_the_cause_the_verdict_leads_with():
+    """A chain reader that shows a hidden meta row (extra) and leaves out a result orphan
+    recovery puts back (lost): its verdict leads with lost-row, most harmful, and so does
+    the explanation, the hidden row after it; a row shown twice that the answer does not
+    show at all is a duplicate-row, told so."""
+    def row(uuid: str, parent: str | None, kind: str, content: Any, **extra: Any) -> str:
+        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent,
+                           "message": {"role": kind, "content": content}, **extra})
+
+    def call(uuid: str, parent: str, tool: str) -> str:
+        return json.dumps({"type": "assistant", "uuid": uuid, "parentUuid": parent,
+                           "requestId": "req_1", "message": {"role": "assistant", "id": "msg_1",
+                           "content": [{"type": "tool_use", "id": tool, "name": "Bash",
+                                        "input": {"command": "ls"}}]}})
+
+    data = "\n".join([
+        row("a", None, "user", "go"), row("m", "a", "user", "hook", isMeta=True),
+        call("c1", "m", "t1"), call("c2", "c1", "t2"),
+        row("r1", "c1", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]),
+        row("r2", "c2", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": "y"}]),
+        row("z", "r2", "assistant", [{"type": "text", "text": "ok"}])]).encode() + b"\n"
+    # the SDK hides meta rows and puts back the result of a parallel call off the walk
+    real, mine = _shown("a", "c1", "c2", "r1", "r2", "z"), _shown("a", "m", "c1", "c2", "r2", "z")
+    verdict = judge(mine, real, frozenset({"uuid"}))
+    causes = ("lost-row", "extra-row")
+    said = explain(data, mine, real, verdict.difference.to_json() if verdict.difference
+                   else None, target=TARGET, causes=causes)
+    assert said["behaviour"] == "orphaned-parallel-result", said["sentence"]
+    assert said["also"][0].startswith("line 2 (user, meta) is on the chain but")
+    twice = explain(_rows("a", "b"), _shown("a", "b", "b"), _shown("a"), None,
+                    target="agent-sdk@0.3.332 file-order", causes=("duplicate-row", "extra-row"))
+    assert twice["behaviour"] == "duplicate-row"
+    assert twice["sentence"] == ("yours shows line 2 (user, prompt) 2 times; the file-order "
+                                 "answer (the rows agent-sdk@0.3.332 reads, in file order) does "
+                                 "not show it")
