@@ -10,7 +10,11 @@ and the reference's diagnostics for the same bytes. It holds
 - ``behaviour`` and ``sentence``: what went wrong, named from the diagnostic the
   reference gives the lines involved (``recovered``, ``hidden``, ``relinked``,
   ``invalid-json``...), from the shape of the two chains (which leaf each side
-  continued from) and from the tags (a leaf on another branch after a rewind).
+  continued from, the rows one loses from a chain it otherwise shows, parents that form
+  a cycle and how each side broke it), from the page asked for (``--limit``/``--offset``:
+  which messages of the chain the profile reads unpaged each side shows) and from the
+  tags (a leaf on another branch after a rewind); the cause the verdict leads with leads
+  the explanation too (an invariant in the verdict's own words, ``Verdict.leads``).
 
 Nothing here knows a case by name: the words come from the diagnostics' kinds and
 details, and from facts read off the input lines.
@@ -527,7 +531,8 @@ def _lost_rows(sides: Sides, missing: Sequence[str]) -> list[str]:
     got, expected = sides.got, sides.expected
     if not got or not missing or set(got) - set(expected):
         return []
-    kept = [u for u in expected if u not in set(missing)]
+    gone = set(missing)
+    kept = [u for u in expected if u not in gone]
     if kept != got:
         return []
     inner = set(expected[expected.index(got[0]):expected.index(got[-1]) + 1])
