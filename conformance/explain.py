@@ -517,7 +517,7 @@ def _cycle_clause(sides: Sides, leaf_only: bool = False) -> tuple[str, str] | No
         path = " → ".join(str(x.number) for x in [*ring, ring[0]])
         what = f"the parents form a cycle, lines {path} (each line's parent the next)"
     if whole:
-        what += ": every row is on one, so no row is a leaf that nothing continues"
+        what += ": every row is on a cycle, so no row is a leaf that nothing continues"
     theirs = _walked(sides, sides.expected, sides.who, sides.got, ring, not leaf_only)
     mine = _walked(sides, sides.got, "yours", sides.expected, ring, not leaf_only)
     return ("cycle", f"{what}; {theirs}; {mine}")
@@ -635,7 +635,7 @@ def _page_clause(sides: Sides, full: Sequence[str], limit: int | None,
     at = {uuid: i for i, uuid in enumerate(full)}
     got = sides.got
     if not got:
-        mine = "yours shows none"
+        mine = "yours shows no message"
     elif any(u not in at for u in got):
         off = [u for u in got if u not in at]
         mine = (f"yours shows {_spans([sides.number(u) for u in off])}, not on that chain")
