@@ -447,7 +447,7 @@ def test_parents_in_a_full_cycle_are_named_with_how_each_reader_breaks_it(corpus
     assert (said["behaviour"], said["title"]) == ("cycle", "parents in a cycle")
     assert said["sentence"] == (
         "the parents form a cycle, lines 4 → 3 → 2 → 1 → 4 (each line's parent the next): "
-        "every row is on one, so no row is a leaf that nothing continues; the real reader "
+        "every row is on a cycle, so no row is a leaf that nothing continues; the real reader "
         "(agent-sdk@0.3.332) found no conversation; yours continued from the last-written "
         "message (line 4) and walked up to line 1, whose parent, line 4, it had already shown")
     case = next(c for c in load_cases(None) if c.id == "cycle-full")
