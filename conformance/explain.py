@@ -40,8 +40,10 @@ from rechain.conformance.contracts.pairing import (
     align,
     approximately,
     content_of,
+    copies_in,
     rows_content,
     shown_kind,
+    written_again,
 )
 from rechain.conformance.protocol import Answered, Crashed, Outcome, Raised, TimedOut
 from rechain.conformance.report_bounds import clip
@@ -800,11 +802,13 @@ def _field_clause(difference: Mapping[str, Any], sides: Sides,
 
 
 def _position_steps(got: Answered, expected: Answered, sides: Sides, merged: bool,
-                    loose: bool) -> Script | None:
+                    loose: bool, file_order: bool = False) -> Script | None:
     """The judge's pairing of a reader without uuids with the expected rows, by role and
     the content the file's rows hold (prompts on adjacent lines as one when the reader
     merges them, ``merged``; role pairs where content cannot decide, ``loose``), each
-    step's ``expected`` an index of ``expected.messages``. None for readers with uuids."""
+    step's ``expected`` an index of ``expected.messages``; ``file_order`` when the rows are
+    the file's in its order, so a row written on several lines is aligned at each (a reader
+    showing each line shows it again). None for readers with uuids."""
     theirs = expected.messages
     if not got.messages or not theirs or any(
             isinstance(m.get("uuid"), str) for m in got.messages) or not all(
@@ -816,8 +820,13 @@ def _position_steps(got: Answered, expected: Answered, sides: Sides, merged: boo
     fragments, hints = ([tuple(f for k in range(head, end)
                                for f in content.get(str(theirs[k]["uuid"]), ((), ()))[part])
                          for head, end in runs] for part in (0, 1))
+    written = copies_in(b"\n".join(sides.raw), [str(m["uuid"]) for m in theirs])
+    copies = written_again([sides.number(str(theirs[end - 1]["uuid"])) or 0
+                            for _, end in runs],
+                           [written.get(str(theirs[h]["uuid"]), ()) for h in heads]
+                           ) if file_order else ()
     steps = align(got.messages, [_role(theirs[h]) for h in heads], fragments, loose=loose,
-                  hints=hints)
+                  hints=hints, copies=copies)
     out = Script(Step(s.op, s.got, heads[s.expected] if s.expected is not None else None)
                  for s in steps)
     out.approximate = steps.approximate
@@ -839,7 +848,7 @@ def _position_clause(got: Answered, expected: Answered, sides: Sides, causes: It
     index of its step. None for another cause."""
     first = next(iter(causes), None)
     op = {"lost-row": "lost", "extra-row": "extra", "merged-row": "merged", "field": "pair",
-          "order": "moved"}.get(str(first))
+          "order": "moved", "duplicate-row": "copy"}.get(str(first))
     for at, step in enumerate(steps):
         if step.op == op:
             said = _step_clause(got, expected, sides, steps, step, counts)
@@ -869,6 +878,10 @@ def _step_clause(got: Answered, expected: Answered, sides: Sides, steps: Sequenc
         return ("extra-row", f"yours shows {'an' if role[:1] in 'aeio' else 'a'} {role} "
                 f"row at position {step.got + 1}{text} that {sides.who} does not "
                 f"have{whence} {tally}")
+    if op == "copy" and step.got is not None:
+        return ("duplicate-row", f"yours shows {sides.describe(uuid)} again at position "
+                f"{step.got + 1}: the file writes it more than once with one uuid, "
+                f"{sides.who} has it once {tally}")
     if op == "moved" and step.got is not None:
         return ("order", f"yours shows {sides.describe(uuid)} at position {step.got + 1}, "
                 f"out of the file's order: {sides.who} has it as message "
@@ -1018,7 +1031,8 @@ def aligned(got: Sequence[Mapping[str, Any]], expected: Sequence[Mapping[str, An
 
 
 #: how ``aligned`` marks each step of the pairing of a reader without uuids
-_STEP_MARKS = {"pair": "=", "lost": "-", "extra": "+", "merged": "≠", "moved": "≠"}
+_STEP_MARKS = {"pair": "=", "lost": "-", "extra": "+", "merged": "≠", "moved": "≠",
+               "copy": "+"}
 
 
 def _first_marked(rows: list[Json]) -> list[Json]:
@@ -1180,7 +1194,8 @@ def explain(data: bytes, got: Outcome, expected: Outcome | None,
                   tuple(data.split(b"\n")))
     clauses: list[tuple[str, str]] = []
     lead: int | None = None  # the step of the pairing the explanation leads with
-    steps = (_position_steps(got, expected, sides, merged, loose)
+    steps = (_position_steps(got, expected, sides, merged, loose,
+                             scope_of(target) == "file-order")
              if isinstance(got, Answered) and isinstance(expected, Answered) else None)
     early = _outcome_clause(got, expected, who, diagnostics)
     if early is not None:

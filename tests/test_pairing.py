@@ -344,3 +344,65 @@ def test_an_explanation_shows_the_row_it_is_about_past_many_rows_it_is_not() -> 
     [first] = [row for row in why["rows"] if row.get("first")]
     assert first["mark"] == "-" and first["expected"].startswith("91 ·")
     assert any("differing) …" in row["got"] for row in why["rows"] if row["mark"] == "…")
+
+
+def call(n: int, parent: int, command: str, *, uuid: bool = True) -> bytes:
+    """An assistant row of one Bash call (``uuid=False``: a line written without one)."""
+    row = {"type": "assistant", "uuid": U.format(n), "parentUuid": U.format(parent),
+           "sessionId": "s", "timestamp": f"2026-01-01T00:00:{n:02d}.000Z",
+           "message": {"role": "assistant", "id": f"msg_{n}", "content": [
+               {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash",
+                "input": {"command": command}}]}}
+    return writer.line(row if uuid else {k: v for k, v in row.items() if k != "uuid"})
+
+
+def shown_call(command: str) -> dict[str, Any]:
+    """A call as a terminal viewer renders it: its command, never its id."""
+    return {"type": "assistant", "text": f"[Bash: {command}]"}
+
+
+def test_a_row_written_twice_and_shown_twice_by_a_reader_without_uuids_is_a_copy() -> None:
+    """A call written twice with one uuid (the profile reads it once), shown twice by a
+    reader that shows no ids: the second is the row again (duplicate-row, as a reader with
+    uuids is told), a skip of it names it, and a row the reader adds from a line without a
+    uuid beside it is still an added row the skip does not hide."""
+    from rechain.conformance.explain import explain
+    from rechain.conformance.skips import parse
+
+    terms = Contract("r", "1", scope="file-order", identity="position+role",
+                     content="ignored", strictness="types")
+    data = line(1, "user", None, "first prompt") + call(2, 1, "echo 2") + call(
+        2, 1, "echo DUPLICATE")
+    got = Answered((said("user", "first prompt"), shown_call("echo 2"),
+                    shown_call("echo DUPLICATE")))
+    want = answer(data, terms)
+    assert want.uuids == [U.format(1), U.format(2)]
+    verdict = judge_contract(got, want, terms)
+    assert verdict.causes == ("duplicate-row",)
+    assert verdict.message == "the row on line 3 shown twice, again at position 1"
+    assert odd_rows(data, verdict, got, None) == {"duplicate-row:assistant:tool_use"}
+    expected = Answered(({"uuid": U.format(1), "type": "user", "line": 1},
+                         {"uuid": U.format(2), "type": "assistant", "line": 3}))
+    why = explain(data, got, expected, None, target="agent-sdk@0.3.332 file-order",
+                  causes=verdict.causes, loose=True)
+    assert why["behaviour"] == "duplicate-row" and "again at position 2" in why["sentence"]
+    listed = parse({"version": 1, "skips": [{
+        "implementation": "r@1", "rows": ["duplicate-row:*"], "cases": ["its-own-case"],
+        "reason": "a row written twice is shown twice", "link": "docs"}]})
+    skipped = listed.apply(verdict, "r@1", "agent-sdk@0.3.332 file-order", "a-case", (),
+                           odd_rows(data, verdict, got, None))
+    assert skipped.status == "skip"
+    # a line without a uuid beside it, shown by the reader: an added row, not a copy
+    lone = line(1, "user", None, "first prompt") + call(2, 1, "echo 2") + call(
+        3, 2, "echo 3", uuid=False)
+    extra = Answered((said("user", "first prompt"), shown_call("echo 2"),
+                      shown_call("echo 3")))
+    added = judge_contract(extra, answer(lone, terms), terms)
+    assert added.causes == ("extra-row",)
+    assert listed.apply(added, "r@1", "agent-sdk@0.3.332 file-order", "a-case", (),
+                        odd_rows(lone, added, extra, None)).status == "fail"
+    # a row written twice, and a row the reader makes up in its other line's place: that
+    # row is added, not a copy (a copy is known by the line's words, never its role alone)
+    made_up = Answered((said("user", "first prompt"), shown_call("rm -rf build"),
+                        shown_call("echo DUPLICATE")))
+    assert judge_contract(made_up, want, terms).causes == ("extra-row",)

@@ -54,7 +54,7 @@ def _turns(first: int, parent: str) -> list[dict[str, Any]]:
     return out
 
 
-def test_a_row_shown_twice_then_more_turns_is_one_extra_row_and_no_field(
+def test_a_row_shown_twice_then_more_turns_is_one_copy_and_no_field(
         tmp_path: Path) -> None:
     from rechain.cli import main
 
@@ -74,9 +74,10 @@ def test_a_row_shown_twice_then_more_turns_is_one_extra_row_and_no_field(
     lines = {line["id"]: line for line in map(json.loads, report.read_text().splitlines())
              if line["kind"] == "case"}
     duplicate = lines["duplicate-then-turns"]
-    # by role alone the first copy paired with the row Claude Code shows: a false field
-    assert (duplicate["status"], duplicate["causes"]) == ("skip", ["extra-row"]), duplicate
-    assert "row:user+duplicate" in duplicate["signature"]
+    # by role alone the first copy paired with the row Claude Code shows: a false field;
+    # it is the row shown again, paired with the line that writes it again
+    assert (duplicate["status"], duplicate["causes"]) == ("skip", ["duplicate-row"]), duplicate
+    assert duplicate["signature"] == ["cause:duplicate-row", "row:user"], duplicate["signature"]
     other = lines["a-row-without-uuid-then-turns"]
     assert (other["status"], other["causes"]) == ("fail", ["extra-row"]), other
     assert "row:assistant:text+missing-uuid" in other["signature"]

@@ -89,11 +89,12 @@ def test_invalid_utf8_loses_one_row_in_agent_chat_reader_and_every_row_in_the_ex
 
 
 @pytest.mark.parametrize("name", READERS)
-def test_a_row_written_twice_then_more_turns_is_one_extra_row_and_the_rest_pair(
+def test_a_row_written_twice_then_more_turns_is_one_copy_and_the_rest_pair(
         tmp_path: Path, name: str) -> None:
     """Their listed copy (a parallel call's row written again), grown by two turns: the copy
-    is the one extra row, named as the reader shows it, and every other row pairs with its
-    own row, so the known bug does not spill over the turns after it."""
+    is the one row shown twice (duplicate-row, as a reader with uuids is told), paired with
+    the line that writes it again, every other row pairs with its own row, so the known bug
+    does not spill over the turns after it, and the reader's skip list accepts it."""
     from test_pairing_real import _turns
 
     from rechain.cli import main
@@ -113,11 +114,18 @@ def test_a_row_written_twice_then_more_turns_is_one_extra_row_and_the_rest_pair(
     (case / "case.json").write_text(json.dumps(document))
     report = tmp_path / "r.jsonl"
     main(["check", "--no-progress", "--impl", f"adapter:{name}", "--corpus",
+          str(case.parent), "--no-shrink", "--examples", "0", "--report", str(report),
+          "--no-skips"])
+    line = next(line for line in map(json.loads, report.read_text().splitlines())
+                if line["kind"] == "case")
+    assert (line["status"], line["causes"]) == ("fail", ["duplicate-row"]), line
+    why = line["explanation"]
+    assert why["sentence"].startswith("yours shows line 5 (assistant, tool_use Bash) again at "
+                                      "position 3: the file writes it more than once")
+    assert "field" not in why["sentence"]
+    assert [row["mark"] for row in why["rows"]] == ["=", "=", "+", "=", "=", "=", "="]
+    main(["check", "--no-progress", "--impl", f"adapter:{name}", "--corpus",
           str(case.parent), "--no-shrink", "--examples", "0", "--report", str(report)])
     line = next(line for line in map(json.loads, report.read_text().splitlines())
                 if line["kind"] == "case")
-    assert (line["status"], line["causes"]) == ("fail", ["extra-row"]), line
-    why = line["explanation"]
-    assert why["sentence"].startswith("yours shows an assistant row at position 4 (")
-    assert "field" not in why["sentence"]
-    assert [row["mark"] for row in why["rows"]] == ["=", "=", "=", "+", "=", "=", "="]
+    assert (line["status"], line["causes"]) == ("skip", ["duplicate-row"]), line

@@ -50,6 +50,10 @@ class Answer:
     sidechain: frozenset[str] = frozenset()
     entries: dict[str, Json] = field(default_factory=dict)  # every indexed uuid -> entry
     presented: dict[str, Json] = field(default_factory=dict)  # scope chain: as the SDKs show it
+    #: a row in scope written more than once (one uuid, read once) -> each line and what it
+    #: shows (``pairing.copies_of``): a reader without uuids that shows each line shows it
+    #: again
+    copies: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = field(default_factory=dict)
 
     @property
     def uuids(self) -> list[str]:
@@ -158,7 +162,10 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
     rows = tuple(Row(u, row_kind(entries[u]), str(entries[u].get("type")), line_of.get(u, 0),
                      calls.get(u) or _parent_in(u, entries, in_scope),
                      shown_fragments(entries[u], contract)) for u in order)
-    return Answer(rows=rows, live=live, sidechain=side, entries=entries, presented=presented)
+    from rechain.conformance.contracts.pairing import copies_of
+
+    return Answer(rows=rows, live=live, sidechain=side, entries=entries, presented=presented,
+                  copies=copies_of(seen.entries, seen.lines, order))
 
 
 def _chain_order(presented: dict[str, Json], chain: tuple[Json, ...],

@@ -25,6 +25,7 @@ from rechain.conformance.contracts.pairing import (
     approximately,
     hints,
     role_of,
+    written_again,
 )
 from rechain.conformance.protocol import Answered, Crashed, Raised, Skipped, TimedOut
 
@@ -295,7 +296,10 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
     rows = merged_prompts(want.rows) if contract.prompts == "merged" else want.rows
     steps = align(messages, [row.role for row in rows], [row.fragments for row in rows],
                   loose=contract.content == "ignored" or contract.strictness != "messages",
-                  hints=[hints(want.entries.get(row.uuid, {})) for row in rows])
+                  hints=[hints(want.entries.get(row.uuid, {})) for row in rows],
+                  copies=written_again([row.line for row in rows], [
+                      want.copies.get(row.uuid, ()) for row in rows])
+                  if contract.scope == "file-order" else ())
     odd: list[tuple[str, str | None, int | None]] = []
     #: per cause, the words and difference of its first row (the script's order)
     firsts: dict[str, tuple[str, Difference]] = {}
@@ -331,7 +335,7 @@ def _judge_by_position(messages: Sequence[Json], want: Answer, contract: Contrac
 
 #: what each step of the pairing that is no pair makes of a case
 STEP_CAUSES = {"lost": "lost-row", "extra": "extra-row", "merged": "merged-row",
-               "moved": "order"}
+               "moved": "order", "copy": "duplicate-row"}
 
 
 def _step_difference(step: Step, messages: Sequence[Json], rows: Sequence[Row]) -> tuple[
@@ -346,6 +350,9 @@ def _step_difference(step: Step, messages: Sequence[Json], rows: Sequence[Row]) 
         return (f"the row on line {row.line} shown at position {step.got}, out of order",
                 Difference(f"/messages/{step.got}", f"line {row.line}", f"position "
                            f"{step.expected}"))
+    if step.op == "copy" and step.got is not None:
+        return (f"the row on line {row.line} shown twice, again at position {step.got}",
+                Difference(f"/messages/{step.got}", "copy", f"line {row.line}"))
     if step.op == "merged" and step.got is not None:
         return (f"the row on line {row.line} shown inside the row at position {step.got}",
                 Difference(f"/messages/{step.got}", "merged", f"line {row.line}"))

@@ -12,6 +12,13 @@ otherwise they are lost or extra. A row the reader left out whose every fragment
 inside the reader's row beside it was merged into that row; one shown whole by a row the
 reader adds elsewhere was moved there (the order differs, nothing is lost).
 
+A row the file writes on several lines with one uuid (the profile reads it once) is
+aligned at each of its other lines too, where a reader that shows every line shows it
+again: a reader row there, of its role, showing some of that line (its texts, or the
+command of a call: ``evidence``, never a role alone) is the row again (``copy``), told as
+a reader with uuids is told it shows a uuid twice; without the line's words a row there
+is an added row, as a row made up or read from a line without a uuid is.
+
 Past a million cells of the alignment table the rows are aligned within a band around
 its diagonal (past four million, greedily): a reader that shows the file's rows in order
 still pairs in place, and a failure found on such a pairing says it is approximate
@@ -25,7 +32,7 @@ field check and the pairing agree on what a row shows.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -48,7 +55,7 @@ EMPTY = 0.5
 #: ignores content (it may show a row in words of its own): content still decides first
 LOOSE = 0.25
 
-Op = Literal["pair", "lost", "extra", "merged", "moved"]
+Op = Literal["pair", "lost", "extra", "merged", "moved", "copy"]
 
 
 class Script(list["Step"]):
@@ -71,7 +78,9 @@ class Step:
     """One step of the edit script: ``pair`` (``got`` shows ``expected``), ``lost`` (no row
     of the reader shows ``expected``), ``extra`` (``got`` stands for no row of the file),
     ``merged`` (``expected`` is shown inside ``got``, which is paired with another row),
-    ``moved`` (``got`` shows ``expected`` whole, out of the file's order)."""
+    ``moved`` (``got`` shows ``expected`` whole, out of the file's order), ``copy``
+    (``got`` shows ``expected`` again, a row the file writes twice, beside the reader's
+    row of it)."""
 
     op: Op
     got: int | None
@@ -120,16 +129,46 @@ def role_of(message: Mapping[str, Any]) -> str:
     return "user" if kind == "attachment" else kind
 
 
+#: a line that writes a row of the file again: (the row, the row it comes before, what it
+#: shows, ``evidence``)
+Copy = tuple[int, int, tuple[str, ...]]
+
+
 def align(got: Sequence[Mapping[str, Any]], roles: Sequence[str],
           fragments: Sequence[Sequence[str]], *, loose: bool = False,
-          hints: Sequence[Sequence[str]] = ()) -> Script:
+          hints: Sequence[Sequence[str]] = (), copies: Sequence[Copy] = ()) -> Script:
     """The edit script from the file's rows (``roles`` and ``fragments``, one per row) to
     the reader's rows ``got``, in order of both; ``loose`` when the reader's contract
     ignores content, so a row of the same role pairs (last) without content in common;
     ``hints`` per row, texts a reader need not show (thinking) that identify a row of no
-    fragments when it does."""
-    table = _Scores(got, roles, fragments, LOOSE if loose else 0.0, hints)
-    n, m = len(got), len(roles)
+    fragments when it does; ``copies``, the other lines that write a row the file writes
+    more than once (``written_again``): a reader row in such a line's place that shows
+    some of it is the row again (``copy``), and none there is nothing lost."""
+    hints = [tuple(h) for h in hints] or [()] * len(roles)
+    slots: dict[int, int] = {}  # an index of the extended rows -> the row it copies
+    origin: list[int] = []
+    ext_roles: list[str] = []
+    ext_fragments: list[tuple[str, ...]] = []
+    ext_hints: list[tuple[str, ...]] = []
+    placed = sorted(copies, key=lambda c: c[1])
+    k = 0
+    for j in range(len(roles) + 1):
+        while k < len(placed) and placed[k][1] <= j:
+            row, _, shown = placed[k]
+            slots[len(origin)] = row
+            origin.append(row)
+            ext_roles.append(roles[row])
+            ext_fragments.append(tuple(shown))
+            ext_hints.append(())
+            k += 1
+        if j < len(roles):
+            origin.append(j)
+            ext_roles.append(roles[j])
+            ext_fragments.append(tuple(fragments[j]))
+            ext_hints.append(hints[j])
+    table = _Scores(got, ext_roles, ext_fragments, LOOSE if loose else 0.0, ext_hints,
+                    frozenset(slots))
+    n, m = len(got), len(ext_roles)
     head = 0
     while head < min(n, m) and table.full(head, head):
         head += 1
@@ -139,9 +178,39 @@ def align(got: Sequence[Mapping[str, Any]], roles: Sequence[str],
     middle, approximate = _middle(table, head, n - tail, head, m - tail)
     pairs = ([(k, k) for k in range(head)] + middle
              + [(n - tail + k, m - tail + k) for k in range(tail)])
-    script = Script(_moved(table, _merged(table, _steps(pairs, roles, table.roles, n, m))))
+    steps = _steps(pairs, ext_roles, table.roles, n, m, frozenset(slots))
+    if slots:
+        table = _Scores(got, roles, fragments, LOOSE if loose else 0.0, hints)
+        steps = _unslotted(steps, slots, origin)
+    script = Script(_moved(table, _merged(table, steps)))
     script.approximate = approximate
     return script
+
+
+def _unslotted(steps: list[Step], slots: Mapping[int, int], origin: Sequence[int]) -> list[
+        Step]:
+    """The steps over the file's own rows: a reader row paired with another line of a row
+    is a ``copy`` of it, a line of it no row shows is dropped; a row the reader shows only
+    in another of its lines is shown there, out of the file's order (``moved``)."""
+    out: list[Step] = []
+    for step in steps:
+        if step.expected is not None and step.expected in slots:
+            if step.op == "pair":
+                out.append(Step("copy", step.got, slots[step.expected]))
+            continue
+        out.append(Step(step.op, step.got, None if step.expected is None
+                        else origin[step.expected]))
+    lost = {s.expected for s in out if s.op == "lost"}
+    moved: set[int] = set()
+    final: list[Step] = []
+    for step in out:
+        if step.op == "copy" and step.expected in lost and step.expected not in moved:
+            moved.add(step.expected)
+            continue
+        final.append(step)
+    return [Step("moved", next(s.got for s in out if s.op == "copy"
+                               and s.expected == step.expected), step.expected)
+            if step.op == "lost" and step.expected in moved else step for step in final]
 
 
 class _Scores:
@@ -149,8 +218,11 @@ class _Scores:
 
     def __init__(self, got: Sequence[Mapping[str, Any]], roles: Sequence[str],
                  fragments: Sequence[Sequence[str]], floor: float = 0.0,
-                 hints: Sequence[Sequence[str]] = ()) -> None:
+                 hints: Sequence[Sequence[str]] = (), copies: frozenset[int] = frozenset()
+                 ) -> None:
         self.floor = floor
+        #: rows that are another line of a row: paired only on content they show
+        self.copies = copies
         self.hints = [tuple(h) for h in hints] or [()] * len(roles)
         self.roles = [role_of(m) for m in got]
         self.expected = [("user" if r == "attachment" else r) for r in roles]
@@ -171,7 +243,10 @@ class _Scores:
         key = (i, j)
         if key not in self._cache:
             wanted, hints = self.fragments[j], self.hints[j]
-            if wanted:
+            if j in self.copies:
+                self._cache[key] = sum(self.shown(i).holds(f) for f in wanted) / len(
+                    wanted) if wanted else 0.0
+            elif wanted:
                 self._cache[key] = max(self.floor, sum(
                     self.shown(i).holds(f) for f in wanted) / len(wanted))
             else:  # a hint shown names the row; one not shown says nothing against it
@@ -266,14 +341,16 @@ def _greedy(table: _Scores, a0: int, a1: int, b0: int, b1: int) -> list[tuple[in
 
 
 def _steps(pairs: Sequence[tuple[int, int]], roles: Sequence[str], got_roles: Sequence[str],
-           n: int, m: int) -> list[Step]:
+           n: int, m: int, optional: frozenset[int] = frozenset()) -> list[Step]:
     """The script around the content pairs: a gap of as many rows of the same roles on
-    both sides pairs in place, any other gap is lost and extra rows."""
+    both sides pairs in place, any other gap is lost and extra rows (``optional`` rows,
+    another line of a row, left out of a gap: no reader row need show them)."""
     steps: list[Step] = []
     i = j = 0
     expected = [("user" if r == "attachment" else r) for r in roles]
     for a, b in [*pairs, (n, m)]:
-        mine, theirs = list(range(i, a)), list(range(j, b))
+        mine = list(range(i, a))
+        theirs = [k for k in range(j, b) if k not in optional]
         if mine and [got_roles[k] for k in mine] == [expected[k] for k in theirs]:
             steps += [Step("pair", x, y) for x, y in zip(mine, theirs, strict=True)]
         else:
@@ -317,6 +394,84 @@ def _moved(table: _Scores, steps: list[Step]) -> list[Step]:
                 continue
         out.append(step)
     return [s for s in out if not (s.op == "extra" and s.got in taken)]
+
+
+def evidence(entry: Mapping[str, Any]) -> tuple[str, ...]:
+    """What a reader showing a row in its own words may show of it: its fragments and the
+    strings its tool calls take and its results hold (a viewer renders a call as its
+    command, never its id)."""
+    found = list(_fragments(entry))
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, Mapping):
+            continue
+        value = block.get("input") if block.get("type") == "tool_use" else (
+            block.get("content") if block.get("type") == "tool_result" else None)
+        found += [s for s in _strings(value) if s.strip()]
+    return tuple(dict.fromkeys(found))
+
+
+def _strings(value: Any) -> list[str]:
+    """The strings in a JSON value, depth first (a call's input, a result's content)."""
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, Mapping) else value if isinstance(
+        value, list) else ()
+    out: list[str] = []
+    stack = list(items)[::-1]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, Mapping):
+            stack.extend(list(item.values())[::-1])
+        elif isinstance(item, list):
+            stack.extend(item[::-1])
+    return out
+
+
+def copies_of(rows: Iterable[Mapping[str, Any]], lines: Iterable[int],
+              uuids: Iterable[str]) -> dict[str, tuple[tuple[int, tuple[str, ...]], ...]]:
+    """(line, ``evidence``) of each row of ``rows`` (a profile's parsed rows, in file order,
+    on ``lines``) written with one of ``uuids``, for each uuid written more than once: a
+    reader that shows each line shows such a row again."""
+    wanted = set(uuids)
+    read = list(zip(rows, lines, strict=False))
+    seen: set[str] = set()
+    twice: set[str] = set()  # what each line shows is worked out for these rows only
+    for row, _ in read:
+        uuid = row.get("uuid")
+        if isinstance(uuid, str) and uuid in wanted:
+            (twice if uuid in seen else seen).add(uuid)
+    found: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    for row, line in read if twice else ():
+        uuid = row.get("uuid")
+        if isinstance(uuid, str) and uuid in twice:
+            found.setdefault(uuid, []).append((line, evidence(row)))
+    return {uuid: tuple(written) for uuid, written in found.items()}
+
+
+def copies_in(data: bytes, uuids: Iterable[str]) -> dict[
+        str, tuple[tuple[int, tuple[str, ...]], ...]]:
+    """``copies_of`` the lines strict JSON reads in ``data``: what an explanation pairs
+    with when it has the file rather than the contract's answer."""
+    read = [(row, line) for line, (row, strict) in _numbered_rows(data) if strict]
+    return copies_of([r for r, _ in read], [n for _, n in read], uuids)
+
+
+def written_again(lines: Sequence[int], copies: Sequence[Sequence[tuple[int, Sequence[str]]]]
+                  ) -> list[Copy]:
+    """The ``Copy`` of each line that writes a row of the file (on ``lines``, in the
+    reader's order) again, other than the line the row is read from: placed before the
+    first row written after it."""
+    out: list[Copy] = []
+    for row, written in enumerate(copies):
+        for line, shown in written:
+            if line != lines[row]:
+                before = next((k for k, at in enumerate(lines) if at > line), len(lines))
+                out.append((row, before, tuple(shown)))
+    return out
 
 
 def hints(entry: Mapping[str, Any]) -> tuple[str, ...]:
@@ -406,10 +561,13 @@ def _fragments(row: Mapping[str, Any]) -> tuple[str, ...]:
 def _rows_of(data: bytes) -> list[tuple[dict[str, Any], bool]]:
     """Each line that is a JSON object, and whether strict JSON reads it (else Python's
     lenient reading did: NaN, control characters)."""
-    import json
+    return [found for _, found in _numbered_rows(data)]
 
+
+def _numbered_rows(data: bytes) -> list[tuple[int, tuple[dict[str, Any], bool]]]:
+    """``_rows_of`` with each line's 1-based number."""
     out = []
-    for line in data.split(b"\n"):
+    for number, line in enumerate(data.split(b"\n"), start=1):
         try:
             row, strict = orjson.loads(line), True
         except orjson.JSONDecodeError:
@@ -418,5 +576,5 @@ def _rows_of(data: bytes) -> list[tuple[dict[str, Any], bool]]:
             except ValueError:
                 continue
         if isinstance(row, dict):
-            out.append((row, strict))
+            out.append((number, (row, strict)))
     return out
