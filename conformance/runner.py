@@ -440,7 +440,9 @@ def variant_id(case_id: str, options: Mapping[str, Any]) -> str:
 
 def corpus_items(cases: Iterable[Any], profile: str, view: str = "session-messages",
                  selected: Sequence[str] = ()) -> list[Item]:
-    """One item per corpus case and option set; ``selected`` globs filter by id.
+    """One item per corpus case and option set; ``selected`` globs filter by id: a case's
+    (all its option sets), or one option set's (``b4[[]system]``, ``b4[system]`` as
+    written, ``b4[]`` for the default options), so a replay runs that one alone.
 
     In a resume view (``api``/``chain``) the expectation joins the two recorded
     views: the ``api`` messages, and the ``chain`` entry as the answer's leaf;
@@ -448,13 +450,15 @@ def corpus_items(cases: Iterable[Any], profile: str, view: str = "session-messag
     """
     items = []
     for case in cases:
-        if selected and not any(fnmatchcase(case.id, pattern) for pattern in selected):
+        whole = not selected or any(fnmatchcase(case.id, pattern) for pattern in selected)
+        if not whole and not any(pattern.startswith(f"{case.id}[") for pattern in selected):
             continue
         data = case.input_bytes()
-        resume = view in RESUME_VIEWS or view in FORKED_VIEWS
         recorded = _recorded(case, profile, view)
         group = case.tags[0] if case.tags else "corpus"
-        for options in _variants(case, profile) if resume else case.variants:
+        for options in option_sets(case, profile, view):
+            if not whole and not _chosen(variant_id(case.id, options), selected):
+                continue
             expected = recorded.get(_options_key(options)) or Skipped(
                 f"no expectation recorded for {profile}")
             env = {**dict(case.env), **(_switch_env(options) if view in RESUME_VIEWS else {})}
@@ -462,6 +466,19 @@ def corpus_items(cases: Iterable[Any], profile: str, view: str = "session-messag
                                    dict(options), env, view)  # type: ignore[arg-type]
             items.append(Item(case_input, group, expected, None, case))
     return items
+
+
+def _chosen(identifier: str, selected: Sequence[str]) -> bool:
+    """Whether one option set's id is selected: written out (``b4[]``: the default
+    options, whose id is the case's), or matched as a glob."""
+    return (identifier in selected or ("[" not in identifier and f"{identifier}[]" in selected)
+            or any(fnmatchcase(identifier, p) for p in selected))
+
+
+def option_sets(case: Any, profile: str, view: str) -> list[Mapping[str, Any]]:
+    """The option sets a corpus case is run with in ``view``: an item each."""
+    resume = view in RESUME_VIEWS or view in FORKED_VIEWS
+    return list(_variants(case, profile) if resume else case.variants)
 
 
 def _options_key(options: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -198,7 +198,7 @@ def test_a_failing_corpus_case_prints_a_replay_of_that_case_alone_that_runs_else
     from rechain.corpus.cases_io import default_root
 
     for name in ("cli-calls-after-other-blocks", "assistant-without-message-id",
-                 "cli-bridge-within-5s"):
+                 "cli-bridge-within-5s", "options-paging"):
         shutil.copytree(Path(str(default_root() / name)), project / "cases" / name)
     code, out, _ = run(capsys, "check", "--impl", "python:readers.py:drops_last", "--corpus",
                        "cases", "--examples", "0", "--report", "run.jsonl", "--no-progress",
@@ -212,10 +212,14 @@ def test_a_failing_corpus_case_prints_a_replay_of_that_case_alone_that_runs_else
     # JUnit and HTML reports every failing case's
     shown = [line["replay"] for line in failing if f"replay: {line['replay']}" in out]
     assert shown and all(replay in (project / "run.md").read_text() for replay in shown)
+    import html
+    import xml.etree.ElementTree as ET
+
+    junit = " ".join(f.text or "" for f in ET.parse(project / "run.xml").iter("failure"))
+    page = html.unescape(re.sub(r"<[^>]+>", "", (project / "run.html").read_text()))
     for line in failing:
         replay = line["replay"]
-        assert replay.replace("'", "&apos;") in (project / "run.xml").read_text()
-        assert replay.replace("'", "&#x27;") in (project / "run.html").read_text()
+        assert f"replay: {replay}" in junit and f"replay: {replay}" in page
         assert " --fields uuids --no-skips " in replay  # judged as the run judged
         assert str(project / "cases") in replay and str(project / "readers.py") in replay
         done = from_elsewhere(f"{replay} --no-progress --report again.jsonl", tmp_path)
@@ -224,6 +228,7 @@ def test_a_failing_corpus_case_prints_a_replay_of_that_case_alone_that_runs_else
                  if c["kind"] == "case"]
         assert [(c["id"], c["implementation"], c["status"], c["cause"]) for c in again] == [
             (line["id"], line["implementation"], line["status"], line["cause"])]
+    assert any("[" in line["id"] for line in failing)  # one option set of a case, alone
     passing = [line for line in lines if line["kind"] == "case" and line["status"] == "pass"]
     assert passing and not any("replay" in line for line in passing)
 
@@ -244,3 +249,21 @@ def test_a_corpus_replay_names_its_case_literally_and_the_limits_that_decide_it(
     assert decisive(Settings(seed=1, save_cases=Path(), started=started, timeout=5,
                              memory_mb=512, invariant_every=0, no_skips=True)) == [
         "--no-skips", "--timeout", "5", "--memory-mb", "512", "--invariant-every", "0"]
+
+
+def test_case_selects_one_option_set_of_a_case_by_its_id() -> None:
+    from rechain.conformance.runner import corpus_items
+    from rechain.corpus import load_cases
+
+    cases = [case for case in load_cases() if case.id == "options-paging"]
+
+    def chosen(*selected: str) -> list[str]:
+        return [item.case.id for item in corpus_items(cases, "agent-sdk@0.3.332",
+                                                      selected=selected)]
+
+    every = chosen("options-paging")
+    assert len(every) > 2 and every[0] == "options-paging" and chosen("options-*") == every
+    assert chosen("options-paging[]") == ["options-paging"]
+    assert chosen("options-paging[limit=2]") == ["options-paging[limit=2]"]
+    assert chosen("options-paging[[]limit=2]") == ["options-paging[limit=2]"]
+    assert chosen("options-paging[[]nothing]") == []

@@ -17,7 +17,7 @@ from rechain.conformance import differential as diff
 from rechain.conformance.check.plan import Plan
 from rechain.conformance.check.settings import Settings
 from rechain.conformance.impls import label
-from rechain.conformance.runner import Connections, Item, Record
+from rechain.conformance.runner import Connections, Item, Record, option_sets
 
 #: the statuses a replay is printed for (a pass or a skip has nothing to re-run)
 FAILING = frozenset({"fail", "crash", "timeout"})
@@ -27,9 +27,12 @@ def _default(name: str) -> object:
     return next(f.default for f in dataclasses.fields(Settings) if f.name == name)
 
 
-def pattern(case_id: str) -> str:
-    """A ``--case`` glob matching exactly ``case_id`` (its glob characters taken literally)."""
-    return "".join(f"[{char}]" if char in "*?[" else char for char in case_id)
+def pattern(case_id: str, alone: bool = False) -> str:
+    """A ``--case`` glob matching exactly ``case_id`` (its glob characters taken literally);
+    ``alone``: the id is a case's with several option sets, and only its default one is
+    meant (``ID[]``)."""
+    literal = "".join(f"[{char}]" if char in "*?[" else char for char in case_id)
+    return f"{literal}[]" if alone else literal
 
 
 def decisive(settings: Settings) -> list[str]:
@@ -52,17 +55,20 @@ def decisive(settings: Settings) -> list[str]:
 
 def corpus_replay(settings: Settings, plan: Plan, first: Connections, item: Item,
                   record: Record) -> str | None:
-    """The line that re-runs ``record``'s corpus case alone against its target, or None for
+    """The line that re-runs ``record``'s corpus case (that option set of it: ``--case`` picks
+    one by its id) alone against its target, or None for
     a generated input (its finding has the replay) or a case that passed or was skipped."""
-    case = item.source
-    if record.status not in FAILING or item.recorded is None or case is None:
+    if record.status not in FAILING or item.recorded is None or item.source is None:
         return None
     specs = [spec for spec, implementation in zip(plan.impl_specs, first.implementations,
                                                    strict=True)
              if label("", implementation.info) == record.implementation]
     target = next((t for t in first.targets if t.label == record.against), None)
     against = plan.against_spec_for(target) if target is not None else plan.against_spec
+    alone = record.case_id == item.source.id and len(
+        option_sets(item.source, plan.profile, plan.view)) > 1
     corpus = str(settings.corpus) if settings.corpus is not None else None  # None: packaged
     return diff.replay_command(specs or plan.impl_specs[:1], against, corpus,
-                               pattern(str(case.id)), Path.cwd(), plan.venv, decisive(settings))
+                               pattern(record.case_id, alone), Path.cwd(), plan.venv,
+                               decisive(settings))
 

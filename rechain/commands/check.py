@@ -57,7 +57,9 @@ def register(subparsers: Any) -> None:
     add("--seed", type=int, default=None, help="Hypothesis seed (default: random, printed)")
     add("--corpus", type=Path, default=None, metavar="DIR",
         help="case directory (default: the packaged corpus)")
-    add("--case", action="append", default=[], metavar="GLOB", help="only corpus cases matching")
+    add("--case", action="append", default=[], metavar="GLOB",
+        help="only corpus cases matching (an id: all its option sets; ID[limit=2]: one "
+             "option set, ID[]: the default options alone)")
     add("--no-corpus", action="store_true", help="skip the corpus, generated transcripts only")
     add("--shard", type=shard.argument, metavar="I/N",
         help="run only slice I of N of the cases (same --seed everywhere; join the reports "
