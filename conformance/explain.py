@@ -570,15 +570,21 @@ def _call_of(sides: Sides, tool_id: str) -> str:
     return "a call not in the file"
 
 
+def _blocks(sides: Sides, uuid: str) -> str:
+    """``, the tool_result block answering toolu_1 (tool_use Bash, line 2)`` for a row
+    holding tool results, else nothing: what a reader that lost the row lost."""
+    blocks = _results_of(sides, uuid)
+    if not blocks:
+        return ""
+    calls = "; ".join(f"{_short(b, 40)} ({_call_of(sides, b)})" for b in blocks)
+    return f", the tool_result block{'s' if len(blocks) > 1 else ''} answering {calls}"
+
+
 def _lost_clause(sides: Sides, lost: Sequence[str]) -> tuple[str, str]:
     """The first row yours loses from a chain it otherwise shows as it is: its line, role
     and, for a tool result, the block and the call it answers; where the leaf stands."""
     first, rest = lost[0], lost[1:]
-    blocks = _results_of(sides, first)
-    what = ""
-    if blocks:
-        calls = "; ".join(f"{_short(b, 40)} ({_call_of(sides, b)})" for b in blocks)
-        what = f", the tool_result block{'s' if len(blocks) > 1 else ''} answering {calls}"
+    what = _blocks(sides, first)
     numbers = [sides.number(u) for u in rest]
     more = f"; and {counted(len(rest), 'more row')} ({_lines_list(numbers)})" if rest else ""
     leaf = sides.expected[-1]
@@ -867,7 +873,8 @@ def _step_clause(got: Answered, expected: Answered, sides: Sides, steps: Sequenc
     if op == "lost":
         rest = sum(s.op == "lost" for s in steps) - 1
         more = f" and {counted(rest, 'more row')} yours lacks" if rest > 0 else ""
-        return ("lost-row", f"message {step.expected + 1}, {sides.describe(uuid)}: "  # type: ignore[operator]
+        return ("lost-row", f"message {step.expected + 1}, {sides.describe(uuid)}"  # type: ignore[operator]
+                f"{_blocks(sides, uuid)}: "
                 f"{sides.who} has it{more}, yours shows no row with its content {tally}")
     if op == "extra" and step.got is not None:
         role = _role(mine[step.got])

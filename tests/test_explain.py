@@ -361,8 +361,9 @@ def test_a_reader_matched_by_position_is_told_which_row_of_the_file_it_lost_or_a
     lost = explain(data, got, expected, difference, target="agent-sdk@0.3.332 file-order",
                    causes=("lost-row",), merged=True, loose=True)  # rows without content
     assert (lost["behaviour"], lost["title"]) == ("lost-row", "row missing")
-    assert lost["sentence"].startswith("message 4, line 4 (user, tool_result): the file-order "
-                                       "answer")
+    assert lost["sentence"].startswith("message 4, line 4 (user, tool_result), the tool_result "
+                                       "block answering t (a call not in the file): the "
+                                       "file-order answer")
     assert lost["sentence"].endswith("yours shows no row with its content (yours shows 3 "
                                      "messages, it has 4 rows)")
     assert [row["mark"] for row in lost["rows"]] == ["=", "=", "-", "="]  # paired by role
