@@ -89,7 +89,8 @@ class CaseItem(pytest.Item):
                      zip(bad, annotations(self.case, bad, profile), strict=True)]
             lines = [text for line in shown
                      for text in [describe_case(line), *explained(line)[1:]]]
-            lines.append(f"replay: {_replay(self.config, self.case.case.id)}")
+            alone = _alone(self.config, self.case)
+            lines.append(f"replay: {_replay(self.config, self.case.case.id, alone)}")
             raise CaseFailedError("\n".join(lines))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -108,7 +109,21 @@ class Suite(pytest.Collector):
         return list(_items(self))
 
 
-def _replay(config: pytest.Config, case_id: str) -> str:
+def _alone(config: pytest.Config, item: Any) -> bool:
+    """Whether ``item`` is the default option set of a case that has several (its id is
+    the case's, which ``--case`` takes for all of them)."""
+    from rechain.conformance.impls import recorded_views
+    from rechain.conformance.runner import option_sets
+    from rechain.reference import get_profile
+
+    case = item.source
+    if case is None or item.case.id != case.id:
+        return False
+    profile, _ = recorded_views(get_profile(config.getoption("rechain_profile")).name)
+    return len(option_sets(case, profile, item.case.view)) > 1
+
+
+def _replay(config: pytest.Config, case_id: str, alone: bool = False) -> str:
     """``rechain check`` on this case; paths and specs made absolute (pytest's invocation dir),
     started by the words that run this rechain (``portable.program``), as pytest prints it
     for the person who ran the tests."""
@@ -137,7 +152,11 @@ def _replay(config: pytest.Config, case_id: str) -> str:
         parts += ["--timeout", f"{timeout:g}"]
     if memory is not None and memory != MEMORY_MB:
         parts += ["--memory-mb", str(memory)]
-    return portable.command([*parts, "--case", case_id.split("[")[0]], env)
+    # that one option set alone (``ID[limit=1]``, ``ID[]``: the default options of a case
+    # with several), as ``rechain check`` replays a corpus case
+    from rechain.conformance.check.replays import pattern
+
+    return portable.command([*parts, "--case", pattern(case_id, alone)], env)
 
 
 def _items(suite: Suite) -> Iterator[CaseItem]:

@@ -40,6 +40,7 @@ READERS = textwrap.dedent('''
         return messages[:-1] if len(messages) >= 3 else messages
 ''')
 SID = "0b0e4b1c-7f4e-4d53-9a43-8f1f5c4b3c2a"
+CLEAN_CASE = "assistant-without-message-id"  # one option set
 # the user's own cache (the installed oracles); a test's run writes to a throwaway one
 USER_CACHE = os.environ.get("RECHAIN_CACHE")
 
@@ -166,11 +167,14 @@ def test_the_pytest_plugins_replay_runs_elsewhere(project: Path, tmp_path: Path)
                "rechain_corpus": None, "rechain_profile": "sdk"}
     config = SimpleNamespace(getoption=options.get,
                              invocation_params=SimpleNamespace(dir=project))
-    printed = _replay(config, "linear-two-turns[limit=1]")  # type: ignore[arg-type]
+    printed = _replay(config, "linear-two-turns[system]")  # type: ignore[arg-type]
     assert str(project / "readers.py") in printed
     done = from_elsewhere(printed + " --no-progress", tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"\b[1-9][0-9]* corpus cases?\b", done.stdout)
+    assert re.search(r"\b1 corpus case\b", done.stdout)  # that option set alone
+    alone = _replay(config, "linear-two-turns", alone=True)  # type: ignore[arg-type]
+    done = from_elsewhere(alone + " --no-progress", tmp_path)
+    assert done.returncode == 0 and re.search(r"\b1 corpus case\b", done.stdout), done.stderr
 
 
 def test_fuzz_names_a_replay_for_each_filed_case_that_runs_elsewhere(
@@ -267,3 +271,18 @@ def test_case_selects_one_option_set_of_a_case_by_its_id() -> None:
     assert chosen("options-paging[limit=2]") == ["options-paging[limit=2]"]
     assert chosen("options-paging[[]limit=2]") == ["options-paging[limit=2]"]
     assert chosen("options-paging[[]nothing]") == []
+
+
+def test_the_pytest_plugin_replays_a_case_with_several_option_sets_by_its_default_one() -> None:
+    from types import SimpleNamespace
+
+    from rechain.conformance.pytest_plugin import _alone
+    from rechain.conformance.runner import corpus_items
+    from rechain.corpus import load_cases
+
+    config = SimpleNamespace(getoption={"rechain_profile": "sdk"}.get)
+    cases = [c for c in load_cases() if c.id in ("linear-two-turns", CLEAN_CASE)]
+    chosen = {item.case.id: _alone(config, item)  # type: ignore[arg-type]
+              for item in corpus_items(cases, "agent-sdk@0.3.332")}
+    assert chosen == {"linear-two-turns": True, "linear-two-turns[system]": False,
+                      CLEAN_CASE: False}
