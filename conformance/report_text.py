@@ -114,6 +114,9 @@ def terminal(lines: Sequence[Mapping[str, Any]]) -> str:
             more = f" … and {len(others) - SHOWN_FAILURES} more" if len(
                 others) > SHOWN_FAILURES else ""
             out.append(f"  also: {', '.join(others[:SHOWN_FAILURES])}{more}")
+            if kind.example.get("replay") and any(c.get("replay") for c in kind.cases
+                                                  if c.get("id") in others):
+                out.append("  each alone: the replay above with its id after --case")
     if findings:
         out += ["", f"shrunk cases ({len(findings)}, one per minimal input):"]
         for finding in findings:

@@ -215,6 +215,9 @@ def test_a_failing_corpus_case_prints_a_replay_of_that_case_alone_that_runs_else
     # the terminal and Markdown show each kind's example in full, its replay with it; the
     # JUnit and HTML reports every failing case's
     shown = [line["replay"] for line in failing if f"replay: {line['replay']}" in out]
+    # the others of a kind: "each alone: the replay above with its id after --case"
+    assert len(shown) < len(failing)
+    assert "  each alone: the replay above with its id after --case\n" in out
     assert shown and all(replay in (project / "run.md").read_text() for replay in shown)
     import html
     import xml.etree.ElementTree as ET
