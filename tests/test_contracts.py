@@ -512,3 +512,49 @@ def test_hidden_results_and_blank_rows_are_declared_text_views_not_lost_rows() -
     assert from_json(declared.to_json()) == declared
     with pytest.raises(UsageError, match="blank"):
         from_json({"name": "v", "version": "1", "blank": "folded"})
+
+
+def _recorded(case: str, profile: str, view: str) -> list[dict[str, object]]:
+    """The messages a real program answered on a corpus case (its recorded expectation)."""
+    import json
+
+    document = json.loads((Path(__file__).parents[1] / "corpus" / "cases" / case
+                           / "case.json").read_text())
+    return next(e["messages"] for e in document["expectations"]
+                if e["profile"] == profile and e["view"] == view)
+
+
+def _texts(content: object) -> set[str]:
+    if isinstance(content, str):
+        return {content.strip()}
+    return {str(b["text"]).strip() for b in content if isinstance(b, dict)  # type: ignore[union-attr]
+            and b.get("type") == "text"} if isinstance(content, list) else set()
+
+
+@pytest.mark.parametrize("case", ["parse-bom", "diff-cli-vs-ref-bom-first-line-1aee3c19"])
+def test_a_reader_declares_how_it_reads_a_line_after_a_byte_order_mark(case: str) -> None:
+    """A line opening with a UTF-8 BOM: the SDK drops it (the default), Claude Code's CLI
+    reads the file's first line past the mark and drops a later one (first-line-read),
+    2.1.88 reads every such line (every-line-read); each answer is held to what the real
+    program answered on the corpus case."""
+    data = (Path(__file__).parents[1] / "corpus" / "cases" / case / "transcript.jsonl"
+            ).read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    sdk = [m["uuid"] for m in _recorded(case, "agent-sdk@0.3.332", "session-messages")]
+    assert answer(data, contract(content="ignored")).uuids == sdk
+    # the CLI's request holds the texts of exactly the lines it read (besides what it adds:
+    # an answer to a prompt left without one)
+    cli = {t for m in _recorded(case, "claude-code@2.1.332", "api")
+           for t in _texts(m["content"]) if t.encode() in data}
+    read = answer(data, contract(scope="file-order", content="ignored",
+                                 bom="first-line-read"))
+    assert set().union(*(_texts(read.entries[u]["message"]["content"])
+                         for u in read.uuids)) == cli
+    assert read.rows[0].line == 1
+    every = [m["uuid"] for m in _recorded(case, "claude-code@2.1.88", "resumed-chain")
+             if not str(m["uuid"]).startswith("synthetic")]
+    assert answer(data, contract(content="ignored", bom="every-line-read")).uuids == every
+    assert from_json({"name": "r", "version": "1", "bom": "first-line-read"}).bom == (
+        "first-line-read")
+    with pytest.raises(UsageError):
+        from_json({"name": "r", "version": "1", "bom": "kept"})

@@ -23,6 +23,8 @@ from typing import Any
 from rechain.conformance.contracts.model import USAGE_FIELDS, Contract
 from rechain.reference.model import Json, Options
 
+#: the UTF-8 byte order mark
+BOM = b"\xef\xbb\xbf"
 UNSHOWN_TYPES = frozenset({"user", "assistant", "system", "progress", "summary"})
 COMMAND_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
 
@@ -133,6 +135,7 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
     from rechain.reference.walked import walked
 
     options = options or Options()
+    data = as_read(data, contract)
     seen = walked(data, profile, options)
     entries = seen.graph.nodes.copy()  # decoded rows (dict() would keep lazy ones as kept)
     live = frozenset(e["uuid"] for e in seen.chain)
@@ -166,6 +169,17 @@ def answer(data: bytes, contract: Contract, profile: str = "sdk",
 
     return Answer(rows=rows, live=live, sidechain=side, entries=entries, presented=presented,
                   copies=copies_of(seen.entries, seen.lines, order))
+
+
+def as_read(data: bytes, contract: Contract) -> bytes:
+    """``data`` as a reader that declares it reads a line past its byte order mark sees it
+    (``bom``): the marks it passes over taken out, each line where it was, so the profile
+    parses the line; the SDKs' JSON parser drops such a line (``line-dropped``)."""
+    if contract.bom == "first-line-read" and data.startswith(BOM):
+        return data[len(BOM):]
+    if contract.bom == "every-line-read" and BOM in data:
+        return (b"\n" + data).replace(b"\n" + BOM, b"\n")[1:]
+    return data
 
 
 def _chain_order(presented: dict[str, Json], chain: tuple[Json, ...],

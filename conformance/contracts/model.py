@@ -21,6 +21,7 @@ Strictness = Literal["uuids", "types", "messages"]
 Prompts = Literal["each", "merged"]
 Results = Literal["as-written", "beside-call", "hidden"]
 Blank = Literal["shown", "hidden"]
+Bom = Literal["line-dropped", "first-line-read", "every-line-read"]
 SCOPES: tuple[Scope, ...] = ("chain", "archive", "file-order", "usage")
 STRICTNESS: tuple[Strictness, ...] = ("uuids", "types", "messages")
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
@@ -63,6 +64,9 @@ class Contract:
     prompts: Prompts = "each"  # merged: prompts on adjacent lines shown as one (position+role)
     results: Results = "as-written"  # beside-call: each tool result right after its call
     blank: Blank = "shown"  # hidden: a row with nothing to render (no text, call, result)
+    #: a line that starts with a UTF-8 BOM: not JSON, so dropped (the SDKs); the file's first
+    #: line read past it (claude-code@2.1.332), or every such line (claude-code@2.1.88)
+    bom: Bom = "line-dropped"
 
     @property
     def slug(self) -> str:
@@ -76,7 +80,8 @@ class Contract:
                 f" strictness {self.strictness}"
                 + (f", prompts {self.prompts}" if self.prompts != "each" else "")
                 + (f", results {self.results}" if self.results != "as-written" else "")
-                + (f", blank {self.blank}" if self.blank != "shown" else ""))
+                + (f", blank {self.blank}" if self.blank != "shown" else "")
+                + (f", bom {self.bom}" if self.bom != "line-dropped" else ""))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "version": self.version, "scope": self.scope,
@@ -90,6 +95,8 @@ class Contract:
             out["results"] = self.results
         if self.blank != "shown":
             out["blank"] = self.blank
+        if self.bom != "line-dropped":
+            out["bom"] = self.bom
         return out
 
 
@@ -122,6 +129,7 @@ def from_json(document: Mapping[str, Any], where: str = "contract") -> Contract:
         prompts=document.get("prompts", "each"),
         results=document.get("results", "as-written"),
         blank=document.get("blank", "shown"),
+        bom=document.get("bom", "line-dropped"),
     )
 
 

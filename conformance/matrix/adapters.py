@@ -71,7 +71,8 @@ class Adapter:
         rows = "+".join(k for k, v in shown.items() if v)
         parts = [f"name={self.name}", f"version={self.version}", f"language={self.language}"]
         parts += [f"{key}={contract[key]}" for key in ("scope", "identity", "content",
-                                                       "strictness", "prompts", "results", "blank")
+                                                       "strictness", "prompts", "results", "blank",
+                                                       "bom")
                   if key in contract]
         if "rows" in contract:
             parts.append(f"rows={rows}")
