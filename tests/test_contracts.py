@@ -78,6 +78,27 @@ def test_a_lost_tool_result_is_lost_row_and_shown_twice_is_duplicate() -> None:
     assert twice.causes[0] == "duplicate-row"
 
 
+def test_a_reader_with_uuids_leads_with_a_lost_row_before_a_row_shown_twice() -> None:
+    """A row shown twice above a row lost: the verdict's words and difference are the lost
+    row's (losing a row is worse than seeing one twice), as for a reader without uuids,
+    and a skip accepting the lost row leads with the row shown twice."""
+    want = answer(PARALLEL, contract(scope="archive"))
+    terms = contract(scope="archive", content="ignored")
+    got = shown(1, 2, 2, 3, 4, 6)  # A2 twice, R5 (line 5) lost
+    verdict = judge_contract(got, want, terms)
+    assert verdict.causes == ("lost-row", "duplicate-row")
+    assert verdict.message == "1 row(s) in scope missing, first on line 5"
+    assert verdict.difference is not None and verdict.difference.path.endswith("/uuid")
+    assert [lead[0] for lead in verdict.leads] == ["duplicate-row"]
+    listed = parse({"version": 1, "skips": [{
+        "implementation": "r@1", "cases": ["a-case"], "cause": "lost-row",
+        "reason": "known", "link": "docs"}]})
+    rest = listed.apply(verdict, "r@1", "agent-sdk@0.3.332 archive", "a-case")
+    assert rest.causes == ("duplicate-row",)
+    assert rest.message == "row shown twice (besides the known lost-row)"
+    assert rest.difference is not None and rest.difference.left == U.format(2)
+
+
 def test_archive_accepts_any_order_with_parents_first_but_not_a_child_first() -> None:
     want = answer(PARALLEL, contract(scope="archive"))
     terms = contract(scope="archive", content="ignored")

@@ -406,3 +406,20 @@ def test_a_row_written_twice_and_shown_twice_by_a_reader_without_uuids_is_a_copy
     made_up = Answered((said("user", "first prompt"), shown_call("rm -rf build"),
                         shown_call("echo DUPLICATE")))
     assert judge_contract(made_up, want, terms).causes == ("extra-row",)
+
+
+def test_a_reader_without_uuids_leads_with_a_lost_row_before_a_copy_as_one_with_uuids(
+) -> None:
+    """A copy shown above a row lost: the verdict leads with the lost row, as a reader with
+    uuids is judged (``test_contracts``), the copy kept in ``leads``."""
+    terms = Contract("r", "1", scope="file-order", identity="position+role",
+                     content="ignored", strictness="types")
+    data = (line(1, "user", None, "first prompt") + call(2, 1, "echo 2")
+            + call(2, 1, "echo DUPLICATE") + line(3, "user", 2, "second prompt")
+            + line(4, "assistant", 3, "the answer"))
+    got = Answered((said("user", "first prompt"), shown_call("echo 2"),
+                    shown_call("echo DUPLICATE"), said("user", "second prompt")))
+    verdict = judge_contract(got, answer(data, terms), terms)
+    assert verdict.causes == ("lost-row", "duplicate-row")
+    assert verdict.message == "a row in scope missing: line 5"
+    assert [lead[0] for lead in verdict.leads] == ["duplicate-row"]

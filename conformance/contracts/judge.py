@@ -1,11 +1,13 @@
 """A reader's answer judged against its contract's answer: a verdict with its causes.
 
 Every difference that remains after the contract is applied gets a cause, the one
-a report shows first: ``crash``, ``timeout``, ``raised``, ``duplicate-row``,
-``lost-row``, ``wrong-branch``, ``merged-row`` (a reader without uuids shows two rows
-of the file as one), ``extra-row``, ``order``, ``field``, ``usage``.
-Causes are listed most harmful first, so data loss is what a person (and the
-shrinker) sees before a cosmetic difference in the same case.
+a report shows first: ``crash``, ``timeout``, ``raised``, ``lost-row``,
+``duplicate-row``, ``wrong-branch``, ``order``, ``usage``, ``merged-row`` (a reader
+without uuids shows two rows of the file as one), ``extra-row``, ``field``
+(``CAUSE_ORDER``). Causes are listed most harmful first, and a verdict's words and
+difference are its most harmful cause's first row, for readers with uuids and without
+alike, so data loss is what a person (and the shrinker) sees before a cosmetic
+difference in the same case.
 """
 
 from __future__ import annotations
@@ -179,35 +181,33 @@ def _judge_usage(got: Mapping[str, Any], want: Mapping[str, int]) -> Verdict:
 
 
 def _judge_by_uuid(messages: Sequence[Json], want: Answer, contract: Contract) -> Verdict:
+    """Readers with uuids: rows named by uuid. The verdict leads with the first row of its
+    most harmful cause, as a reader without uuids is judged (``_judge_by_position``): a
+    row lost is told before a row shown twice, wherever each is."""
     got = [_ident(m.get("uuid")) for m in messages]
     expected = want.uuids
-    causes: list[str] = []
-    first: tuple[str, Difference] | None = None
+    #: per cause, the words and difference of its first row
+    firsts: dict[str, tuple[str, Difference]] = {}
     counts = Counter(got)
     twice = [u for u in got if counts[u] > 1]
     if twice:
-        causes.append("duplicate-row")
-        first = first or ("row shown twice", Difference(f"/messages/{got.index(twice[0]) + 1}"
-                                                        "/uuid", twice[0], MISSING))
+        firsts["duplicate-row"] = ("row shown twice", Difference(
+            f"/messages/{got.index(twice[0]) + 1}/uuid", twice[0], MISSING))
     lost = [u for u in expected if u not in counts]
     extra = [u for u in dict.fromkeys(got) if u not in set(expected)]
     if lost and extra and contract.scope == "chain" and all(
             u in want.entries and u not in want.live and u not in want.sidechain
             for u in extra):
-        causes.append("wrong-branch")
-        first = first or ("shows another branch", _where(got, expected))
+        firsts["wrong-branch"] = ("shows another branch", _where(got, expected))
     else:
         if lost:
-            causes.append("lost-row")
-            first = first or (f"{len(lost)} row(s) in scope missing, first on line "
-                              f"{_line(want, lost[0])}", _where(got, expected))
+            firsts["lost-row"] = (f"{len(lost)} row(s) in scope missing, first on line "
+                                  f"{_line(want, lost[0])}", _where(got, expected))
         if extra:
-            causes.append("extra-row")
-            first = first or (f"{len(extra)} row(s) not in scope shown",
-                              _where(got, expected))
-    if not causes and _out_of_order(got, want, contract):
-        causes.append("order")
-        first = first or ("rows in another order", _where(got, expected))
+            firsts["extra-row"] = (f"{len(extra)} row(s) not in scope shown",
+                                   _where(got, expected))
+    if not firsts and _out_of_order(got, want, contract):
+        firsts["order"] = ("rows in another order", _where(got, expected))
     if contract.strictness != "uuids":
         by_uuid = {_ident(m.get("uuid")): (i, m) for i, m in enumerate(messages)}
         for row in want.rows:
@@ -216,13 +216,14 @@ def _judge_by_uuid(messages: Sequence[Json], want: Answer, contract: Contract) -
             index, message = by_uuid[row.uuid]
             found = _row_difference(index, message, row, want, contract)
             if found is not None:
-                causes.append("field")
-                first = first or ("a shown row differs", found)
+                firsts["field"] = ("a shown row differs", found)
                 break
-    if not causes:
+    if not firsts:
         return Verdict("pass")
-    assert first is not None
-    return Verdict("fail", first[0], first[1], ordered(causes))
+    causes = ordered(list(firsts))
+    words, difference = firsts[causes[0]]
+    return Verdict("fail", words, difference, causes,
+                   leads=tuple((c, *firsts[c]) for c in causes[1:]))
 
 
 def _ident(uuid: Any) -> str:
