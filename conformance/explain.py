@@ -144,12 +144,17 @@ def _content_text(content: Any) -> str:
     return ""
 
 
+def _blocks_of(entry: Any) -> list[dict[str, Any]]:
+    """The content blocks (objects) of a row's ``message``; none for any other shape."""
+    message = entry.get("message") if isinstance(entry, Mapping) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
 def _label(entry: Mapping[str, Any]) -> str:
     """What a row is, in a word or two: ``prompt``, ``tool_result``, ``tool_use Bash``..."""
     kind = entry.get("type")
-    message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
-    content = message.get("content") if isinstance(message, dict) else None
-    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    blocks = _blocks_of(entry)
     if kind == "user":
         if entry.get("isCompactSummary"):
             word = "compact summary"
@@ -547,11 +552,8 @@ def _results_of(sides: Sides, uuid: str) -> list[str]:
     number = sides.number(uuid)
     if number is None or number > len(sides.raw):
         return []
-    value, _ = _parse(sides.raw[number - 1])
-    message = value.get("message") if isinstance(value, dict) else None
-    content = message.get("content") if isinstance(message, dict) else None
-    return [str(b.get("tool_use_id")) for b in content or () if isinstance(b, dict)
-            and b.get("type") == "tool_result"] if isinstance(content, list) else []
+    return [str(b.get("tool_use_id")) for b in _blocks_of(_parse(sides.raw[number - 1])[0])
+            if b.get("type") == "tool_result"]
 
 
 def _call_of(sides: Sides, tool_id: str) -> str:
@@ -560,12 +562,8 @@ def _call_of(sides: Sides, tool_id: str) -> str:
     for number, raw in enumerate(sides.raw, start=1):
         if needle not in raw or b'"tool_use"' not in raw:
             continue
-        value, _ = _parse(raw)
-        message = value.get("message") if isinstance(value, dict) else None
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and block.get("type") == "tool_use" and (
-                    block.get("id") == tool_id):
+        for block in _blocks_of(_parse(raw)[0]):
+            if block.get("type") == "tool_use" and block.get("id") == tool_id:
                 return f"tool_use {block.get('name')}, line {number}"
     return "a call not in the file"
 

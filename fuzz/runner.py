@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from rechain import interrupts
+from rechain.conformance.jsonl_process import STDERR_PIECE
 from rechain.conformance.lifetime import dies_with_parent
 from rechain.fuzz import dictionary, groups, seeds
 from rechain.fuzz.contract import Contract
@@ -119,15 +120,9 @@ class WorkerExit:
 
     def status(self) -> str:
         """``exit code 3`` or ``killed by SIGKILL``."""
-        if self.code < 0:
-            try:
-                name = signal.Signals(-self.code).name
-            except ValueError:
-                name = f"signal {-self.code}"
-            ours = self.outcome in ("stopped", "cut")  # rechain sent it, past STOP_S
-            return f"killed by {name}" + (" (the kernel's OOM killer sends it)"
-                                          if name == "SIGKILL" and not ours else "")
-        return f"exit code {self.code}"
+        ours = self.outcome in ("stopped", "cut")  # rechain sent it, past STOP_S
+        oom = self.code == -signal.SIGKILL and not ours
+        return groups.ended(self.code) + (" (the kernel's OOM killer sends it)" if oom else "")
 
     def to_json(self) -> dict[str, Any]:
         return {"worker": self.worker, "code": self.code, "status": self.status(),
@@ -380,11 +375,6 @@ def last_input(dirs: dict[str, Path], worker: int) -> Path:
     return dirs["last"] if worker == 1 else dirs["last"].with_name(f"last-input-{worker}")
 
 
-#: the longest piece of a worker's stderr read as one line (a line without end is read
-#: in pieces: rechain never holds more of it)
-LINE_BYTES = 1 << 16
-
-
 class CappedLog:
     """A worker's share of the campaign log: what one of its streams writes, up to
     ``groups.OUTPUT_LIMIT`` bytes, then one line saying the rest is left out. A target
@@ -410,7 +400,7 @@ class CappedLog:
 def copy_capped(stream: IO[bytes], log: CappedLog) -> None:
     """A worker's stdout (what the target prints) into its share of the log, read to its
     end whatever is kept, so the worker never blocks on a full pipe."""
-    for piece in iter(lambda: stream.read1(LINE_BYTES), b""):  # type: ignore[attr-defined]
+    for piece in iter(lambda: stream.read1(STDERR_PIECE), b""):  # type: ignore[attr-defined]
         log.write(piece)
 
 
@@ -438,7 +428,8 @@ class _Reader(threading.Thread):
         self._in_dump = False
 
     def run(self) -> None:
-        for line in iter(lambda: self.stream.readline(LINE_BYTES), b""):
+        # a line without end is read in pieces: rechain never holds more of it
+        for line in iter(lambda: self.stream.readline(STDERR_PIECE), b""):
             self.log.write(line)
             if line.strip():
                 self.last_line = line.decode("utf-8", "replace").strip()[:300]

@@ -141,15 +141,7 @@ def test_what_a_target_started_ends_with_a_rechain_killed_outright(tmp_path: Pat
                                 "from rechain.fuzz import groups\n"
                                 "groups.run([sys.executable, '-c', sys.argv[1]], 3600)\n",
                                 target])
-    try:
-        for _ in range(1200):
-            if pids.is_file() and pids.read_text():
-                break
-            assert rechain.poll() is None, "the run ended before the target started its child"
-            time.sleep(0.1)
-    finally:
-        rechain.kill()
-        rechain.wait()
+    _kill_once_child_started(rechain, pids, "the run ended before the target started its child")
     assert _gone(pids), "the target's child outlived a rechain killed outright"
 
 
@@ -166,16 +158,22 @@ def test_what_a_fuzzed_target_started_ends_with_a_runner_killed_outright(
                                "spawner:read", "--time", "600", "--timeout", "3600",
                                "--work", str(tmp_path / "work")], env=env, cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _kill_once_child_started(runner, pids, "the campaign ended before the target's child")
+    assert _gone(pids), "the target's child outlived a runner killed outright"
+
+
+def _kill_once_child_started(rechain: subprocess.Popen[bytes], pids: Path, early: str) -> None:
+    """SIGKILL ``rechain`` (as a CI step's timeout does) once the target it runs has written
+    its child's pid to ``pids``; ``early``: what it means if rechain ended before that."""
     try:
         for _ in range(1200):
             if pids.is_file() and pids.read_text():
                 break
-            assert runner.poll() is None, "the campaign ended before the target's child"
+            assert rechain.poll() is None, early
             time.sleep(0.1)
     finally:
-        runner.kill()
-        runner.wait()
-    assert _gone(pids), "the target's child outlived a runner killed outright"
+        rechain.kill()
+        rechain.wait()
 
 
 def test_a_run_that_prints_without_end_is_stopped_at_the_output_limit() -> None:

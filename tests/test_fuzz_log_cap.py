@@ -7,8 +7,9 @@ import io
 import os
 import threading
 
+from rechain.conformance.jsonl_process import STDERR_PIECE
 from rechain.fuzz import groups
-from rechain.fuzz.runner import LINE_BYTES, CappedLog, Report, _Reader, copy_capped
+from rechain.fuzz.runner import CappedLog, Report, _Reader, copy_capped
 
 
 def test_a_stream_is_logged_up_to_its_cap_then_said_to_be_left_out() -> None:
@@ -44,7 +45,7 @@ def test_what_the_target_prints_is_read_to_its_end_past_the_cap() -> None:
 
 
 def test_a_stderr_line_without_end_is_read_in_pieces_and_the_status_after_it_counted() -> None:
-    line = b"x" * (10 * LINE_BYTES)  # no newline for 640 KiB
+    line = b"x" * (10 * STDERR_PIECE)  # no newline for 640 KiB
     said = line + b"\n#449\tINITED cov: 12 ft: 13 corp: 1/1b exec/s: 0 rss: 50Mb\n"
     report = Report("t", "m:f")
     log = io.BytesIO()
