@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from real_readers import LIMITS, UNHURRIED
 
 from rechain.cli import main
 from rechain.conformance.contracts.model import from_json
@@ -69,7 +70,7 @@ def test_an_adapter_spec_names_the_shipped_reader() -> None:
         import pytest
 
         pytest.skip("ccusage is not installed (rechain matrix --reader ccusage installs it)")
-    reader = connect("adapter:ccusage")
+    reader = connect("adapter:ccusage", LIMITS)
     assert reader.info.slug == "ccusage@20.0.24"
     assert from_json(dict(reader.info.contract or {})).scope == "usage"
 
@@ -85,7 +86,7 @@ def test_the_formatting_invariant_catches_ccusage_counting_spaced_rows_as_nothin
     ccusage = next(a for a in adapters.shipped() if a.name == "ccusage")
     if not ccusage.installed():
         pytest.skip("ccusage is not installed (rechain matrix --reader ccusage installs it)")
-    reader = connect("adapter:ccusage")
+    reader = connect("adapter:ccusage", LIMITS)
 
     def read(data: bytes) -> dict[str, object]:
         outcome = reader.run(CaseInput("x", data, "s"))
@@ -183,7 +184,7 @@ def test_agent_history_reads_user_and_assistant_rows_only_and_its_contract_says_
     data = b"".join([row(1, "user", None, "go"),
                      row(2, "assistant", 1, [{"type": "text", "text": "ok"}]), queued,
                      row(4, "assistant", 3, [{"type": "text", "text": "done"}])])
-    got = connect("adapter:agent-history").run(CaseInput("x", data, "s"))
+    got = connect("adapter:agent-history", LIMITS).run(CaseInput("x", data, "s"))
     assert isinstance(got, Answered)
     shown = [m["uuid"] for m in got.messages]
     assert len(shown) == 3 and "00000000-0000-4000-8000-000000000003" not in shown
@@ -211,7 +212,8 @@ def test_an_adapter_checked_alone_is_judged_by_its_own_known_bugs(tmp_path: Path
         pytest.skip("agent-history is not installed (rechain matrix --install)")
     case = "diff-agent-history-vs-agent-sdk-cause-lost-row-row-assistant-text-6ecebd09"
     report = tmp_path / "r.jsonl"
-    assert main(["check", "--no-progress", "--impl", "adapter:agent-history", "--corpus",
+    assert main(["check", "--no-progress", *UNHURRIED,
+                 "--impl", "adapter:agent-history", "--corpus",
                  str(adapters.ROOT / "found"), "--case", case, "--report", str(report)]) == 1
     statuses = [json.loads(line)["status"] for line in report.read_text().splitlines()
                 if json.loads(line)["kind"] == "case"]
@@ -260,7 +262,8 @@ def test_claude_code_log_pairing_a_call_with_its_result_is_its_declared_design(
     if not log.installed():
         pytest.skip("claude-code-log is not installed (rechain matrix --install)")
     report = tmp_path / "r.jsonl"
-    assert main(["check", "--no-progress", "--impl", "adapter:claude-code-log", "--corpus",
+    assert main(["check", "--no-progress", *UNHURRIED,
+                 "--impl", "adapter:claude-code-log", "--corpus",
                  str(adapters.ROOT / "found"), "--case",
                  "diff-claude-code-log-vs-agent-sdk-cause-order-e36075cf", "--report",
                  str(report)]) == 0
@@ -285,7 +288,7 @@ def test_each_known_bug_is_still_recognised_on_its_own_minimal_case(
     if not adapter.installed():
         pytest.skip(f"{name} is not installed (rechain matrix --install)")
     report = tmp_path / "r.jsonl"
-    main(["check", "--no-progress", "--impl", f"adapter:{name}", "--corpus",
+    main(["check", "--no-progress", *UNHURRIED, "--impl", f"adapter:{name}", "--corpus",
           str(adapters.ROOT / "found"), *(f"--case={case}" for case in listed), "--report",
           str(report)])
     statuses = {line["id"]: (line["status"], line.get("message")) for line in

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from real_readers import UNHURRIED
 
 from rechain.conformance.matrix import adapters
 
@@ -68,7 +69,8 @@ def test_a_row_shown_twice_then_more_turns_is_one_copy_and_no_field(
     unkeyed[1]["parentUuid"] = first
     _grown(corpus, "a-row-without-uuid-then-turns", unkeyed, copies=1)
     report = tmp_path / "r.jsonl"
-    main(["check", "--no-progress", "--impl", "adapter:claude-code-transcripts", "--corpus",
+    main(["check", "--no-progress", *UNHURRIED,
+          "--impl", "adapter:claude-code-transcripts", "--corpus",
           str(corpus), "--no-shrink", "--examples", "0", "--report", str(report),
           "--skips", str(reader.folder / "skips.json")])
     lines = {line["id"]: line for line in map(json.loads, report.read_text().splitlines())

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from real_readers import UNHURRIED
 
 from rechain.conformance import skips
 from rechain.conformance.compare import Verdict
@@ -122,7 +123,7 @@ def test_claude_code_logs_lost_parallel_result_is_known_in_any_transcript_and_ot
 
     _case(corpus, source, "renamed-and-untimed", untimed_prompt)
     report = tmp_path / "r.jsonl"
-    main(["check", "--no-progress", "--impl", "adapter:claude-code-log", "--corpus",
+    main(["check", "--no-progress", *UNHURRIED, "--impl", "adapter:claude-code-log", "--corpus",
           str(corpus), "--no-shrink", "--examples", "0", "--report", str(report),
           "--skips", str(log.folder / "skips.json")])
     lines = [json.loads(line) for line in report.read_text().splitlines()]

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from real_readers import LIMITS, UNHURRIED
 from test_contracts import row
 
 from rechain.conformance.contracts import answer, judge_contract
@@ -42,7 +43,7 @@ def _reader(name: str) -> adapters.Adapter:
 
 
 def _shown(name: str, data: bytes) -> list[tuple[str, str]]:
-    got = connect(f"adapter:{name}").run(CaseInput("x", data, "s"))
+    got = connect(f"adapter:{name}", LIMITS).run(CaseInput("x", data, "s"))
     assert isinstance(got, Answered), got
     return [(m["type"], " ".join(str(m.get("text", "")).split())) for m in got.messages]
 
@@ -57,7 +58,7 @@ def test_a_text_reader_shows_what_its_contract_asks_and_passes_its_judge(name: s
     texts = [text for _, text in shown]
     assert texts[0] == "Prompt 1" and "Answer 7" in texts[-1] and "out 1" not in " ".join(texts)
     assert ("Side prompt 6" in texts) is declared.rows.sidechain
-    got = connect(f"adapter:{name}").run(CaseInput("x", FILE, "s"))
+    got = connect(f"adapter:{name}", LIMITS).run(CaseInput("x", FILE, "s"))
     assert judge_contract(got, want, declared).status == "pass"
 
 
@@ -113,7 +114,7 @@ def test_a_row_written_twice_then_more_turns_is_one_copy_and_the_rest_pair(
                     provenance={"source": "hand-written", "notes": f"{found}, grown"})
     (case / "case.json").write_text(json.dumps(document))
     report = tmp_path / "r.jsonl"
-    main(["check", "--no-progress", "--impl", f"adapter:{name}", "--corpus",
+    main(["check", "--no-progress", *UNHURRIED, "--impl", f"adapter:{name}", "--corpus",
           str(case.parent), "--no-shrink", "--examples", "0", "--report", str(report),
           "--no-skips"])
     line = next(line for line in map(json.loads, report.read_text().splitlines())
@@ -124,7 +125,7 @@ def test_a_row_written_twice_then_more_turns_is_one_copy_and_the_rest_pair(
                                       "position 3: the file writes it more than once")
     assert "field" not in why["sentence"]
     assert [row["mark"] for row in why["rows"]] == ["=", "=", "+", "=", "=", "=", "="]
-    main(["check", "--no-progress", "--impl", f"adapter:{name}", "--corpus",
+    main(["check", "--no-progress", *UNHURRIED, "--impl", f"adapter:{name}", "--corpus",
           str(case.parent), "--no-shrink", "--examples", "0", "--report", str(report)])
     line = next(line for line in map(json.loads, report.read_text().splitlines())
                 if line["kind"] == "case")
