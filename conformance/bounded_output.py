@@ -71,13 +71,18 @@ def collect(proc: subprocess.Popen[bytes], stdin: bytes, timeout: float, cap: in
         thread.start()
     deadline = time.monotonic() + timeout
     ended: float | None = None  # when the process itself exited
-    while any(t.is_alive() for t in threads[1:]) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        # asked once a round: a reader thread that ends between two asks is no error (one
+        # ask to loop and one to pick the thread to wait on raised StopIteration there)
+        alive = [t for t in threads[1:] if t.is_alive()]
+        if not alive:
+            break
         if ended is None and proc.poll() is not None:
             ended = time.monotonic()
         if ended is not None and time.monotonic() - ended > GRACE_S:
             kill()  # what it started holds the pipes open: its answer is what it wrote
             break
-        next(t for t in threads[1:] if t.is_alive()).join(POLL_S)
+        alive[0].join(POLL_S)
     timed_out = ended is None and any(t.is_alive() for t in threads[1:])
     if timed_out:
         kill()
