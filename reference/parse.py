@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -29,10 +30,17 @@ from rechain.reference.facts import (
 from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.js.values import UNDEFINED, prop, truthy
 from rechain.reference.lazyrows import GLANCE as _GLANCE
-from rechain.reference.lazyrows import Glance, LazyEntries, Pending, kept_stamp
+from rechain.reference.lazyrows import UNKEPT, Glance, LazyEntries, Pending, kept_stamp
 from rechain.reference.model import Diagnostic, Json
 from rechain.reference.read import NumberedLines
 from rechain.reference.utf8 import INVALID_UTF8, with_invalid_utf8
+
+try:  # the glance at plain rows in C, when it was built (``_glance.c``)
+    from rechain.reference import _glance as native_glance
+except ImportError:  # pragma: no cover - an install without a C compiler
+    native_glance = None
+else:
+    native_glance.configure(Pending, UNDEFINED, UNKEPT, MAIN_WRITER, KINDS)
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "progress", "system", "attachment"})
 _LEADING = bytes(range(0x21))
@@ -117,22 +125,28 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]], utf8: bool | None = None) -> P
     facts: list[Facts] = []
     parsed = Parsed(facts=facts)
     buffer: bytes | None = None
-    numbered: Iterable[tuple[int, bytes | memoryview, int]]
-    if isinstance(lines, NumberedLines):
-        numbered = lines.views()
-        if utf8 is not False:
-            buffer = lines.data
-            parsed.entries = LazyEntries()
-            if utf8 is None:
-                parsed.unchecked = lines
-    else:
-        numbered = ((number, raw, 0) for number, raw in lines)
+    if isinstance(lines, NumberedLines) and utf8 is not False:
+        buffer = lines.data
+        parsed.entries = LazyEntries()
+        if utf8 is None:
+            parsed.unchecked = lines
     tally = queued.DeliveryTally()
     if buffer is None:
+        numbered = lines.views() if isinstance(lines, NumberedLines) else \
+            ((number, raw, 0) for number, raw in lines)
         for number, raw, start in numbered:
             _parse_line(parsed, tally, number, raw, start, None, None)
-    else:
-        _glance_lines(parsed, tally, numbered, buffer)
+    elif native_glance is None:
+        _glance_lines(parsed, tally, lines.views(), buffer)  # type: ignore[union-attr]
+    else:  # plain rows in C, the rest by ``_parse_line``
+        refused = partial(_parse_line, parsed, tally)
+        spans = lines.in_order()  # type: ignore[union-attr]
+        if spans is None:
+            native_glance.glance_lines(lines.views(), buffer,  # type: ignore[union-attr]
+                                       parsed.entries, parsed.lines, facts, refused)
+        else:
+            native_glance.glance_spans(buffer, spans[0], lines.first_line,  # type: ignore[union-attr]
+                                       spans[1], parsed.entries, parsed.lines, facts, refused)
     parsed.delivered = tally.counts()
     return parsed
 

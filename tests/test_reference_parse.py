@@ -12,7 +12,9 @@ from rechain.reference.read import read_whole
 
 
 def kinds(data: bytes) -> list[tuple[int | None, str]]:
-    return [(d.line, d.kind) for d in parse_sdk(read_whole(data).numbered_lines()).diagnostics]
+    """The findings as read (``Parsed.findings``: a glanced line's bad bytes are reported
+    when they are first asked for)."""
+    return [(d.line, d.kind) for d in parse_sdk(read_whole(data).numbered_lines()).findings()]
 
 
 @pytest.mark.parametrize(

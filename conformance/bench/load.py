@@ -24,10 +24,18 @@ from rechain.conformance.bench import sdks, stages, targets
 from rechain.conformance.bench.limited import Bounds, default_memory_mb
 from rechain.conformance.bench.synthetic import write_transcript
 from rechain.conformance.owned_dirs import owned
-from rechain.reference import PROFILES, rebuild
+from rechain.reference import PROFILES, parse, rebuild
 from rechain.reference.profiles import get_profile
 
 SDK_PROFILE = get_profile("sdk").name
+
+
+def glance_in_use() -> str:
+    """Which glance the SDK parser runs: its figures differ by a fifth of the floor."""
+    if parse.native_glance is not None:
+        return "in C (reference/_glance.c)"
+    return ("in Python: the C module is not built (a C compiler and Python's headers at "
+            "install time build it: pip install -e . again)")
 
 
 def _interleaved(runs: int, *works: Callable[[], Any]) -> list[tuple[float, Any]]:
@@ -145,6 +153,7 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None,
         write_transcript(path, int(size_mb * 1024 * 1024), seed, kind)
         print(f"generated {kind}: {path.stat().st_size / 1e6:.1f} MB "
               f"in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        print(f"the SDK parser's glance: {glance_in_use()}", file=sys.stderr)
         names = sorted(PROFILES, key=lambda name: name != SDK_PROFILE)  # the SDK's first
         timed = _interleaved(
             runs, lambda: _floor(path), lambda: _retain(path),
@@ -165,6 +174,7 @@ def run(size_mb: float, runs: int, seed: int, keep: Path | None,
                   f"{count} messages", file=sys.stderr)
         summary: dict[str, Any] = {
             "kind": kind,
+            "glance": "c" if parse.native_glance is not None else "python",
             "size_mb": round(path.stat().st_size / 1024 / 1024, 1),
             "lines": lines,
             "messages": messages,

@@ -1,0 +1,336 @@
+"""The glance in C (``reference/_glance.c``) parses exactly as the glance in Python.
+
+``parse._glance_lines`` is the algorithm; the C module is its fast path for plain rows
+and refuses the rest to the Python parser. Every test here parses the same buffer both
+ways and compares all the parser hands on: rows (decoded), their line numbers, facts,
+whether each is plain, the stamps kept, diagnostics, host rows and delivery counts, and
+then the rebuild of every profile. The lines are those where a hand-written validator
+could go wrong: JSON of every shape under the graph's field names, duplicate and escaped
+keys, every prefix of a row, and any bytes at all.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rechain.reference import PROFILES, Options, parse
+from rechain.reference.lazyrows import Pending, stamp_of
+from rechain.reference.parse import Parsed, parse_sdk
+from rechain.reference.profiles import get_profile
+from rechain.reference.read import NumberedLines, SnapshotLines, line_spans
+from rechain.reference.stages import drive
+from rechain.strategies import corrupted, transcripts
+
+NATIVE = parse.native_glance
+needs_native = pytest.mark.skipif(NATIVE is None, reason="the C glance is not built")
+
+
+def test_the_c_glance_is_built_where_there_is_a_c_compiler() -> None:
+    """An install on a machine with a compiler builds it (``pyproject.toml``): a silent
+    fall back to the Python glance would leave these tests skipped and the load slower."""
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here: the Python glance is what this install runs")
+    assert NATIVE is not None
+
+
+def _line_starts(data: bytes) -> list[int]:
+    return [span[1] for span in line_spans(data)]
+
+
+#: the three ways the parser walks a buffer's lines in C: every line from the start
+#: (``glance_spans`` finding them), the starts the read stage found (``glance_spans``
+#: given them), and the lines a reader reorders (``glance_lines`` over their views)
+WALKS: dict[str, Callable[[bytes], NumberedLines]] = {
+    "found": NumberedLines,
+    "given": lambda data: SnapshotLines(data, 1, [], _line_starts(data), no_snapshot=True),
+    "views": lambda data: SnapshotLines(data, 1, []),
+}
+
+
+def _parsed(data: bytes, native: bool, walk: str = "found") -> Parsed:
+    lines = WALKS[walk](data)
+    assert (lines.in_order() is None) == (walk == "views")
+    saved = parse.native_glance
+    parse.native_glance = NATIVE if native else None
+    try:
+        return parse_sdk(lines)
+    finally:
+        parse.native_glance = saved
+
+
+def _seen(parsed: Parsed) -> dict[str, Any]:
+    """All the parser hands on, rows decoded (the C glance may keep undecoded a row the
+    Python glance parses at once: same row, same facts), plain flags and stamps aside."""
+    stored = list(parsed.entries.stored()) if hasattr(parsed.entries, "stored") \
+        else list(parsed.entries)
+    return {
+        "rows": list(parsed.entries),
+        "lines": parsed.lines,
+        "facts": parsed.facts,
+        "stamps": [stamp_of(item) for item in stored],
+        "diagnostics": parsed.findings(),
+        "host": (parsed.host_rows, parsed.host_lines),
+        "delivered": parsed.delivered,
+    }
+
+
+def _plain(parsed: Parsed) -> list[bool | None]:
+    stored = parsed.entries.stored()  # type: ignore[attr-defined]
+    return [item.plain if type(item) is Pending else None for item in stored]
+
+
+def _agree(data: bytes) -> None:
+    for walk in WALKS:
+        _agree_walking(data, walk)
+
+
+def _agree_walking(data: bytes, walk: str) -> None:
+    native, python = _parsed(data, True, walk), _parsed(data, False, walk)
+    for mine, theirs in zip(_plain(native), _plain(python), strict=True):
+        if mine is not None and theirs is not None:
+            assert mine == theirs  # both kept undecoded: the view filters them alike
+        elif theirs is not None:
+            pytest.fail("the C glance parsed at once a row the Python glance kept")
+    assert _seen(native) == _seen(python)
+
+
+def _rebuilds_agree(data: bytes) -> None:
+    for profile in PROFILES.values():
+        results = []
+        for native in (NATIVE, None):
+            saved = parse.native_glance
+            parse.native_glance = native
+            try:
+                results.append(drive(data, profile, Options(), None).to_json())
+            finally:
+                parse.native_glance = saved
+        assert results[0] == results[1]
+
+
+ROW = (b'{"parentUuid":"p","isSidechain":false,"type":"assistant","uuid":"u",'
+       b'"timestamp":"2026-01-01T00:00:00.000Z","message":{"id":"msg_1","role":"assistant",'
+       b'"content":[{"type":"text","text":"a \\"b\\" \\u00e9 \\n c"},{"type":"tool_use",'
+       b'"id":"t1","name":"Bash","input":{"command":"ls","n":[1,-2.5e3,true,null]}}]}}')
+RESULT = (b'{"parentUuid":"u","type":"user","uuid":"r","timestamp":"2026-01-01T00:00:01Z",'
+          b'"sourceToolAssistantUUID":"u","message":{"role":"user","content":[{"type":'
+          b'"tool_result","tool_use_id":"t1","content":"ok"}]}}')
+
+EDGES = [
+    ROW, RESULT,
+    ROW + b" \t\r", b" " + ROW, b"\xef\xbb\xbf" + ROW, ROW + b"x", ROW[:-1],
+    b'{"type":"user","uuid":"a","uuid":"b","parentUuid":"a"}',
+    b'{"type":"progress","uuid":"a","type":"user"}',
+    b'{"type":"user","uuid":"a","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},'
+    b'"message":{"content":"plain"}}',
+    b'{"type":"user","uuid":"a","message":{"content":[{"type":"tool_result","tool_use_id":"t"}],'
+    b'"content":null}}',
+    b'{"type":"user","uuid":"a","message":{"content":[{"type":"tool_result"},'
+    b'{"type":"tool_result","tool_use_id":7},{"tool_use_id":"z","type":"tool_result",'
+    b'"type":"text"}]}}',
+    b'{"type":"assistant","uuid":"c","message":{"id":"m1","id":"m2","content":[{"type":'
+    b'"tool_use","id":"t1","id":"t2"},{"type":"tool_use"},3,"x",null,[]]}}',
+    b'{"type":"user","uuid":"c","message":{"id":"m1","content":[{"type":"tool_use","id":"t"}]}}',
+    b'{"\\u0074ype":"user","\\u0075uid":"d"}',
+    b'{"type":"user","uuid":"d","message":{"\\u0063ontent":[{"type":"tool_result"}]}}',
+    b'{"type":"user","uuid":"d","message":{"content":[{"\\u0074ype":"tool_result"}]}}',
+    b'{"type":"user","uuid":"\\u0064","parentUuid":"\\u0063"}',
+    b'{"type":"us\\u0065r","uuid":"d"}',
+    b'{"type":"user","uuid":"a","x":"\\ud800"}',
+    b'{"type":"user","uuid":"a","x":"\\ud83d\\ude00"}',
+    b'{"type":"user","uuid":"a","x":"\\uDC00\\uZZZZ"}',
+    b'{"type":"user","uuid":"a","x":"\\x"}',
+    b'{"type":"user","uuid":"a","x":"tab\there"}',
+    b'{"type":"user","uuid":"a","x":"\x7f\xff\xfe"}',
+    b'{"type":"user","uuid":"\xff","parentUuid":"\xc3"}',
+    b'{"type":"user","uuid":"a","agentId":"\xff"}',
+    b'{"type":"user","uuid":"a","x":1e400,"y":-0,"z":0.5E-7,"w":-12.0e+3}',
+    b'{"type":"user","uuid":"a","x":01}', b'{"type":"user","uuid":"a","x":1.}',
+    b'{"type":"user","uuid":"a","x":.5}', b'{"type":"user","uuid":"a","x":-}',
+    b'{"type":"user","uuid":"a","x":1e}', b'{"type":"user","uuid":"a","x":+1}',
+    b'{"type":"user","uuid":"a","x":tru}', b'{"type":"user","uuid":"a","x":nul}',
+    b'{"type":"user","uuid":"a","x":NaN}', b'{"type":"user","uuid":"a",}',
+    b'{"type":"user","uuid":"a" "x":1}', b'{"type":"user","uuid":"a","x":[1,]}',
+    b'{"type":"user","uuid":"a","x":' + b"[" * 300 + b"]" * 300 + b"}",
+    b'{"type":"user","uuid":"a","x":' + b'{"a":' * 300 + b"1" + b"}" * 300 + b"}",
+    b'{"type":"user","uuid":"a","isSidechain":true}',
+    b'{"type":"user","uuid":"a","isSidechain":null,"teamName":null,"agentId":null}',
+    b'{"type":"user","uuid":"a","teamName":""}', b'{"type":"user","uuid":"a","agentId":"x"}',
+    b'{"type":"user","uuid":"a","agentId":3}', b'{"type":"user","uuid":"a","parentUuid":3}',
+    b'{"type":"user","uuid":"a","parentUuid":""}',
+    b'{"type":"user","uuid":"a","isMeta":true}', b'{"type":"user","uuid":"a","isMeta":0}',
+    b'{"type":"user","uuid":"a","isMeta":false,"closesQuietTurn":null}',
+    b'{"type":"user","uuid":"a","closesQuietTurn":false}',
+    b'{"type":"user","uuid":"a","hostHiddenToolUseIds":[]}',
+    b'{"type":"user","uuid":"a","ranByToolUseId":"t"}',
+    b'{"type":"user","uuid":"a","sourceToolAssistantUUID":5}',
+    b'{"type":"user","uuid":"a","sourceToolAssistantUUID":"\\u0075"}',
+    b'{"type":"system","subtype":"voice_call_talk","uuid":"k","content":"x",'
+    b'"origin":{"kind":"voice-call"}}',
+    b'{"type":"system","subtype":"voice\\u005fcall_talk","uuid":"k","content":"x",'
+    b'"origin":{"kind":"voice-call"}}',
+    b'{"type":"system","subtype":7,"uuid":"k"}',
+    b'{"type":"attachment","uuid":"l","attachment":{"type":"queued_command","prompt":"p"}}',
+    b'{"type":"queue-operation","operation":"enqueue","content":"x"}',
+    b'{"type":"host-row","uuid":"h","ranByToolUseId":"t"}',
+    b'{"type":"user","uuid":"a","message":"text","attachment":3}',
+    b'{"type":"user","uuid":"a","message":{"content":{"type":"tool_result"}}}',
+    b'{"type":"user","uuid":"a","message":[1]}',
+    b'{"type":"user","uuid":"a","timestamp":null,"message":{"content":[{"type":"tool_result",'
+    b'"tool_use_id":"t"}]}}',
+    b'{"type":"user","uuid":"a","timestamp":12,"message":{"content":[{"type":"tool_result",'
+    b'"tool_use_id":"t"}]}}',
+    b'{"type":"user","uuid":"a","timestamp":"\\u0032","message":{"content":[{"type":'
+    b'"tool_result","tool_use_id":"t"}]}}',
+    b'{"type":"user","uuid":"a","timestamp":"\xff","message":{"content":[{"type":"tool_result",'
+    b'"tool_use_id":"t"}]}}',
+    b"{}", b"{", b"[]", b"null", b'"x"', b"", b" ", b"\x00",
+]
+
+
+@needs_native
+@pytest.mark.parametrize("at", range(len(EDGES)))
+def test_the_c_and_python_glances_agree_on_a_line_at_an_edge(at: int) -> None:
+    line = EDGES[at]
+    for data in (line, line + b"\n", ROW + b"\n" + line + b"\n" + RESULT):
+        _agree(data)
+    _rebuilds_agree(ROW + b"\n" + line + b"\n" + RESULT + b"\n")
+
+
+@needs_native
+def test_the_c_glance_keeps_plain_rows_undecoded_and_shares_the_parent_string() -> None:
+    """What makes it fast: a plain row stays bytes, its parent is the previous row's uuid
+    object (one string for a chain), and the stamp of a tool result is kept."""
+    parsed = _parsed(ROW + b"\n" + RESULT + b"\n", True)
+    stored = list(parsed.entries.stored())  # type: ignore[attr-defined]
+    assert [type(item) for item in stored] == [Pending, Pending]
+    assert parsed.facts is not None
+    assert parsed.facts[1][2] is parsed.facts[0][0]
+    assert stored[1].stamp == "2026-01-01T00:00:01Z"
+    assert parsed.facts[0][5] == ("t1",) and parsed.facts[1][6] == ("t1",)
+
+
+@needs_native
+@pytest.mark.parametrize("line", [ROW, RESULT, EDGES[11], EDGES[12]])
+def test_every_prefix_of_a_row_is_parsed_alike(line: bytes) -> None:
+    _agree(b"\n".join(line[:cut] for cut in range(len(line) + 1)))
+
+
+_FIELDS = ["uuid", "type", "parentUuid", "subtype", "isSidechain", "teamName", "agentId",
+           "isMeta", "closesQuietTurn", "hostHiddenToolUseIds", "ranByToolUseId",
+           "sourceToolAssistantUUID", "timestamp", "message", "content", "id", "tool_use_id",
+           "attachment", "x"]
+_STRINGS = st.sampled_from(["user", "assistant", "progress", "system", "tool_use",
+                            "tool_result", "voice_call_talk", "a", "b", "", "msg_1", "t1",
+                            "2026-01-01T00:00:00Z", "é", "\ud800", "\n"])
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False,
+                     allow_infinity=False), _STRINGS)
+
+
+def _pairs(values: st.SearchStrategy[Any]) -> st.SearchStrategy[list[tuple[str, Any]]]:
+    return st.lists(st.tuples(st.sampled_from(_FIELDS), values), max_size=8)
+
+
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), _pairs(inner).map(lambda pairs: ("object", pairs))),
+    max_leaves=20)
+
+
+def _text(value: Any, ascii_only: bool) -> str:
+    """JSON text of a value, objects written from (key, value) pairs: duplicate keys stay."""
+    if type(value) is tuple and value[0] == "object":
+        return "{" + ",".join(json.dumps(k, ensure_ascii=ascii_only) + ":" +
+                              _text(v, ascii_only) for k, v in value[1]) + "}"
+    if type(value) is list:
+        return "[" + ",".join(_text(item, ascii_only) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=ascii_only)
+
+
+@st.composite
+def lines_of_any_shape(draw: st.DrawFn) -> bytes:
+    """An object line under the graph's field names, each of any JSON shape, mostly a
+    row the C glance may accept (a string uuid and a conversation type first)."""
+    head = draw(st.sampled_from([[], [("uuid", "u"), ("type", "user")],
+                                 [("type", "assistant"), ("uuid", "v")]]))
+    pairs = head + draw(_pairs(_VALUES))
+    text = _text(("object", pairs), draw(st.booleans()))
+    return text.encode("utf-8", "surrogatepass")
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(st.lists(lines_of_any_shape(), min_size=1, max_size=6))
+def test_the_c_and_python_glances_agree_on_rows_of_any_shape(lines: list[bytes]) -> None:
+    _agree(b"\n".join(lines))
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.sampled_from([ROW, RESULT, b""]))
+def test_the_c_and_python_glances_agree_on_any_bytes(data: bytes, row: bytes) -> None:
+    _agree(row + b"\n" + data)
+    _agree(row[: len(row) // 2] + data)
+
+
+@needs_native
+@settings(max_examples=60, deadline=None)
+@given(corrupted(transcripts(rewinds=True, compaction=True)))
+def test_the_c_and_python_glances_agree_on_corrupted_transcripts(c: Any) -> None:
+    _agree(c.data)
+    _rebuilds_agree(c.data)
+
+
+@needs_native
+def test_the_c_glance_refuses_lines_it_is_handed_outside_the_buffer() -> None:
+    """A caller's mistake is a Python error, never a read past the buffer."""
+    entries: list[Any] = []
+    with pytest.raises(ValueError, match="outside the buffer"):
+        NATIVE.glance_lines([(1, b"x" * 10, 5)], b"0123456789", entries, [], [],
+                            lambda *args: None)
+    with pytest.raises(TypeError):
+        NATIVE.glance_lines([(1, b"x")], b"0123456789", entries, [], [], lambda *args: None)
+    with pytest.raises(ValueError, match="outside the buffer"):
+        NATIVE.glance_spans(b"0123\n56789", 0, 1, [11], entries, [], [], lambda *a: None)
+    with pytest.raises(ValueError, match="not lines' starts"):
+        NATIVE.glance_spans(b"0123\n56789", 0, 1, [0, 11], entries, [], [], lambda *a: None)
+    with pytest.raises(ValueError, match="not lines' starts"):
+        NATIVE.glance_spans(b"0123\n56789", 0, 1, [0, 3], entries, [], [], lambda *a: None)
+    with pytest.raises(ValueError, match="outside the buffer"):
+        NATIVE.glance_spans(b"0123", 9, 1, None, entries, [], [], lambda *a: None)
+    assert entries == []
+
+
+@needs_native
+def test_a_line_is_never_read_past_its_lf() -> None:
+    """Given starts that skip a line, the span holds an LF: JSON whitespace, but never
+    inside a line, so the span is refused rather than read as one row."""
+    data = b'{"type":"user",\n"uuid":"a"}\n{}'
+    refused: list[bytes] = []
+    kept: list[Any] = []
+
+    def refuse(number: int, line: Any, start: int, buffer: bytes, previous: Any) -> Any:
+        refused.append(bytes(line))
+        return previous
+
+    NATIVE.glance_spans(data, 0, 1, [0, len(data) - 2], kept, [], [], refuse)
+    assert kept == [] and refused[0] == b'{"type":"user",\n"uuid":"a"}'
+
+
+def test_a_profile_without_the_c_glance_rebuilds_the_same() -> None:
+    """The SDK profile rebuilds a real-shaped transcript alike either way (and runs where
+    the C module is not built)."""
+    data = ROW + b"\n" + RESULT + b"\n"
+    saved = parse.native_glance
+    parse.native_glance = None
+    try:
+        python = drive(data, get_profile("sdk"), Options(), None).to_json()
+    finally:
+        parse.native_glance = saved
+    assert python == drive(data, get_profile("sdk"), Options(), None).to_json()
+    assert [m["uuid"] for m in python["messages"]] == ["u", "r"]
