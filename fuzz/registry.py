@@ -55,6 +55,7 @@ def _reference() -> list[Target]:
     targets = [
         Target("parse-line", "rechain.fuzz.fuzz_parse_line:one_input", scope=LINE_SCOPE),
         Target("parse-line-json", "rechain.fuzz.fuzz_parse_line:json_one_input", scope=JSON_SCOPE),
+        Target("glance-c", "rechain.fuzz.fuzz_glance:one_input", scope=LINE_SCOPE),
     ]
     targets += [
         Target(f"rebuild-{short_name(name)}", f"rechain.fuzz.fuzz_rebuild:profiles.{slug(name)}")

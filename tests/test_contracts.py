@@ -11,7 +11,7 @@ from rechain.conformance.compare import Verdict
 from rechain.conformance.contracts import Contract, Rows, answer, judge_contract
 from rechain.conformance.contracts.model import from_json, from_spec
 from rechain.conformance.impls import connect
-from rechain.conformance.protocol import Answered, Raised
+from rechain.conformance.protocol import Answered, Raised, TimedOut
 from rechain.conformance.skips import parse
 from rechain.errors import UsageError
 from rechain.strategies import rows
@@ -326,6 +326,42 @@ def test_a_reader_changed_by_a_torn_line_is_told_so_in_words_with_its_own_error(
     assert (said["behaviour"], said["title"]) == ("invariant:unchanged-by-invalid-line",
                                                   "answer changed by one torn line")
     assert said["sentence"].startswith("appending one torn line changed the answer")
+
+
+class _SlowOnChangedFiles:
+    """Answers the case as written and runs out of time on any other file: a reader near its
+    limit on a loaded machine, whatever the line appended."""
+
+    from rechain.conformance.protocol import ImplementationInfo
+
+    info = ImplementationInfo("slow", "1", "python")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def run(self, case: object) -> Answered | TimedOut:
+        if case.data != self.data:  # type: ignore[attr-defined]
+            return TimedOut(300.0)
+        return _StrictParser().run(case)  # type: ignore[return-value]
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+def test_a_reread_that_times_out_is_no_verdict_on_the_invariants() -> None:
+    """A changed file the reader ran out of time on says nothing about the change: the case
+    passes on its answer (it was "answer changed", a verdict that moved with the load)."""
+    from rechain.conformance.contracts.target import ContractTarget
+    from rechain.conformance.protocol import CaseInput
+    from rechain.conformance.runner import Item
+
+    data = row(1, "user", None, "go") + row(2, "user", 1, "on")
+    reader = _SlowOnChangedFiles(data)
+    target = ContractTarget(reader, contract(scope="file-order", content="ignored"), every=4)
+    item = Item(CaseInput("c", data, "s"), "generated")
+    target.expect(item)
+    verdict = target.judge(item, reader.run(item.case), 4)
+    assert verdict.status == "pass", verdict.message
 
 
 class _Hangs:
