@@ -136,7 +136,7 @@ def parse_sdk(lines: Iterable[tuple[int, bytes]], utf8: bool | None = None) -> P
             ((number, raw, 0) for number, raw in lines)
         for number, raw, start in numbered:
             _parse_line(parsed, tally, number, raw, start, None, None)
-    elif native_glance is None:
+    elif native_glance is None or type(buffer) is not bytes:  # C reads ``bytes`` alone
         _glance_lines(parsed, tally, lines.views(), buffer)  # type: ignore[union-attr]
     else:  # plain rows in C, the rest by ``_parse_line``
         refused = partial(_parse_line, parsed, tally)

@@ -290,3 +290,10 @@ def test_a_profile_without_the_c_glance_rebuilds_the_same() -> None:
         parse.native_glance = saved
     assert python == drive(data, get_profile("sdk"), Options(), None).to_json()
     assert [m["uuid"] for m in python["messages"]] == ["u", "r"]
+
+
+def test_a_buffer_that_is_not_bytes_is_glanced_in_python() -> None:
+    """A caller's ``bytearray`` (the C glance reads ``bytes`` only) rebuilds the same."""
+    data = ROW + b"\n" + RESULT + b"\n"
+    got = drive(bytearray(data), get_profile("sdk"), Options(), None).to_json()  # type: ignore[arg-type]
+    assert got == drive(data, get_profile("sdk"), Options(), None).to_json()
