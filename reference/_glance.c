@@ -165,45 +165,42 @@ static inline int word(Cursor *c, const char *text, Py_ssize_t n) {
 
 static int value(Cursor *c, Val *out, int depth);
 
-/* An object's or array's members, each value read by ``member`` (-1 refuses). */
+/* An object's or array's members, each value read by ``member`` (-1 refuses); ``key`` is
+ * NULL for an array's. */
 typedef int (*Member)(Cursor *c, const Val *key, void *state, int depth);
 
-static int object(Cursor *c, Member member, void *state, int depth) {
+/* The members of the object (``close`` '}') or array (']') at c->p. */
+static int members(Cursor *c, Member member, void *state, int depth, unsigned char close) {
     if (depth > MAX_DEPTH) return -1;
     c->p++;
     skip_ws(c);
-    if (c->p < c->end && *c->p == '}') { c->p++; return 0; }
+    if (c->p < c->end && *c->p == close) { c->p++; return 0; }
     for (;;) {
-        Val key;
-        if (c->p >= c->end || *c->p != '"' || string(c, &key) < 0) return -1;
-        skip_ws(c);
-        if (c->p >= c->end || *c->p != ':') return -1;
-        c->p++;
-        skip_ws(c);
-        if (member ? member(c, &key, state, depth) < 0 : value(c, NULL, depth) < 0) return -1;
+        Val name, *key = NULL;
+        if (close == '}') {
+            if (c->p >= c->end || *c->p != '"' || string(c, &name) < 0) return -1;
+            skip_ws(c);
+            if (c->p >= c->end || *c->p != ':') return -1;
+            c->p++;
+            skip_ws(c);
+            key = &name;
+        }
+        if (member ? member(c, key, state, depth) < 0 : value(c, NULL, depth) < 0) return -1;
         skip_ws(c);
         if (c->p >= c->end) return -1;
-        if (*c->p == '}') { c->p++; return 0; }
+        if (*c->p == close) { c->p++; return 0; }
         if (*c->p != ',') return -1;
         c->p++;
         skip_ws(c);
     }
 }
 
-static int array(Cursor *c, Member element, void *state, int depth) {
-    if (depth > MAX_DEPTH) return -1;
-    c->p++;
-    skip_ws(c);
-    if (c->p < c->end && *c->p == ']') { c->p++; return 0; }
-    for (;;) {
-        if (element ? element(c, NULL, state, depth) < 0 : value(c, NULL, depth) < 0) return -1;
-        skip_ws(c);
-        if (c->p >= c->end) return -1;
-        if (*c->p == ']') { c->p++; return 0; }
-        if (*c->p != ',') return -1;
-        c->p++;
-        skip_ws(c);
-    }
+static inline int object(Cursor *c, Member member, void *state, int depth) {
+    return members(c, member, state, depth, '}');
+}
+
+static inline int array(Cursor *c, Member element, void *state, int depth) {
+    return members(c, element, state, depth, ']');
 }
 
 /* Any value, validated; ``out`` (if given) says which kind, and a string's span. */
