@@ -12,6 +12,7 @@ shards may find the same kind of disagreement: one finding per kind is kept
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from rechain.conformance import report
@@ -36,6 +37,8 @@ def merge(reports: Sequence[Sequence[Json]], names: Sequence[str]) -> list[Json]
     findings = _findings(_found_here(line, lines[0], name)
                          for lines, name in zip(reports, names, strict=True)
                          for line in lines if line.get("kind") == "finding")
+    cases = [_replayed_here(line, heads) for line in cases]
+    findings = [_replayed_here(line, heads) for line in findings]
     feet = [lines[-1] for lines in reports if lines and lines[-1].get("kind") == "footer"]
     interrupted = len(feet) < len(reports) or any(f.get("interrupted") for f in feet)
     seconds = max((float(f.get("seconds", 0.0)) for f in feet), default=0.0)
@@ -221,8 +224,6 @@ def _found_here(finding: Json, head: Json, name: str) -> Json:
     cases beside its report (the action's ``cases/``), and the merge job downloads both
     elsewhere, so a path and replay that name the shard machine's folder are rewritten to
     the same place beside the report file given here, when the case is there."""
-    from pathlib import Path
-
     written, path = option_value(head.get("argv", []), "--report"), finding.get("path")
     if not written or not path or Path(path).exists():
         return finding
@@ -240,6 +241,45 @@ def _found_here(finding: Json, head: Json, name: str) -> Json:
     if line is not None and line.option("--corpus") == old:
         replay = str(line.with_option("--corpus", new))
     return {**finding, "path": str(here), "replay": replay}
+
+
+def _replayed_here(line: Json, heads: Sequence[Json]) -> Json:
+    """A case's or finding's replay with the paths under a shard's directory (its reader,
+    corpus, skip list, venv), when that directory is not on this machine, named under this
+    one instead where the same file is here: a merge downloads the shards' reports into a
+    checkout of the same project, and a replay naming another runner's workspace ran
+    nowhere."""
+    replay = line.get("replay")
+    if not replay:
+        return line
+    words = ReplayLine.parse(str(replay))
+    if words is None:
+        return line
+    here = str(Path.cwd())
+    moved = words
+    for shard in {str(head.get("cwd") or "") for head in heads}:
+        if shard and shard != here and not Path(shard).exists():
+            moved = _moved(moved, shard.rstrip("/") + "/", here.rstrip("/") + "/")
+    return line if moved is words else {**line, "replay": str(moved)}
+
+
+def _moved(words: ReplayLine, before: str, after: str) -> ReplayLine:
+    """Each word's paths under ``before`` named under ``after``, each only if the file is
+    there (a path ends at a ``:``, as in ``python:PATH:FUNCTION``, or at the word's end)."""
+
+    def moved(word: str) -> str:
+        at = word.find(before)
+        if at == -1:
+            return word
+        end = word.find(":", at + len(before))
+        path = after + word[at + len(before): end if end != -1 else len(word)]
+        if not Path(path).exists():
+            return word
+        return word[:at] + path + (word[end:] if end != -1 else "")
+
+    changed = ReplayLine(tuple(map(moved, words.assignments)), words.program,
+                         tuple(map(moved, words.arguments)))
+    return words if changed == words else changed
 
 
 def _rates(feet: Sequence[Mapping[str, Any]]) -> dict[str, report.Rate]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rechain.cli import main
+from rechain.conformance.replay_line import ReplayLine
 
 READER = 'RECHAIN_INFO = {"name": "mine", "version": "VERSION"}\n\n' \
          'def read(data):\n    return []\n'
@@ -140,3 +141,35 @@ def test_shards_run_in_other_directories_merge(
     assert main(["report", "merge", "shards/1.jsonl", str(newer / "s.jsonl")]) == 2
     assert ("seed differs from shards/1.jsonl's: 8, not 7: not shards of one run (give every "
             "shard the same --seed") in capsys.readouterr().err
+
+
+def test_a_merge_in_another_checkout_replays_its_cases_from_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Shards ran in runners' workspaces that are gone; the merge runs in a checkout of
+    the same project: each failing case's replay names the reader and skip list there
+    (it named the runner's workspace, so it ran nowhere)."""
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for index in (1, 2):
+        runner = _project(tmp_path / f"runner{index}" / "proj")
+        monkeypatch.chdir(runner)
+        main([*RUN, "--seed", "7", "--shard", f"{index}/2", "--report", "r.jsonl"])
+        shutil.copy(runner / "r.jsonl", shards / f"{index}.jsonl")
+        monkeypatch.chdir(tmp_path)
+        shutil.rmtree(runner.parent)
+    laptop = _project(tmp_path / "laptop" / "proj")
+    monkeypatch.chdir(laptop)
+    capsys.readouterr()
+    assert main(["report", "merge", str(shards / "1.jsonl"), str(shards / "2.jsonl"),
+                 "--report", "merged.jsonl"]) == 1, capsys.readouterr().err
+    replays = [line["replay"] for line in _lines(laptop / "merged.jsonl")
+               if line["kind"] == "case" and line.get("replay")]
+    assert replays, "no failing case carried a replay"
+    for replay in replays:
+        assert "runner" not in replay, replay
+        assert f"python:{laptop / 'mine.py'}:read" in replay, replay
+        assert str(laptop / "known.json") in replay, replay
+    words = ReplayLine.parse(replays[0])
+    assert words is not None and not words.assignments
+    assert main(list(words.arguments)) == 1  # it runs here, and the case still fails
