@@ -6,10 +6,11 @@
  * ``uuid`` is a string, whose ``type`` is user, assistant, progress or system (not a
  * voice-call row), with no sidechain or team, every field the facts read an unescaped
  * string, null, a boolean or absent as the Python glance expects. Anything else -- an
- * escaped key or value the facts read, a lone surrogate escape, nesting past MAX_DEPTH,
- * bytes before the value, a line that is not JSON -- is *refused*: handed whole to the
- * Python callback, which glances at it or parses it exactly. Refusing is always safe;
- * accepting must give what the Python glance gives (``tests/test_reference_native.py``).
+ * escaped key or value the facts read, a lone surrogate escape (``JSON.parse`` keeps it,
+ * msgspec and orjson refuse it), nesting past MAX_DEPTH, bytes before the value, a line
+ * that is not JSON -- is *refused*: handed whole to the Python callback, which glances at
+ * it or parses it exactly. Refusing is always safe; accepting must give what the Python
+ * glance gives (``tests/test_reference_native.py``, the ``glance-c`` fuzz target).
  *
  * Like msgspec's, this validation does not check the UTF-8 of the strings it skips:
  * the parser reports such lines when its diagnostics are read (``utf8.py``).
@@ -117,7 +118,12 @@ static int string(Cursor *c, Val *out) {
             if (end - p < 6) return -1;
             int a = hex(p[2]), b = hex(p[3]), d = hex(p[4]), e = hex(p[5]);
             if ((a | b | d | e) < 0) return -1;
-            if (a == 0xD && b >= 8) return -1;
+            if (a == 0xD && b >= 8) {  /* a surrogate: only a high one then a low one */
+                if (b >= 0xC || end - p < 12 || p[6] != '\\' || p[7] != 'u' ||
+                    (hex(p[8]) != 0xD) || hex(p[9]) < 0xC || hex(p[10]) < 0 || hex(p[11]) < 0)
+                    return -1;
+                p += 6;
+            }
             p += 6;
         } else if (ch == '"' || ch == '\\' || ch == '/' || ch == 'b' || ch == 'f' ||
                    ch == 'n' || ch == 'r' || ch == 't') {

@@ -100,6 +100,9 @@ EDGES = [
     b'{"type":"us\\u0065r","uuid":"d"}',
     b'{"type":"user","uuid":"a","x":"\\ud800"}',
     b'{"type":"user","uuid":"a","x":"\\ud83d\\ude00"}',
+    *(b'{"type":"user","uuid":"a","x":"' + pair + b'"}' for pair in (
+        b"\\ud83d\\u0041", b"\\ud83d", b"\\ude00\\ud83d", b"\\uDBFF\\uDFFF", b"\\ud83d\\ude0",
+        b"\\ud83d\\", b"\\ud83d\\ud83d")),
     b'{"type":"user","uuid":"a","x":"\\uDC00\\uZZZZ"}',
     b'{"type":"user","uuid":"a","x":"\\x"}',
     b'{"type":"user","uuid":"a","x":"tab\there"}',
@@ -297,3 +300,14 @@ def test_a_buffer_that_is_not_bytes_is_glanced_in_python() -> None:
     data = ROW + b"\n" + RESULT + b"\n"
     got = drive(bytearray(data), get_profile("sdk"), Options(), None).to_json()  # type: ignore[arg-type]
     assert got == drive(data, get_profile("sdk"), Options(), None).to_json()
+
+
+@needs_native
+def test_a_surrogate_pair_escaped_in_a_string_it_skips_is_kept() -> None:
+    """Python's ``json.dumps`` writes an emoji as a pair of escapes: the C glance reads the
+    pair as the one character it is and keeps the row (a lone half it leaves to Python)."""
+    pair = b'{"type":"user","uuid":"a","message":{"content":"\\ud83d\\ude00"}}'
+    lone = b'{"type":"user","uuid":"b","message":{"content":"\\ud83d"}}'
+    stored = list(_parsed(pair + b"\n" + lone, True).entries.stored())  # type: ignore[attr-defined]
+    assert [type(item) for item in stored] == [Pending, dict]
+    assert stored[1]["message"]["content"] == "\ud83d"
