@@ -34,8 +34,8 @@ def glance_in_use() -> str:
     """Which glance the SDK parser runs: its figures differ by a fifth of the floor."""
     if parse.native_glance is not None:
         return "in C (reference/_glance.c)"
-    return ("in Python: the C module is not built (a C compiler and Python's headers at "
-            "install time build it: pip install -e . again)")
+    return ("in Python: the C module is not built (installing rechain where a C compiler "
+            "and Python's headers are builds it)")
 
 
 def _interleaved(runs: int, *works: Callable[[], Any]) -> list[tuple[float, Any]]:
