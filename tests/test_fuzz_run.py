@@ -82,7 +82,17 @@ def _fuzz(args: list[str]) -> tuple[int, list[dict]]:
     return done.returncode, json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("target", REFERENCE, ids=lambda t: t.name)
+def _runnable(target: object) -> object:
+    """``glance-c`` compares the C glance with the Python one: without the C module built
+    (no compiler at install) it has nothing to compare, and skips saying so."""
+    from rechain.reference import parse
+
+    if target.name == "glance-c" and parse.native_glance is None:  # type: ignore[attr-defined]
+        return pytest.param(target, marks=pytest.mark.skip(reason="the C glance is not built"))
+    return target
+
+
+@pytest.mark.parametrize("target", [_runnable(t) for t in REFERENCE], ids=lambda t: t.name)
 def test_reference_harness_fuzzes_clean(target, tmp_path):
     _, [report] = _fuzz([target.name, "--runs", RUNS, *SAFETY, "--work", str(tmp_path)])
     assert report["executions"] > 0
