@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from rechain.fuzz.contract import harness
@@ -49,11 +50,13 @@ WALKS: dict[str, Callable[[bytes], NumberedLines]] = {
 }
 
 
-def parsed(data: bytes, native: bool, walk: str = "found") -> Parsed:
-    """``parse_sdk`` of ``data`` walked as ``walk``, with the C glance or without."""
+def parsed(data: bytes, native: bool | ModuleType, walk: str = "found") -> Parsed:
+    """``parse_sdk`` of ``data`` walked as ``walk``, with the C glance (this one when a
+    module is given: a build of it with other flags) or without."""
     lines = WALKS[walk](data)
     saved = parse.native_glance
-    parse.native_glance = NATIVE if native else None
+    parse.native_glance = native if isinstance(native, ModuleType) else \
+        NATIVE if native else None
     try:
         return parse_sdk(lines)
     finally:
@@ -80,10 +83,11 @@ def _plain(result: Parsed) -> list[bool | None]:
     return [item.plain if type(item) is Pending else None for item in stored]
 
 
-def disagreement(data: bytes) -> str | None:
-    """How the two glances differ on ``data`` (the first way found), or None."""
+def disagreement(data: bytes, glance: ModuleType | None = None) -> str | None:
+    """How the two glances differ on ``data`` (the first way found), or None; ``glance``:
+    the C module to compare (the one built with rechain unless given)."""
     for walk in WALKS:
-        native, python = parsed(data, True, walk), parsed(data, False, walk)
+        native, python = parsed(data, glance or True, walk), parsed(data, False, walk)
         for at, (mine, theirs) in enumerate(zip(_plain(native), _plain(python), strict=True)):
             if theirs is not None and mine is None:
                 return f"{walk}: row {at} parsed at once in C, kept undecoded in Python"

@@ -19,7 +19,9 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
+/* RECHAIN_NO_SIMD: the portable 8-byte steps alone (how the tests reach them on x86-64) */
+#if defined(__SSE2__) && !defined(RECHAIN_NO_SIMD)
+#define RECHAIN_SSE2 1
 #include <emmintrin.h>
 #endif
 
@@ -61,7 +63,7 @@ static inline int special(unsigned char ch) { return ch == '"' || ch == '\\' || 
  * backslash or a control byte (``end`` if none). Most of a line is string bytes, so this
  * is most of the glance: 16 bytes a step where SSE2 is (every x86-64), else 8. */
 static inline const unsigned char *plain_run(const unsigned char *p, const unsigned char *end) {
-#if defined(__SSE2__)
+#if defined(RECHAIN_SSE2)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
                   control = _mm_set1_epi8(0x1f);
     while (end - p >= 16) {

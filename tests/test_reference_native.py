@@ -11,8 +11,13 @@ keys, every prefix of a row, and any bytes at all.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -21,7 +26,9 @@ from hypothesis import strategies as st
 
 from rechain.fuzz.fuzz_glance import WALKS, disagreement, parsed
 from rechain.reference import PROFILES, Options, parse
-from rechain.reference.lazyrows import Pending
+from rechain.reference.facts import KINDS, MAIN_WRITER
+from rechain.reference.js.values import UNDEFINED
+from rechain.reference.lazyrows import UNKEPT, Pending
 from rechain.reference.parse import Parsed
 from rechain.reference.profiles import get_profile
 from rechain.reference.stages import drive
@@ -311,3 +318,47 @@ def test_a_surrogate_pair_escaped_in_a_string_it_skips_is_kept() -> None:
     stored = list(_parsed(pair + b"\n" + lone, True).entries.stored())  # type: ignore[attr-defined]
     assert [type(item) for item in stored] == [Pending, dict]
     assert stored[1]["message"]["content"] == "\ud83d"
+
+
+def _portable_build(folder: Path) -> ModuleType:
+    """The C glance compiled with its portable 8-byte steps alone (``RECHAIN_NO_SIMD``), as
+    a machine without SSE2 runs it, loaded beside the installed one."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:  # pragma: no cover
+        pytest.skip("no C compiler here")
+    source = Path(parse.__file__).with_name("_glance.c")
+    built = folder / f"_glance{sysconfig.get_config_var('EXT_SUFFIX')}"
+    subprocess.run([compiler, "-O2", "-DRECHAIN_NO_SIMD", "-shared", "-fPIC",
+                    f"-I{sysconfig.get_paths()['include']}", str(source), "-o", str(built)],
+                   check=True, capture_output=True)
+    spec = importlib.util.spec_from_file_location("_glance", built)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.configure(Pending, UNDEFINED, UNKEPT, MAIN_WRITER, KINDS)
+    return module
+
+
+@pytest.fixture(scope="module")
+def portable(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    if not (Path(parse.__file__).with_name("_glance.c")).exists():  # pragma: no cover
+        pytest.skip("the C source is not installed here")
+    return _portable_build(tmp_path_factory.mktemp("portable"))
+
+
+@pytest.mark.parametrize("at", range(len(EDGES)))
+def test_the_portable_c_glance_agrees_on_a_line_at_an_edge(portable: ModuleType,
+                                                             at: int) -> None:
+    """The 8-byte steps (every machine without SSE2) on the lines at an edge, a long
+    string around each so that every step size is taken."""
+    padding = b"x" * 37
+    line = EDGES[at].replace(b'"a"', b'"a' + padding + b'"')
+    for data in (line, ROW + b"\n" + line + b"\n" + RESULT):
+        assert disagreement(data, portable) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(lines_of_any_shape(), min_size=1, max_size=6))
+def test_the_portable_c_glance_agrees_on_rows_of_any_shape(portable: ModuleType,
+                                                           lines: list[bytes]) -> None:
+    assert disagreement(b"\n".join(lines), portable) is None
