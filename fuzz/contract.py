@@ -61,6 +61,10 @@ class Contract:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
+#: the contract of a harness fed one line of a transcript (seeded with lines, mostly bytes)
+ONE_LINE: dict[str, Any] = {"max_len": 4096, "timeout_s": 5, "seeds": "line", "byte_share": 0.7}
+
+
 def harness(**fields: Any) -> Callable[[Callable[[bytes], Any]], Callable[[bytes], Any]]:
     """Attach a :class:`Contract` to a harness function as ``fuzz_contract``."""
     contract = Contract(**fields)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from rechain.fuzz.contract import harness
+from rechain.fuzz.contract import ONE_LINE, harness
 from rechain.reference import parse
 from rechain.reference.lazyrows import Pending, stamp_of
 from rechain.reference.parse import Parsed, parse_sdk
@@ -101,16 +101,13 @@ def disagreement(data: bytes, glance: ModuleType | None = None) -> str | None:
 
 
 @harness(
-    max_len=4096,
-    timeout_s=5,
-    seeds="line",
-    byte_share=0.7,
+    **ONE_LINE,
     description="the SDK parser's glance in C parses as its glance in Python",
 )
 def one_input(data: bytes) -> None:
     if NATIVE is None:
-        raise NotBuiltError("the C glance (reference/_glance.c) is not built here: "
-                            "pip install -e . with a C compiler and Python's headers")
+        raise NotBuiltError("the C glance (reference/_glance.c) is not built here: install "
+                            "rechain where a C compiler and Python's headers are")
     found = disagreement(data)
     if found is not None:
         raise GlanceDisagreementError(found)

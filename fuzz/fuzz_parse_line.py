@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from rechain.fuzz.contract import harness
+from rechain.fuzz.contract import ONE_LINE, harness
 from rechain.reference.js.jsonparse import JsonError, parse_line
 from rechain.reference.parse import parse_sdk
 
@@ -100,10 +100,7 @@ def same(a: Any, b: Any) -> bool:
 
 
 @harness(
-    max_len=4096,
-    timeout_s=5,
-    seeds="line",
-    byte_share=0.7,
+    **ONE_LINE,
     description="SDK line parser: classifies every line, never raises",
 )
 def one_input(data: bytes) -> None:
@@ -111,10 +108,7 @@ def one_input(data: bytes) -> None:
 
 
 @harness(
-    max_len=4096,
-    timeout_s=5,
-    seeds="line",
-    byte_share=0.7,
+    **ONE_LINE,
     description="parse_line: JsonError only, agrees with json where orjson refuses",
 )
 def json_one_input(data: bytes) -> None:
