@@ -153,6 +153,8 @@ class SnapshotLines(NumberedLines):
         return ((number, bytes(view)) for number, view, _ in self.views())
 
     def in_order(self) -> tuple[int, list[int] | None] | None:
+        """With the starts the read stage found and no snapshot to drop or move there
+        (whose dropped-snapshot findings are then cleared), every line in order."""
         starts = self.starts
         if starts is None or not (self.no_snapshot or not any_snapshot(self.data, starts)):
             return None
@@ -160,16 +162,13 @@ class SnapshotLines(NumberedLines):
         return self.offset, starts
 
     def views(self) -> Iterator[tuple[int, memoryview, int]]:
-        data = self.data
-        view = memoryview(data)
-        starts = self.starts
-        if starts is not None:
-            ends = self._ends(starts)
-            if self.no_snapshot or not any_snapshot(data, starts):
-                # no snapshot to drop or move: every line in order, each view cut in C
-                self.sink[:] = [d for d in self.sink if d.kind != "attribution-snapshot"]
-                return zip(count(self.first_line), map(view.__getitem__, map(slice, starts, ends)),
-                           starts)
+        view = memoryview(self.data)
+        spans = self.in_order()
+        if spans is not None:  # every line in order, each view cut in C
+            starts = spans[1]
+            assert starts is not None
+            return zip(count(self.first_line),
+                       map(view.__getitem__, map(slice, starts, self._ends(starts))), starts)
         return self._held_last(view)
 
     def _held_last(self, view: memoryview) -> Iterator[tuple[int, memoryview, int]]:
