@@ -39,7 +39,7 @@ needs_native = pytest.mark.skipif(NATIVE is None, reason="the C glance is not bu
 
 
 def test_the_c_glance_is_built_where_there_is_a_c_compiler() -> None:
-    """An install on a machine with a compiler builds it (``pyproject.toml``): a silent
+    """An install on a machine with a compiler builds it (``setup.py``): a silent
     fall back to the Python glance would leave these tests skipped and the load slower."""
     if shutil.which("cc") is None and shutil.which("gcc") is None:  # pragma: no cover
         pytest.skip("no C compiler here: the Python glance is what this install runs")
