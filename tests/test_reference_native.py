@@ -29,7 +29,6 @@ from rechain.reference import PROFILES, Options, parse
 from rechain.reference.facts import KINDS, MAIN_WRITER
 from rechain.reference.js.values import UNDEFINED
 from rechain.reference.lazyrows import UNKEPT, Pending
-from rechain.reference.parse import Parsed
 from rechain.reference.profiles import get_profile
 from rechain.reference.stages import drive
 from rechain.strategies import corrupted, transcripts
@@ -44,10 +43,6 @@ def test_the_c_glance_is_built_where_there_is_a_c_compiler() -> None:
     if shutil.which("cc") is None and shutil.which("gcc") is None:  # pragma: no cover
         pytest.skip("no C compiler here: the Python glance is what this install runs")
     assert NATIVE is not None
-
-
-def _parsed(data: bytes, native: bool, walk: str = "found") -> Parsed:
-    return parsed(data, native, walk)
 
 
 @pytest.mark.parametrize("walk", sorted(WALKS))
@@ -173,13 +168,13 @@ def test_the_c_and_python_glances_agree_on_a_line_at_an_edge(at: int) -> None:
 def test_the_c_glance_keeps_plain_rows_undecoded_and_shares_the_parent_string() -> None:
     """What makes it fast: a plain row stays bytes, its parent is the previous row's uuid
     object (one string for a chain), and the stamp of a tool result is kept."""
-    parsed = _parsed(ROW + b"\n" + RESULT + b"\n", True)
-    stored = list(parsed.entries.stored())  # type: ignore[attr-defined]
+    result = parsed(ROW + b"\n" + RESULT + b"\n", True)
+    stored = list(result.entries.stored())  # type: ignore[attr-defined]
     assert [type(item) for item in stored] == [Pending, Pending]
-    assert parsed.facts is not None
-    assert parsed.facts[1][2] is parsed.facts[0][0]
+    assert result.facts is not None
+    assert result.facts[1][2] is result.facts[0][0]
     assert stored[1].stamp == "2026-01-01T00:00:01Z"
-    assert parsed.facts[0][5] == ("t1",) and parsed.facts[1][6] == ("t1",)
+    assert result.facts[0][5] == ("t1",) and result.facts[1][6] == ("t1",)
 
 
 @needs_native
@@ -315,7 +310,7 @@ def test_a_surrogate_pair_escaped_in_a_string_it_skips_is_kept() -> None:
     pair as the one character it is and keeps the row (a lone half it leaves to Python)."""
     pair = b'{"type":"user","uuid":"a","message":{"content":"\\ud83d\\ude00"}}'
     lone = b'{"type":"user","uuid":"b","message":{"content":"\\ud83d"}}'
-    stored = list(_parsed(pair + b"\n" + lone, True).entries.stored())  # type: ignore[attr-defined]
+    stored = list(parsed(pair + b"\n" + lone, True).entries.stored())  # type: ignore[attr-defined]
     assert [type(item) for item in stored] == [Pending, dict]
     assert stored[1]["message"]["content"] == "\ud83d"
 
