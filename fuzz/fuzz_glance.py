@@ -14,7 +14,8 @@ Run: ``rechain fuzz glance-c`` or ``python -m rechain.fuzz.fuzz_glance [libFuzze
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -50,17 +51,23 @@ WALKS: dict[str, Callable[[bytes], NumberedLines]] = {
 }
 
 
-def parsed(data: bytes, native: bool | ModuleType, walk: str = "found") -> Parsed:
-    """``parse_sdk`` of ``data`` walked as ``walk``, with the C glance (this one when a
-    module is given: a build of it with other flags) or without."""
-    lines = WALKS[walk](data)
+@contextmanager
+def glancing(glance: ModuleType | None) -> Iterator[None]:
+    """The SDK parser glancing with ``glance`` (a build of ``_glance.c``; None: in Python)
+    inside the block, as it did before after it."""
     saved = parse.native_glance
-    parse.native_glance = native if isinstance(native, ModuleType) else \
-        NATIVE if native else None
+    parse.native_glance = glance
     try:
-        return parse_sdk(lines)
+        yield
     finally:
         parse.native_glance = saved
+
+
+def parsed(data: bytes, glance: ModuleType | None, walk: str = "found") -> Parsed:
+    """``parse_sdk`` of ``data`` walked as ``walk``, glancing with ``glance`` (None: in
+    Python)."""
+    with glancing(glance):
+        return parse_sdk(WALKS[walk](data))
 
 
 def handed_on(result: Parsed) -> dict[str, Any]:
@@ -87,7 +94,7 @@ def disagreement(data: bytes, glance: ModuleType | None = None) -> str | None:
     """How the two glances differ on ``data`` (the first way found), or None; ``glance``:
     the C module to compare (the one built with rechain unless given)."""
     for walk in WALKS:
-        native, python = parsed(data, glance or True, walk), parsed(data, False, walk)
+        native, python = parsed(data, glance or NATIVE, walk), parsed(data, None, walk)
         for at, (mine, theirs) in enumerate(zip(_plain(native), _plain(python), strict=True)):
             if theirs is not None and mine is None:
                 return f"{walk}: row {at} parsed at once in C, kept undecoded in Python"

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rechain.fuzz.fuzz_glance import WALKS, disagreement, parsed
+from rechain.fuzz.fuzz_glance import WALKS, disagreement, glancing, parsed
 from rechain.reference import PROFILES, Options, parse
 from rechain.reference.facts import KINDS, MAIN_WRITER
 from rechain.reference.js.values import UNDEFINED
@@ -63,12 +63,8 @@ def _rebuilds_agree(data: bytes) -> None:
     for profile in PROFILES.values():
         results = []
         for native in (NATIVE, None):
-            saved = parse.native_glance
-            parse.native_glance = native
-            try:
+            with glancing(native):
                 results.append(drive(data, profile, Options(), None).to_json())
-            finally:
-                parse.native_glance = saved
         assert results[0] == results[1]
 
 
@@ -168,7 +164,7 @@ def test_the_c_and_python_glances_agree_on_a_line_at_an_edge(at: int) -> None:
 def test_the_c_glance_keeps_plain_rows_undecoded_and_shares_the_parent_string() -> None:
     """What makes it fast: a plain row stays bytes, its parent is the previous row's uuid
     object (one string for a chain), and the stamp of a tool result is kept."""
-    result = parsed(ROW + b"\n" + RESULT + b"\n", True)
+    result = parsed(ROW + b"\n" + RESULT + b"\n", NATIVE)
     stored = list(result.entries.stored())  # type: ignore[attr-defined]
     assert [type(item) for item in stored] == [Pending, Pending]
     assert result.facts is not None
@@ -287,12 +283,8 @@ def test_a_profile_without_the_c_glance_rebuilds_the_same() -> None:
     """The SDK profile rebuilds a real-shaped transcript alike either way (and runs where
     the C module is not built)."""
     data = ROW + b"\n" + RESULT + b"\n"
-    saved = parse.native_glance
-    parse.native_glance = None
-    try:
+    with glancing(None):
         python = drive(data, get_profile("sdk"), Options(), None).to_json()
-    finally:
-        parse.native_glance = saved
     assert python == drive(data, get_profile("sdk"), Options(), None).to_json()
     assert [m["uuid"] for m in python["messages"]] == ["u", "r"]
 
@@ -310,7 +302,7 @@ def test_a_surrogate_pair_escaped_in_a_string_it_skips_is_kept() -> None:
     pair as the one character it is and keeps the row (a lone half it leaves to Python)."""
     pair = b'{"type":"user","uuid":"a","message":{"content":"\\ud83d\\ude00"}}'
     lone = b'{"type":"user","uuid":"b","message":{"content":"\\ud83d"}}'
-    stored = list(parsed(pair + b"\n" + lone, True).entries.stored())  # type: ignore[attr-defined]
+    stored = list(parsed(pair + b"\n" + lone, NATIVE).entries.stored())  # type: ignore[attr-defined]
     assert [type(item) for item in stored] == [Pending, dict]
     assert stored[1]["message"]["content"] == "\ud83d"
 
