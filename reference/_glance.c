@@ -227,27 +227,26 @@ static int value(Cursor *c, Val *out, int depth) {
     }
 }
 
-static inline int named(const Val *key, const char *name) {
-    Py_ssize_t n = (Py_ssize_t)strlen(name);
-    return key->n == n && memcmp(key->s, name, n) == 0;
+/* Whether a string's unescaped bytes (a key or a value) are ``text``. */
+static inline int equals(const Val *v, const char *text) {
+    Py_ssize_t n = (Py_ssize_t)strlen(text);
+    return v->n == n && memcmp(v->s, text, n) == 0;
 }
 
 static int block_member(Cursor *c, const Val *key, void *state, int depth) {
     Block *block = state;
     if (key->kind == STR_ESCAPED) return -1;  /* an escaped name may be one of these */
-    if (named(key, "type")) {
+    if (equals(key, "type")) {
         Val type;
         if (value(c, &type, depth) < 0) return -1;
         if (type.kind == STR_ESCAPED) block->type = -1;
-        else if (type.kind == STR && type.n == 8 && memcmp(type.s, "tool_use", 8) == 0)
-            block->type = 1;
-        else if (type.kind == STR && type.n == 11 && memcmp(type.s, "tool_result", 11) == 0)
-            block->type = 2;
+        else if (type.kind == STR && equals(&type, "tool_use")) block->type = 1;
+        else if (type.kind == STR && equals(&type, "tool_result")) block->type = 2;
         else block->type = 0;
         return 0;
     }
-    if (named(key, "id")) return value(c, &block->id, depth);
-    if (named(key, "tool_use_id")) return value(c, &block->tool_use_id, depth);
+    if (equals(key, "id")) return value(c, &block->id, depth);
+    if (equals(key, "tool_use_id")) return value(c, &block->tool_use_id, depth);
     return value(c, NULL, depth);
 }
 
@@ -272,8 +271,8 @@ static int content_element(Cursor *c, const Val *key, void *state, int depth) {
 static int message_member(Cursor *c, const Val *key, void *state, int depth) {
     Fields *fields = state;
     if (key->kind == STR_ESCAPED) return -1;
-    if (named(key, "id")) return value(c, &fields->message_id, depth);
-    if (named(key, "content")) {
+    if (equals(key, "id")) return value(c, &fields->message_id, depth);
+    if (equals(key, "content")) {
         c->nblocks = 0;  /* the last ``content`` wins */
         if (c->p < c->end && *c->p == '[') return array(c, content_element, NULL, depth + 1);
         return value(c, NULL, depth);
@@ -288,13 +287,13 @@ static int row_member(Cursor *c, const Val *key, void *state, int depth) {
 #define LEN(name) (sizeof(name) - 1)
     switch (key->n) {
     case LEN("uuid"):  /* and "type" */
-        if (named(key, "uuid")) slot = &f->uuid;
-        else if (named(key, "type")) slot = &f->type;
+        if (equals(key, "uuid")) slot = &f->uuid;
+        else if (equals(key, "type")) slot = &f->type;
         break;
     case LEN("subtype"):  /* and "agentId", "message" */
-        if (named(key, "subtype")) slot = &f->subtype;
-        else if (named(key, "agentId")) slot = &f->agent;
-        else if (named(key, "message")) {
+        if (equals(key, "subtype")) slot = &f->subtype;
+        else if (equals(key, "agentId")) slot = &f->agent;
+        else if (equals(key, "message")) {
             f->message_id.kind = ABSENT;  /* the last ``message`` wins */
             c->nblocks = 0;
             if (c->p < c->end && *c->p == '{')
@@ -302,18 +301,18 @@ static int row_member(Cursor *c, const Val *key, void *state, int depth) {
             return value(c, NULL, depth);
         }
         break;
-    case LEN("isMeta"): if (named(key, "isMeta")) slot = &f->meta; break;
-    case LEN("teamName"): if (named(key, "teamName")) slot = &f->team; break;
-    case LEN("timestamp"): if (named(key, "timestamp")) slot = &f->stamp; break;
-    case LEN("parentUuid"): if (named(key, "parentUuid")) slot = &f->parent; break;
-    case LEN("isSidechain"): if (named(key, "isSidechain")) slot = &f->side; break;
-    case LEN("ranByToolUseId"): if (named(key, "ranByToolUseId")) slot = &f->ran_by; break;
-    case LEN("closesQuietTurn"): if (named(key, "closesQuietTurn")) slot = &f->quiet; break;
+    case LEN("isMeta"): if (equals(key, "isMeta")) slot = &f->meta; break;
+    case LEN("teamName"): if (equals(key, "teamName")) slot = &f->team; break;
+    case LEN("timestamp"): if (equals(key, "timestamp")) slot = &f->stamp; break;
+    case LEN("parentUuid"): if (equals(key, "parentUuid")) slot = &f->parent; break;
+    case LEN("isSidechain"): if (equals(key, "isSidechain")) slot = &f->side; break;
+    case LEN("ranByToolUseId"): if (equals(key, "ranByToolUseId")) slot = &f->ran_by; break;
+    case LEN("closesQuietTurn"): if (equals(key, "closesQuietTurn")) slot = &f->quiet; break;
     case LEN("hostHiddenToolUseIds"):
-        if (named(key, "hostHiddenToolUseIds")) slot = &f->hidden;
+        if (equals(key, "hostHiddenToolUseIds")) slot = &f->hidden;
         break;
     case LEN("sourceToolAssistantUUID"):
-        if (named(key, "sourceToolAssistantUUID")) slot = &f->source;
+        if (equals(key, "sourceToolAssistantUUID")) slot = &f->source;
         break;
     default: break;
     }
@@ -340,12 +339,11 @@ static int accept(Cursor *c, const Fields *f, PyObject *buffer, Py_ssize_t start
     int kind = -1;
     if (f->uuid.kind != STR || f->type.kind != STR) return 0;
     for (int k = 0; k < 4; k++) {
-        if (f->type.n == (Py_ssize_t)strlen(kind_names[k]) &&
-            memcmp(f->type.s, kind_names[k], f->type.n) == 0) kind = k;
+        if (equals(&f->type, kind_names[k])) kind = k;
     }
     if (kind < 0) return 0;
-    if (kind == 3 && (f->subtype.kind == STR_ESCAPED || (f->subtype.kind == STR &&
-            f->subtype.n == 15 && memcmp(f->subtype.s, "voice_call_talk", 15) == 0)))
+    if (kind == 3 && (f->subtype.kind == STR_ESCAPED ||
+                      (f->subtype.kind == STR && equals(&f->subtype, "voice_call_talk"))))
         return 0;
     if (!absent_or(&f->side, FALSE_) || !absent_or(&f->team, NUL)) return 0;
     if (f->agent.kind != ABSENT && f->agent.kind != NUL && f->agent.kind != STR) return 0;
