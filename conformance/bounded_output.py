@@ -71,9 +71,11 @@ def collect(proc: subprocess.Popen[bytes], stdin: bytes, timeout: float, cap: in
         thread.start()
     deadline = time.monotonic() + timeout
     ended: float | None = None  # when the process itself exited
+    timed_out = False
     while time.monotonic() < deadline:
-        # asked once a round: a reader thread that ends between two asks is no error (one
-        # ask to loop and one to pick the thread to wait on raised StopIteration there)
+        # asked once a round, and the round's answer is final: a reader thread that ends
+        # between two asks is no error (a second ask to pick the thread to wait on raised
+        # StopIteration, and one after the loop called a finished run timed out)
         alive = [t for t in threads[1:] if t.is_alive()]
         if not alive:
             break
@@ -83,7 +85,8 @@ def collect(proc: subprocess.Popen[bytes], stdin: bytes, timeout: float, cap: in
             kill()  # what it started holds the pipes open: its answer is what it wrote
             break
         alive[0].join(POLL_S)
-    timed_out = ended is None and any(t.is_alive() for t in threads[1:])
+    else:
+        timed_out = ended is None  # the deadline passed with the process still running
     if timed_out:
         kill()
     with contextlib.suppress(subprocess.TimeoutExpired):
