@@ -5,7 +5,10 @@ work) with a private HOME and TMPDIR and without any inherited CLAUDE_* or
 ANTHROPIC_* variable, under a per-case wall-clock limit and a resident-memory
 limit that a watchdog enforces by killing the process tree. Whatever the
 process does (hangs, dies, prints garbage) becomes that case's Outcome; the
-next case gets a fresh process when the old one is gone.
+next case gets a fresh process when the old one is gone. The tree is its process
+group plus whatever carries its ``marked.Mark`` (a child that left the group with
+``setsid``): a one-shot reader's tree is swept at the end of every case, a harness's
+when it is killed or closed.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from rechain.conformance import outcome_text
 from rechain.conformance.bounded_output import collect
 from rechain.conformance.jsonl_process import TOO_LONG, drain, pump
 from rechain.conformance.lifetime import dies_with_parent
+from rechain.conformance.marked import Mark
 from rechain.conformance.owned_dirs import make_owned, owned, release
 from rechain.conformance.protocol import (
     CaseInput,
@@ -103,19 +107,24 @@ def rss_mb(pid: int) -> float:
     return sum(tree_status_kb(pid, "VmRSS")) / 1024
 
 
-def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the process group a harness runs in (it was started in its own session)."""
+def _kill_tree(proc: subprocess.Popen[bytes], mark: Mark | None = None) -> None:
+    """Kill the process group a reader runs in (it was started in its own session), and
+    what it started that left the group (it carries ``mark``: it may hold the pipes)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, 9)
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
+    if mark is not None:
+        mark.sweep()
 
 
 class _Watched:
     """A process plus a watchdog thread that kills it past the memory limit."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], memory_mb: int | None) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], memory_mb: int | None,
+                 mark: Mark | None) -> None:
         self.proc = proc
+        self.mark = mark
         self.over_memory = False
         self._stop = threading.Event()
         if memory_mb is not None:
@@ -125,7 +134,7 @@ class _Watched:
         while not self._stop.wait(POLL_S * 2) and self.proc.poll() is None:
             if rss_mb(self.proc.pid) > limit:
                 self.over_memory = True
-                _kill_tree(self.proc)
+                _kill_tree(self.proc, self.mark)
                 return
 
     def stop(self) -> None:
@@ -155,13 +164,20 @@ class OneShot:
             path = root / f"{case.session_id}.jsonl"
             path.write_bytes(case.data)
             meta = {k: v for k, v in case.to_json().items() if k != "transcript_b64"}
-            env = clean_env(root, {**case.env, "RECHAIN_CASE": json.dumps(meta)})
+            mark = Mark()
+            env = mark.on(clean_env(root, {**case.env, "RECHAIN_CASE": json.dumps(meta)}))
             uses_path = any("{path}" in arg for arg in self.argv)
             argv = [arg.replace("{path}", str(path)).replace("{session_id}", case.session_id)
                     for arg in self.argv]
-            return self._run(argv, env, None if uses_path else case.data)
+            try:
+                return self._run(argv, env, None if uses_path else case.data, mark)
+            finally:  # nothing stays running between cases, in the group or out of it
+                mark.sweep()
 
-    def _run(self, argv: list[str], env: dict[str, str], stdin: bytes | None) -> Outcome:
+    def _run(self, argv: list[str], env: dict[str, str], stdin: bytes | None,
+             mark: Mark | None = None) -> Outcome:
+        """One run of the reader; a kill of its group kills what carries ``mark`` too (what
+        it started that left the group may hold its pipes)."""
         try:
             proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -169,11 +185,11 @@ class OneShot:
             )
         except OSError as error:
             return Crashed(f"cannot start {argv[0]}: {error.strerror or error}")
-        watched = _Watched(proc, self.limits.memory_mb)
+        watched = _Watched(proc, self.limits.memory_mb, mark)
         cap = None if self.limits.memory_mb is None else self.limits.memory_mb << 20
         try:
             got = collect(proc, stdin or b"", self.limits.timeout, cap,
-                          lambda: _kill_tree(proc))
+                          lambda: _kill_tree(proc, mark))
         finally:
             watched.stop()
         out, stderr = got.out, got.err.decode("utf-8", "replace")
@@ -221,9 +237,10 @@ class _Process:
     def __init__(self, argv: Sequence[str], limits: Limits,
                  environment: Environment = clean_env) -> None:
         self._scratch = make_owned("rechain-t2-")
+        self.mark = Mark()
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=environment(self._scratch), start_new_session=True,
+            env=self.mark.on(environment(self._scratch)), start_new_session=True,
         )
         assert self.proc.stdout is not None and self.proc.stderr is not None
         self.limits = limits
@@ -233,7 +250,7 @@ class _Process:
         threading.Thread(target=pump, args=(self.proc.stdout, self.replies, cap),
                          daemon=True).start()
         threading.Thread(target=drain, args=(self.proc.stderr, self.stderr), daemon=True).start()
-        self.watched = _Watched(self.proc, limits.memory_mb)
+        self.watched = _Watched(self.proc, limits.memory_mb, self.mark)
 
     def tail(self) -> str:
         return "\n".join(self.stderr)
@@ -286,7 +303,7 @@ class _Process:
 
     def kill(self) -> None:
         _kill_tree(self.proc)
-        self.close()
+        self.close()  # which sweeps what left the group
 
     def close(self) -> None:
         self.watched.stop()
@@ -295,6 +312,7 @@ class _Process:
         if self.proc.poll() is None:
             _kill_tree(self.proc)
             self.proc.wait()
+        self.mark.sweep()  # what it started that left its group, once it is gone
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if pipe is not None:
                 with contextlib.suppress(OSError):

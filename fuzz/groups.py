@@ -3,7 +3,9 @@
 Every process rechain starts that runs a target (a fuzzing worker, a replay, a shrinking
 step, the hang check, the import probe) is started in a session (and process group) of
 its own, dying with rechain, so a signal to the group reaches every process the target
-started, and none of rechain's.
+started, and none of rechain's. A process the target started that left the group (a
+``setsid`` child, a daemon) is found by the run's ``marked.Mark`` in its environment and
+killed with the group.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import IO
 
 from rechain.conformance.lifetime import dies_with_parent
+from rechain.conformance.marked import SHELL_SWEEP, Mark, unmarked
 
 #: the most a run of a target may write to its stdout or stderr (or any file): past it the
 #: kernel stops it with SIGXFSZ. A target that prints on every input, run for a minute,
@@ -69,22 +72,31 @@ def kept(stream: IO[bytes], keep: int = KEPT_BYTES) -> bytes:
     return head + LEFT_OUT % (size - 2 * keep) + stream.read()
 
 
-def sweep(group: int) -> None:
+def sweep(group: int, mark: Mark | None = None) -> None:
     """SIGKILL what is left of a worker's process group, right after the worker ended
-    (its id cannot be handed out again while a process of the group lives)."""
+    (its id cannot be handed out again while a process of the group lives), and what
+    carries its ``mark``: what the target started that left the group."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGKILL)
+    if mark is not None:
+        mark.sweep()
 
 
-def guard(group: int) -> subprocess.Popen[bytes]:
-    """A shell that SIGKILLs process group ``group`` once rechain has ended, however it
-    ended: ``PR_SET_PDEATHSIG`` (``conformance/lifetime.py``) ends only the process rechain
-    started, not what the target started beside it. The shell (in a session of its own)
-    reads a pipe only rechain holds (Python's pipes close on exec), which the kernel
-    closes when rechain ends, even killed outright. ``release`` it once the group is swept."""
-    return subprocess.Popen(["/bin/sh", "-c", 'read -r _; kill -s KILL -- -"$0"', str(group)],
+def guard(group: int, mark: Mark | None = None) -> subprocess.Popen[bytes]:
+    """A shell that SIGKILLs process group ``group``, then what carries ``mark``, once
+    rechain has ended, however it ended: ``PR_SET_PDEATHSIG`` (``conformance/lifetime.py``)
+    ends only the process rechain started, not what the target started beside it. The
+    shell (in a session of its own, without the mark) reads a pipe only rechain holds
+    (Python's pipes close on exec), which the kernel closes when rechain ends, even killed
+    outright. ``release`` it once the group is swept."""
+    script = 'read -r _; kill -s KILL -- -"$0"'
+    entry: list[str] = []
+    if mark is not None:
+        script, entry = f'{script}; {SHELL_SWEEP}', [mark.entry]
+    return subprocess.Popen(["/bin/sh", "-c", script, str(group), *entry],
                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            env=unmarked())
 
 
 def release(watcher: subprocess.Popen[bytes]) -> None:
@@ -117,21 +129,23 @@ def run(
 ) -> subprocess.CompletedProcess[bytes]:
     """``subprocess.run(command, capture_output=True, timeout=seconds)`` for a run of a target.
 
-    Its group is swept once it ends or ``seconds`` pass (then ``TimeoutExpired`` is raised
-    with what it wrote, as ``subprocess.run`` does), or once rechain ends (``guard``): a
-    child the target left running ends with it. What it writes goes to files, not pipes,
-    so such a child holding them open cannot keep the caller waiting past the run's end;
-    none grows past ``OUTPUT_LIMIT`` (SIGXFSZ ends the writer) and only their ends are
-    read back (``kept``).
+    Its group and its mark are swept once it ends or ``seconds`` pass (then
+    ``TimeoutExpired`` is raised with what it wrote, as ``subprocess.run`` does), or once
+    rechain ends (``guard``): a child the target left running ends with it, also one that
+    left the group. What it writes goes to files, not pipes, so such a child holding them
+    open cannot keep the caller waiting past the run's end; none grows past
+    ``OUTPUT_LIMIT`` (SIGXFSZ ends the writer) and only their ends are read back
+    (``kept``).
     """
+    mark = Mark()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=cwd,
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=mark.on(env), cwd=cwd,
                                    start_new_session=True, preexec_fn=_started(OUTPUT_LIMIT))
         stopped = False
         try:
-            watcher = guard(process.pid)
+            watcher = guard(process.pid, mark)
         except BaseException:
-            sweep(process.pid)
+            sweep(process.pid, mark)
             process.wait()
             raise
         try:
@@ -139,7 +153,7 @@ def run(
         except subprocess.TimeoutExpired:
             stopped = True
         finally:  # an interrupted wait too: the group is in a session the Ctrl-C misses
-            sweep(process.pid)
+            sweep(process.pid, mark)
             process.wait()
             release(watcher)
         said, complained = kept(out), kept(err)

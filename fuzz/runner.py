@@ -37,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 from rechain import interrupts
 from rechain.conformance.jsonl_process import STDERR_PIECE
 from rechain.conformance.lifetime import dies_with_parent
+from rechain.conformance.marked import Mark
 from rechain.fuzz import dictionary, groups, seeds
 from rechain.fuzz.contract import Contract
 from rechain.fuzz.findings import FindingStore, load_findings
@@ -588,11 +589,13 @@ class _Campaign:
         last.unlink(missing_ok=True)
         command = worker_command(self.target, self.settings, self.contract, self.dirs, left,
                                  runs, last)
-        # a process group of its own: stopping it stops whatever the target started too
+        # a process group of its own: stopping it stops whatever the target started too,
+        # and its mark finds what left the group
+        mark = Mark()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env=self.env, cwd=neutral_cwd(self.settings),
+                                   env=mark.on(self.env), cwd=neutral_cwd(self.settings),
                                    start_new_session=True, preexec_fn=dies_with_parent())
-        watcher = groups.guard(process.pid)  # what the target started, if rechain is killed
+        watcher = groups.guard(process.pid, mark)  # what the target started, if rechain is killed
         prefix = f"[worker {worker}] ".encode() if self.settings.jobs > 1 else b""
         reader = _Reader(process.stderr, self.log, self.start, self.report, prefix)  # type: ignore[arg-type]
         printed = threading.Thread(target=copy_capped, daemon=True,
@@ -602,7 +605,7 @@ class _Campaign:
             reader.start()
             printed.start()
             process.wait()
-            sweep(process.pid)  # what the target left running (it may hold the pipe open)
+            sweep(process.pid, mark)  # what the target left running (it may hold the pipe open)
             groups.release(watcher)
             reader.join()
             printed.join()

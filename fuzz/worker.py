@@ -36,6 +36,9 @@ from rechain.fuzz.target import Feeder, load, resolve
 from rechain.fuzz.traits import causal, key, traits
 
 _WATCHERS: list[subprocess.Popen[bytes]] = []  # held: their stdin closes when this process ends
+#: ``conformance/marked.NAME``, the mark of the tree this worker runs in (in a reader's venv
+#: the worker has only ``rechain.fuzz``, so the name is written out here)
+TREE_MARK = "RECHAIN_TREE"
 
 
 class Finding(Exception):  # noqa: N818 - it is what libFuzzer reports, not an error of ours
@@ -294,11 +297,13 @@ def _removed_at_end(path: Path) -> None:
     step's timeout may kill it outright. A shell (in a session of its own, so a signal
     to the worker's group leaves it be) reads its stdin, a pipe only this process holds
     (Python's pipes close on exec, so libFuzzer's children do not get it): the kernel
-    closes it when this process ends, and the shell then removes ``path``.
+    closes it when this process ends, and the shell then removes ``path``. It goes without
+    the worker's tree mark: the sweep that follows the worker's end must leave it be.
     """
+    env = {name: value for name, value in os.environ.items() if name != TREE_MARK}
     _WATCHERS.append(subprocess.Popen(
         ["/bin/sh", "-c", 'read -r _; rm -rf -- "$0"', str(path)], stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env))
 
 
 def replay(args: argparse.Namespace) -> int:

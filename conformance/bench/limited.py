@@ -6,8 +6,9 @@ child runs as the oracles run theirs: it leads its own process group, killed who
 (what it started goes with it) past the wall-clock limit or once the group's resident
 memory passes the memory limit (``protocol_process.rss_mb``, what the tier-1 and tier-2
 watchdogs read), and it dies with rechain if rechain is killed outright
-(``lifetime.dies_with_parent``). A stopped child says which limit stopped it and gives
-no figures: a cut-off run measured nothing.
+(``lifetime.dies_with_parent``). What it started that left the group (a ``setsid``
+child) carries the run's ``marked.Mark`` and is killed once the run ends. A stopped
+child says which limit stopped it and gives no figures: a cut-off run measured nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rechain.conformance.lifetime import dies_with_parent
+from rechain.conformance.marked import Mark
 from rechain.conformance.protocol_process import rss_mb
 
 POLL_S = 0.02
@@ -79,13 +81,17 @@ class Measured:
 def run(argv: Sequence[str], env: dict[str, str], bounds: Bounds,
         cwd: str | None = None) -> Measured:
     """Start ``argv``, wait for it within ``bounds``; kill its group at a limit."""
+    mark = Mark()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                env=env, cwd=cwd, start_new_session=True,
+                                env=mark.on(env), cwd=cwd, start_new_session=True,
                                 preexec_fn=dies_with_parent())
-        status, usage, stopped = _wait(proc.pid, bounds)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # what it left running ends with it
+        try:
+            status, usage, stopped = _wait(proc.pid, bounds)
+        finally:  # what it left running ends with it, in its group or out of it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            mark.sweep()
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)

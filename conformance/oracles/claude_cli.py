@@ -48,6 +48,7 @@ from typing import Any
 
 from rechain import portable
 from rechain.conformance.lifetime import dies_with_parent
+from rechain.conformance.marked import Mark
 from rechain.conformance.oracles import OracleError
 from rechain.conformance.oracles.fake_api import FakeMessagesApi, Recorded
 from rechain.conformance.oracles.lifecycle import Lifecycle
@@ -251,10 +252,12 @@ def hangs_on_cycles(version: str) -> bool:
     return not seed_release(version).cycle_detection
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the CLI and everything it started (it leads its own process group)."""
+def _stop(proc: subprocess.Popen[bytes], mark: Mark) -> None:
+    """Kill the CLI and everything it started (it leads its own process group; what left
+    the group carries ``mark``)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
+    mark.sweep()
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.communicate(timeout=5)  # reap it and drain the pipes
     for pipe in (proc.stdout, proc.stderr):
@@ -419,22 +422,26 @@ class ClaudeCliOracle(Lifecycle):
     def _run(self, argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
         """One CLI run with a deadline; a hang kills its whole process group, and the
         run dies with rechain (started and waited for in this one thread)."""
+        mark = Mark()
         proc = subprocess.Popen(
-            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=dies_with_parent(),
+            argv, cwd=cwd, env=mark.on(env), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+            preexec_fn=dies_with_parent(),
         )
         try:
             _, err = proc.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            _stop(proc)
+            _stop(proc, mark)
             raise OracleError(f"claude-code: {HANG_MARK} {self.timeout:g} s") from None
         except BaseException:
-            _stop(proc)
+            _stop(proc, mark)
             raise
         # what it left running (``npm root --global``, a config write) would write into
-        # the scratch directory after it is removed: end it with its leader
+        # the scratch directory after it is removed: end it with its leader, in its group
+        # or out of it
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+        mark.sweep()
         return proc.returncode, err.decode("utf-8", "replace")[-STDERR_CHARS:]
 
     def _result(self, before: bytes, after: bytes, requests: list[Recorded], returncode: int,

@@ -1,0 +1,101 @@
+"""Every process a run started, found by a mark in its environment, even outside its group.
+
+A reader or fuzz target runs in a session (and process group) of its own and is stopped
+with a signal to that group. A child it starts that calls ``setsid()`` or ``setpgid()``
+(a daemonising reader, a double fork) leaves the group, and the group kill misses it: it
+would run on after rechain's case or run, on the user's CI machine, for ever. What such
+a child keeps is its environment: every process started under a ``Mark`` carries
+``RECHAIN_TREE=<token>``, a token no other tree has, and ``Mark.sweep`` SIGKILLs every
+process of this user whose ``/proc/PID/environ`` holds that entry. It adds to the group
+kill, never replaces it, and reads ``/proc`` once per sweep, never per poll.
+
+The limits, honestly: a process that starts a program with an environment of its own
+(``env -i``, ``execve`` with a new env) drops the mark and is not found; nor is one this
+user may not read (another user's, one that made itself non-dumpable) nor one in another
+PID namespace; and off Linux (no ``/proc``) a sweep finds nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: the environment variable that carries a tree's token
+NAME = "RECHAIN_TREE"
+#: how many times a sweep looks again after it killed something: a process may have
+#: forked between being read and being killed, and its child carries the mark too
+ROUNDS = 8
+#: the same sweep as ``Mark.sweep``, for a ``/bin/sh`` that outlives rechain
+#: (``fuzz/groups.guard``): ``"$1"`` is the entry, ``NAME=token``
+SHELL_SWEEP = (
+    'for round in 1 2 3; do found=; '
+    'for env in /proc/[0-9]*/environ; do '
+    'tr "\\000" "\\n" < "$env" 2>/dev/null | grep -qxF -e "$1" || continue; '
+    'pid=${env#/proc/}; kill -s KILL "${pid%/environ}" 2>/dev/null && found=1; done; '
+    '[ -n "$found" ] || break; done'
+)
+
+
+def _token() -> str:
+    return secrets.token_hex(16)
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """The mark of one tree of processes: put it ``on`` the environment a process starts
+    with, ``sweep`` once the tree is to end."""
+
+    token: str = field(default_factory=_token)
+
+    @property
+    def entry(self) -> str:
+        """``RECHAIN_TREE=<token>``, as it stands in a marked process's environment."""
+        return f"{NAME}={self.token}"
+
+    def on(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
+        """``env`` (None: this process's own) with the mark, replacing any mark it had."""
+        return {**(os.environ if env is None else env), NAME: self.token}
+
+    def carriers(self, skip: frozenset[int] = frozenset()) -> set[int]:
+        """The processes that carry the mark (one pass over ``/proc``), but ``skip``'s."""
+        entry = self.entry.encode()
+        try:
+            processes = [p for p in Path("/proc").iterdir() if p.name.isdigit()]
+        except OSError:  # no /proc: off Linux
+            return set()
+        found: set[int] = set()
+        for process in processes:
+            if int(process.name) in skip:
+                continue
+            try:  # gone, another user's, a zombie (empty): none of them carries it
+                variables = (process / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if entry in variables:
+                found.add(int(process.name))
+        return found
+
+    def sweep(self) -> int:
+        """SIGKILL every process that carries the mark, looking again while a pass found
+        one not yet killed (up to ``ROUNDS``); how many were signalled."""
+        killed: set[int] = set()
+        for _ in range(ROUNDS):
+            found = self.carriers(frozenset(killed | {os.getpid()}))
+            if not found:
+                break
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            killed |= found
+        return len(killed)
+
+
+def unmarked(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``env`` (None: this process's own) without a mark: for a helper a marked process
+    starts that must outlive it (a clean-up shell), so its tree's sweep leaves it be."""
+    return {k: v for k, v in (os.environ if env is None else env).items() if k != NAME}
