@@ -23,7 +23,6 @@ import secrets
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 #: the environment variable that carries a tree's token
 NAME = "RECHAIN_TREE"
@@ -62,22 +61,22 @@ class Mark:
         return {**(os.environ if env is None else env), NAME: self.token}
 
     def carriers(self, skip: frozenset[int] = frozenset()) -> set[int]:
-        """The processes that carry the mark (one pass over ``/proc``), but ``skip``'s."""
+        """The processes that carry the mark (one pass over ``/proc``), but ``skip``'s.
+        A one-shot reader's tree is swept after each case, so a pass is paid per case:
+        plain ``os`` calls, no ``Path`` per process (0.7 ms for 70 processes, not 1.5)."""
         entry = self.entry.encode()
-        try:
-            processes = [p for p in Path("/proc").iterdir() if p.name.isdigit()]
-        except OSError:  # no /proc: off Linux
-            return set()
         found: set[int] = set()
-        for process in processes:
-            if int(process.name) in skip:
-                continue
-            try:  # gone, another user's, a zombie (empty): none of them carries it
-                variables = (process / "environ").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if entry in variables:
-                found.add(int(process.name))
+        try:
+            listing = os.scandir("/proc")
+        except OSError:  # no /proc: off Linux
+            return found
+        with listing:
+            for item in listing:
+                if not item.name.isdigit() or int(item.name) in skip:
+                    continue
+                variables = _environ(item.name)
+                if entry in variables and entry in variables.split(b"\0"):
+                    found.add(int(item.name))
         return found
 
     def sweep(self) -> int:
@@ -93,6 +92,24 @@ class Mark:
                     os.kill(pid, signal.SIGKILL)
             killed |= found
         return len(killed)
+
+
+def _environ(pid: str) -> bytes:
+    """A process's environment as it was started, ``NAME=value`` entries ending in NUL;
+    empty when it is gone, a zombie or another user's."""
+    try:
+        descriptor = os.open(f"/proc/{pid}/environ", os.O_RDONLY)
+    except OSError:
+        return b""
+    chunks = []
+    try:
+        while chunk := os.read(descriptor, 1 << 16):
+            chunks.append(chunk)
+    except OSError:
+        return b""
+    finally:
+        os.close(descriptor)
+    return b"".join(chunks)
 
 
 def unmarked(env: Mapping[str, str] | None = None) -> dict[str, str]:
