@@ -7,7 +7,9 @@ would run on after rechain's case or run, on the user's CI machine, for ever. Wh
 a child keeps is its environment: every process started under a ``Mark`` carries
 ``RECHAIN_TREE=<token>``, a token no other tree has, and ``Mark.sweep`` SIGKILLs every
 process of this user whose ``/proc/PID/environ`` holds that entry. It adds to the group
-kill, never replaces it, and reads ``/proc`` once per sweep, never per poll.
+kill, never replaces it. A memory watchdog counts the carriers too (``carriers``, once a
+poll, where a memory limit is set): a double-forked child is out of the process tree it
+walks, and would grow without a limit until the sweep.
 
 The limits, honestly: a process that starts a program with an environment of its own
 (``env -i``, ``execve`` with a new env) drops the mark and is not found; nor is one this

@@ -80,11 +80,13 @@ def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]
     return env
 
 
-def tree_status_kb(pid: int, field: str) -> list[int]:
+def tree_status_kb(pid: int, field: str, mark: Mark | None = None) -> list[int]:
     """One ``/proc/*/status`` field (``VmRSS``, ``VmHWM``, in kB) of ``pid`` and each of its
-    descendants (empty when it is gone)."""
+    descendants (empty when it is gone), and of each process carrying ``mark`` and its
+    descendants: a double-forked child left the tree (its parent is init now) and would
+    grow without a limit."""
     found: list[int] = []
-    pending = [pid]
+    pending = [pid, *(mark.carriers() if mark is not None else ())]
     seen: set[int] = set()
     while pending:
         current = pending.pop()
@@ -102,9 +104,10 @@ def tree_status_kb(pid: int, field: str) -> list[int]:
     return found
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and its descendants in MiB (0 when it is gone)."""
-    return sum(tree_status_kb(pid, "VmRSS")) / 1024
+def rss_mb(pid: int, mark: Mark | None = None) -> float:
+    """Resident memory of ``pid`` and its descendants in MiB (0 when it is gone), and of
+    what carries ``mark`` (``tree_status_kb``)."""
+    return sum(tree_status_kb(pid, "VmRSS", mark)) / 1024
 
 
 def _kill_tree(proc: subprocess.Popen[bytes], mark: Mark | None = None) -> None:
@@ -132,7 +135,7 @@ class _Watched:
 
     def _watch(self, limit: int) -> None:
         while not self._stop.wait(POLL_S * 2) and self.proc.poll() is None:
-            if rss_mb(self.proc.pid) > limit:
+            if rss_mb(self.proc.pid, self.mark) > limit:
                 self.over_memory = True
                 _kill_tree(self.proc, self.mark)
                 return

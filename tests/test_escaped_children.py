@@ -27,7 +27,7 @@ from processes import running
 from rechain.conformance.bench import limited
 from rechain.conformance.marked import NAME, Mark, unmarked
 from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
-from rechain.conformance.protocol import CaseInput, ImplementationInfo, TimedOut
+from rechain.conformance.protocol import CaseInput, Crashed, ImplementationInfo, TimedOut
 from rechain.conformance.protocol_process import Harness, Limits, OneShot
 from rechain.fuzz import groups, worker
 
@@ -146,6 +146,21 @@ def test_the_worker_strips_the_mark_by_its_own_name() -> None:
     assert worker.TREE_MARK == NAME
 
 
+#: a child that leaves the reader's process tree too (a double fork: its parent is init
+#: once the middle process ends), says its pid, then holds 300 MiB, every page touched
+HOARDER = """
+import os, sys, time
+if os.fork():
+    os._exit(0)
+os.setsid()
+with open(sys.argv[1] + ".tmp", "w") as out:
+    out.write(str(os.getpid()))
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+kept = b"x" * (300 << 20)
+time.sleep(3600)
+"""
+
+
 # --- readers under test -----------------------------------------------------------------------
 
 
@@ -251,3 +266,26 @@ def test_a_fuzz_campaign_leaves_nothing_running(escape: Escape, tmp_path: Path) 
                           check=False)
     assert escape.pid_file.is_file(), done.stderr[-2000:]
     assert escape.gone(), "a child that left the worker's group outlived the campaign"
+
+
+def test_a_one_shot_reader_is_charged_for_a_child_that_left_its_tree(escape: Escape) -> None:
+    """The memory watchdog walked the reader's process tree: a double-forked child is out
+    of it, and held 300 MiB under a 150 MiB limit until the case ended."""
+    escape.escapee.write_text(HOARDER)
+    script = _write(escape.escapee.parent / "reader.py",
+                    escape.script("leave()\ntime.sleep(3600)\n"))
+    reader = OneShot([sys.executable, str(script)], ImplementationInfo("one", "1", "python"),
+                     Limits(timeout=120, memory_mb=150))
+    outcome = reader.run(CASE)
+    assert isinstance(outcome, Crashed), outcome
+    assert outcome.message == "memory limit of 150 MiB exceeded"
+    assert escape.gone()
+
+
+def test_a_bench_run_is_charged_for_a_child_that_left_its_tree(escape: Escape) -> None:
+    escape.escapee.write_text(HOARDER)
+    script = escape.script("leave()\ntime.sleep(3600)\n")
+    done = limited.run([sys.executable, "-c", script], {"PATH": "/usr/bin:/bin"},
+                       limited.Bounds(120, memory_mb=150))
+    assert done.stopped == "over 150 MB"
+    assert escape.gone()

@@ -87,7 +87,7 @@ def run(argv: Sequence[str], env: dict[str, str], bounds: Bounds,
                                 env=mark.on(env), cwd=cwd, start_new_session=True,
                                 preexec_fn=dies_with_parent())
         try:
-            status, usage, stopped = _wait(proc.pid, bounds)
+            status, usage, stopped = _wait(proc.pid, bounds, mark)
         finally:  # what it left running ends with it, in its group or out of it
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -105,9 +105,10 @@ def run(argv: Sequence[str], env: dict[str, str], bounds: Bounds,
     return Measured(found, cpu, peak, proc.returncode, stopped, stderr)
 
 
-def _wait(pid: int, bounds: Bounds) -> tuple[int, Any, str | None]:
+def _wait(pid: int, bounds: Bounds, mark: Mark) -> tuple[int, Any, str | None]:
     """(wait status, rusage, the limit it hit or None), polling with ``wait4`` (never
-    ``Popen.poll``, which would reap the child and lose its usage)."""
+    ``Popen.poll``, which would reap the child and lose its usage); the memory read is
+    the group's tree and what carries ``mark``."""
     deadline = time.monotonic() + bounds.seconds
     polls = 0
     while True:
@@ -119,7 +120,7 @@ def _wait(pid: int, bounds: Bounds) -> tuple[int, Any, str | None]:
         if time.monotonic() > deadline:
             stopped = f"over {bounds.seconds:g} s"
         elif (bounds.memory_mb is not None and polls % MEMORY_EVERY == 0
-              and rss_mb(pid) > bounds.memory_mb):
+              and rss_mb(pid, mark) > bounds.memory_mb):
             stopped = f"over {bounds.memory_mb:g} MB"
         if stopped is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
