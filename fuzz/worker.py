@@ -36,9 +36,11 @@ from rechain.fuzz.target import Feeder, load, resolve
 from rechain.fuzz.traits import causal, key, traits
 
 _WATCHERS: list[subprocess.Popen[bytes]] = []  # held: their stdin closes when this process ends
-#: ``conformance/marked.NAME``, the mark of the tree this worker runs in (in a reader's venv
-#: the worker has only ``rechain.fuzz``, so the name is written out here)
+#: ``conformance/marked.NAME`` and ``RUN_NAME``, the marks of the tree and the run this
+#: worker runs in (in a reader's venv the worker has only ``rechain.fuzz``, so the names
+#: are written out here)
 TREE_MARK = "RECHAIN_TREE"
+RUN_MARK = "RECHAIN_RUN"
 
 
 class Finding(Exception):  # noqa: N818 - it is what libFuzzer reports, not an error of ours
@@ -298,9 +300,11 @@ def _removed_at_end(path: Path) -> None:
     to the worker's group leaves it be) reads its stdin, a pipe only this process holds
     (Python's pipes close on exec, so libFuzzer's children do not get it): the kernel
     closes it when this process ends, and the shell then removes ``path``. It goes without
-    the worker's tree mark: the sweep that follows the worker's end must leave it be.
+    the worker's marks: the sweeps that follow the worker's end and rechain's must leave it
+    be.
     """
-    env = {name: value for name, value in os.environ.items() if name != TREE_MARK}
+    env = {name: value for name, value in os.environ.items()
+           if name not in (TREE_MARK, RUN_MARK)}
     _WATCHERS.append(subprocess.Popen(
         ["/bin/sh", "-c", 'read -r _; rm -rf -- "$0"', str(path)], stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env))

@@ -25,7 +25,7 @@ import pytest
 from processes import running
 
 from rechain.conformance.bench import limited
-from rechain.conformance.marked import NAME, Mark, unmarked
+from rechain.conformance.marked import NAME, RUN_NAME, Mark, unmarked
 from rechain.conformance.oracles.claude_cli import ClaudeCliOracle
 from rechain.conformance.protocol import CaseInput, Crashed, ImplementationInfo, TimedOut
 from rechain.conformance.protocol_process import Harness, Limits, OneShot
@@ -141,9 +141,9 @@ def test_a_sweep_kills_what_carries_the_mark_and_nothing_else(tmp_path: Path) ->
             process.wait()
 
 
-def test_the_worker_strips_the_mark_by_its_own_name() -> None:
-    """In a reader's venv the worker has only ``rechain.fuzz``: its copy of the name."""
-    assert worker.TREE_MARK == NAME
+def test_the_worker_strips_the_marks_by_their_own_names() -> None:
+    """In a reader's venv the worker has only ``rechain.fuzz``: its copy of the names."""
+    assert (worker.TREE_MARK, worker.RUN_MARK) == (NAME, RUN_NAME)
 
 
 #: a child that leaves the reader's process tree too (a double fork: its parent is init
@@ -289,3 +289,86 @@ def test_a_bench_run_is_charged_for_a_child_that_left_its_tree(escape: Escape) -
                        limited.Bounds(120, memory_mb=150))
     assert done.stopped == "over 150 MB"
     assert escape.gone()
+
+
+#: what a reader or measured run does once it has left a child out of its group: leaves
+#: one in its group too, says its pid, and waits to be killed with rechain
+STAYS = """
+leave()
+stayer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+with open({path!r} + ".tmp", "w") as out:
+    out.write(str(stayer.pid))
+os.replace({path!r} + ".tmp", {path!r})
+time.sleep(3600)
+"""
+#: a rechain that runs one tier-1 case of ``sys.argv[1]``, or one measured run of it
+RECHAINS = {
+    "a one-shot reader": (
+        "import sys\n"
+        "from rechain.conformance.protocol import CaseInput, ImplementationInfo\n"
+        "from rechain.conformance.protocol_process import Limits, OneShot\n"
+        "OneShot([sys.executable, sys.argv[1]], ImplementationInfo('one', '1', 'python'),\n"
+        "        Limits(timeout=3600)).run(CaseInput('c1', b'', sys.argv[2]))\n"),
+    "a measured run": (
+        "import sys\n"
+        "from rechain.conformance.bench import limited\n"
+        "limited.run([sys.executable, sys.argv[1]], {'PATH': '/usr/bin:/bin'},\n"
+        "            limited.Bounds(3600))\n"),
+}
+
+
+@pytest.mark.parametrize("rechain_source", RECHAINS.values(), ids=RECHAINS.keys())
+def test_what_a_reader_left_ends_with_a_rechain_killed_outright(
+        escape: Escape, rechain_source: str) -> None:
+    """Only the process rechain started died with it (``PR_SET_PDEATHSIG``): its group's
+    children and what left the group ran on, with no rechain left to kill them. The run's
+    guard sweeps every process carrying the run's mark."""
+    stayer_file = escape.pid_file.parent / "stayer.pid"
+    script = _write(escape.pid_file.parent / "reader.py",
+                    escape.script(STAYS.format(path=str(stayer_file))))
+    rechain = subprocess.Popen([sys.executable, "-c", rechain_source, str(script), SID],
+                               env=unmarked())
+    stayer = 0
+    try:
+        for _ in range(1200):
+            if stayer_file.is_file():
+                break
+            assert rechain.poll() is None, "rechain ended before the reader started its children"
+            time.sleep(0.1)
+        stayer = int(stayer_file.read_text())
+        rechain.kill()
+        rechain.wait()
+        assert escape.gone(), "a child that left the group outlived a rechain killed outright"
+        deadline = time.monotonic() + SAFETY_S
+        while running(stayer) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not running(stayer), "a child in the reader's group outlived rechain"
+    finally:
+        rechain.kill()
+        rechain.wait()
+        if stayer and running(stayer):
+            os.kill(stayer, signal.SIGKILL)
+
+
+def test_a_rechain_that_ends_leaves_its_run_guard_to_end_too() -> None:
+    """The guard waits on a pipe only rechain holds: it ends with rechain, every time, and
+    a helper started unmarked (a clean-up shell) is left be."""
+    source = ("import subprocess, sys\n"
+              "from rechain.conformance.marked import Mark, run_guard, unmarked, _RUN\n"
+              "Mark().on()\n"
+              "helper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)'],\n"
+              "                          env=unmarked(Mark().on()), start_new_session=True,\n"
+              "                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+              "print(_RUN[0][1].pid, helper.pid, flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                          timeout=600, check=True, env=unmarked())
+    guard, helper = map(int, done.stdout.split())
+    try:
+        deadline = time.monotonic() + SAFETY_S
+        while running(guard) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not running(guard), "the run guard outlived its rechain"
+        assert running(helper), "the run guard killed an unmarked helper"
+    finally:
+        if running(helper):
+            os.kill(helper, signal.SIGKILL)
