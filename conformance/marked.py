@@ -19,6 +19,7 @@ PID namespace; and off Linux (no ``/proc``) a sweep finds nothing.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import secrets
@@ -36,6 +37,8 @@ RUN_NAME = "RECHAIN_RUN"
 #: how many times a sweep looks again after it killed something: a process may have
 #: forked between being read and being killed, and its child carries the mark too
 ROUNDS = 8
+#: how long a clean exit waits for the run's guard to sweep (a ``grep`` over ``/proc``)
+GUARD_WAIT_S = 5.0
 #: the same sweep as ``Mark.sweep``, for a ``/bin/sh`` that outlives rechain
 #: (``run_guard``, ``fuzz/groups.guard``): ``"$1"`` is the entry, ``NAME=token``; one
 #: ``grep`` reads every environment (NUL-ended records, ``-z``), the run guard sweeping at
@@ -141,7 +144,20 @@ def run_guard() -> str:
                  f"{RUN_NAME}={token}"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, start_new_session=True, env=unmarked())
             _RUN.append((token, guard))
+            atexit.register(_end_run)
         return _RUN[0][0]
+
+
+def _end_run() -> None:
+    """At a clean exit, close the guard's pipe and reap it once it has swept: left to the
+    interpreter's shutdown, it was a subprocess still running and a pipe open
+    (``ResourceWarning``)."""
+    for _, guard in _RUN:
+        if guard.stdin is not None:
+            with contextlib.suppress(OSError):
+                guard.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            guard.wait(GUARD_WAIT_S)
 
 
 def unmarked(env: Mapping[str, str] | None = None) -> dict[str, str]:
